@@ -1,0 +1,189 @@
+"""What the agent of a tier is given: the inline band and the index, as exact text.
+
+A session on a project sees the global tier and the project's, grouped global first under
+one budget; a session on no project sees the global tier alone.
+"""
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from memories import budget
+from memories.captions import short_age
+from memories.models import GLOBAL_TIER, Memory, Tag
+
+SEARCH_POINTER = "use `memory_search` to find them"
+
+
+@dataclass
+class Listing:
+    """Descriptions held to the index's ceilings, with what could not be listed."""
+
+    lines: list[tuple[Memory, str]] = field(default_factory=list)
+    bytes: int = 0
+    left_out: int = 0
+    left_out_tags: list[tuple[str, int]] = field(default_factory=list)
+
+    def footer(self) -> str:
+        if not self.left_out:
+            return ""
+        noun = "memory" if self.left_out == 1 else "memories"
+        text = f"{self.left_out} more {noun} not shown here"
+        if self.left_out_tags:
+            tags = ", ".join(f"{tag} ({count})" for tag, count in self.left_out_tags)
+            text += f", most common tags {tags}"
+        return text + f"; {SEARCH_POINTER}."
+
+
+@dataclass
+class AgentView:
+    tier: int
+    project: str | None
+    budget_bytes: int
+    inline_total: int
+    inline_shown: list[Memory]
+    inline_unshown: Listing
+    index: Listing
+    search_only: int
+    expired: int
+
+    @property
+    def over_budget(self) -> bool:
+        return self.inline_total > self.budget_bytes
+
+    @property
+    def inline_shown_bytes(self) -> int:
+        return sum(m.body_bytes for m in self.inline_shown)
+
+    def text(self) -> str:
+        return render(self)
+
+
+def index_line(memory: Memory, now: dt.datetime) -> str:
+    return (
+        f"- {memory.name} (priority {memory.priority}, {short_age(memory.created_at, now)}): "
+        f"{memory.description}"
+    )
+
+
+def _held_to_ceilings(rows: list[Memory], total: int, now, tag_scope) -> Listing:
+    """List rows by description within 8 KiB and 200 entries, counting the rest."""
+    listing = Listing()
+    max_bytes = settings.MEMADMIN_INDEX_MAX_BYTES
+    max_entries = settings.MEMADMIN_INDEX_MAX_ENTRIES
+    for memory in rows:
+        line = index_line(memory, now)
+        size = len(line.encode("utf-8")) + 1
+        if len(listing.lines) >= max_entries or listing.bytes + size > max_bytes:
+            break
+        listing.lines.append((memory, line))
+        listing.bytes += size
+    listing.left_out = total - len(listing.lines)
+    if listing.left_out:
+        listed = [m.id for m, _ in listing.lines]
+        counts = (
+            Tag.objects.filter(memory__in=tag_scope)
+            .exclude(memory_id__in=listed)
+            .values("tag")
+            .annotate(n=Count("id"))
+            .order_by("-n", "tag")[:3]
+        )
+        listing.left_out_tags = [(row["tag"], row["n"]) for row in counts]
+    return listing
+
+
+def agent_view(project=None, now: dt.datetime | None = None) -> AgentView:
+    """The [Memory] section for a session on `project` (a Project, or None for no project)."""
+    now = now or timezone.now()
+    tiers = (GLOBAL_TIER,) if project is None else (GLOBAL_TIER, project.id)
+    in_band = Memory.objects.select_related("project").filter(tier__in=tiers)
+    in_force = Q(expires_at__isnull=True) | Q(expires_at__gt=now)
+    index_order = ("priority", "-created_at", "-id")
+
+    inline = list(in_band.filter(in_force, load="inline").exclude(body="").order_by(*index_order))
+    budget_limit = budget.budget_bytes()
+    shown, unshown, spent = [], [], 0
+    for memory in inline:
+        if spent + memory.body_bytes <= budget_limit:
+            shown.append(memory)
+            spent += memory.body_bytes
+        else:
+            unshown.append(memory)
+    inline_total = sum(m.body_bytes for m in inline)
+    unshown_ids = [m.id for m in unshown]
+    unshown_listing = _held_to_ceilings(
+        unshown, len(unshown), now, in_band.filter(id__in=unshown_ids)
+    )
+
+    listable = in_band.filter(in_force, load="index")
+    cap = settings.MEMADMIN_INDEX_MAX_ENTRIES + 1
+    candidates = list(listable.order_by(*index_order)[:cap])
+    index = _held_to_ceilings(candidates, listable.count(), now, listable)
+    # Grouped for reading, global first; which entries survive was decided in index order.
+    index.lines.sort(key=lambda pair: pair[0].project_id is not None)
+
+    counts = in_band.aggregate(
+        search_only=Count("id", filter=Q(in_force, load="search")),
+        expired=Count("id", filter=Q(expires_at__lte=now)),
+    )
+    return AgentView(
+        tier=tiers[-1],
+        project=project.name if project else None,
+        budget_bytes=budget_limit,
+        inline_total=inline_total,
+        inline_shown=shown,
+        inline_unshown=unshown_listing,
+        index=index,
+        search_only=counts["search_only"],
+        expired=counts["expired"],
+    )
+
+
+def render(view: AgentView) -> str:
+    lines = ["[Memory]"]
+    heading = "global tier" if view.project is None else f"project {view.project}"
+    lines.append(f"Memories of the {heading}" + ("" if view.project is None else " and global"))
+    lines.append("")
+    lines.append(
+        f"Inline rules ({budget.kib(view.inline_shown_bytes)} of the "
+        f"{budget.kib(view.budget_bytes)} inline budget):"
+    )
+    for memory in view.inline_shown:
+        tier = "" if view.project is None or memory.project_id else " (global)"
+        lines.append(f"## {memory.name}{tier}")
+        lines.append(memory.body)
+        lines.append("")
+    if view.inline_unshown.lines or view.inline_unshown.left_out:
+        lines.append(
+            f"Inline memories total {budget.kib(view.inline_total)} against the "
+            f"{budget.kib(view.budget_bytes)} inline budget, so these are not shown: read one "
+            "with `memory_read` before relying on it, and shorten them or change their load."
+        )
+        lines.extend(line for _, line in view.inline_unshown.lines)
+        if view.inline_unshown.footer():
+            lines.append(view.inline_unshown.footer())
+        lines.append("")
+    lines.append("Index:")
+    current_group = None
+    for memory, line in view.index.lines:
+        group = "Global" if memory.project_id is None else f"Project {memory.project_name}"
+        if view.project is not None and group != current_group:
+            lines.append(f"{group}:")
+            current_group = group
+        lines.append(line)
+    if view.index.footer():
+        lines.append(view.index.footer())
+    nowhere = []
+    if view.search_only:
+        nowhere.append(f"{view.search_only} search-only")
+    if view.expired:
+        nowhere.append(f"{view.expired} expired")
+    if nowhere:
+        noun = "memory" if view.search_only + view.expired == 1 else "memories"
+        lines.append(
+            f"Listed nowhere here: {' and '.join(nowhere)} {noun}; `memory_search` reaches them."
+        )
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,49 @@
+"""Ages in words, as the agent and the dashboard read them ("Recorded 47 days ago")."""
+
+import datetime as dt
+
+from django.utils import timezone
+
+
+def days_between(earlier: dt.datetime, later: dt.datetime) -> int:
+    """Whole calendar days in the server's time zone, so 'yesterday' means the day before."""
+    zone = timezone.get_current_timezone()
+    return (later.astimezone(zone).date() - earlier.astimezone(zone).date()).days
+
+
+def age(moment: dt.datetime, now: dt.datetime | None = None) -> str:
+    now = now or timezone.now()
+    days = days_between(moment, now)
+    if days <= 0:
+        return "today"
+    if days == 1:
+        return "yesterday"
+    if days < 60:
+        return f"{days} days ago"
+    if days < 730:
+        return f"{days // 30} months ago"
+    return f"{days // 365} years ago"
+
+
+def short_age(moment: dt.datetime, now: dt.datetime | None = None) -> str:
+    """Compact form for tables and the index: 0d, 47d, 5mo, 2y."""
+    days = max(days_between(moment, now or timezone.now()), 0)
+    if days < 60:
+        return f"{days}d"
+    if days < 730:
+        return f"{days // 30}mo"
+    return f"{days // 365}y"
+
+
+def read_caption(memory, now: dt.datetime | None = None) -> str:
+    """'Recorded 47 days ago, verified yesterday' or '... not verified since'."""
+    now = now or timezone.now()
+    recorded = age(memory.created_at, now)
+    first = "Saved today" if recorded == "today" else f"Recorded {recorded}"
+    if memory.verified_at > memory.created_at:
+        caption = f"{first}, verified {age(memory.verified_at, now)}"
+    else:
+        caption = f"{first}, not verified since"
+    if memory.expires_at is not None and memory.expires_at <= now:
+        caption += f"; expired {age(memory.expires_at, now)}, it no longer applies"
+    return caption + ". This is what you recorded then, not live state."

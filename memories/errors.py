@@ -1,0 +1,124 @@
+"""Typed refusals of the doors. Each carries one human sentence and the data behind it.
+
+Pages render `message`; the API answers `{"error": message, **details}` with `status`.
+"""
+
+
+class DomainError(Exception):
+    status = 400
+
+    def __init__(self, message: str, **details):
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class InvalidField(DomainError):
+    """A value no memory or project may hold; `field` names it."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message, field=field)
+        self.field = field
+
+
+class UnknownProject(DomainError):
+    status = 404
+
+    def __init__(self, name: str):
+        super().__init__(f"There is no project named '{name}'.", project=name)
+
+
+class MemoryNotFound(DomainError):
+    status = 404
+
+    def __init__(self, name: str, project: str | None = None, *, anywhere: bool = False):
+        if anywhere:
+            where = ""
+        elif project is None:
+            where = " in the global tier"
+        else:
+            where = f" in project '{project}'"
+        super().__init__(f"There is no memory named '{name}'{where}.", name=name)
+
+
+class AmbiguousName(DomainError):
+    status = 409
+
+    def __init__(self, name: str, projects: list[str]):
+        listed = ", ".join(f"'{p}'" for p in projects)
+        super().__init__(
+            f"The name '{name}' is held by several projects ({listed}); name one with project=.",
+            name=name,
+            projects=projects,
+        )
+
+
+class NameClash(DomainError):
+    status = 409
+
+    def __init__(self, message: str, *, name: str, project: str | None):
+        super().__init__(message, name=name, project=project)
+
+
+class InlineBudgetExceeded(DomainError):
+    status = 409
+
+    def __init__(self, message: str, *, total_bytes: int, budget_bytes: int, largest: list[dict]):
+        super().__init__(
+            message, total_bytes=total_bytes, budget_bytes=budget_bytes, largest=largest
+        )
+        self.total_bytes = total_bytes
+        self.budget_bytes = budget_bytes
+        self.largest = largest
+
+
+class PreconditionFailed(DomainError):
+    """If-Match named a version of the memory that is no longer the current one."""
+
+    status = 412
+
+    def __init__(self, name: str, current_etag: str):
+        super().__init__(
+            f"The memory '{name}' changed since you read it; read it again and retry.",
+            etag=current_etag,
+        )
+
+
+class StaleBody(DomainError):
+    """A rewrite computed against a body that changed meanwhile."""
+
+    status = 409
+
+    def __init__(self, name: str, current_body: str):
+        super().__init__(
+            f"The body of '{name}' changed while you were editing it; nothing was saved.",
+            name=name,
+        )
+        self.current_body = current_body
+
+
+class EditMismatch(DomainError):
+    """old_string found nowhere, or more than once without replace_all."""
+
+    def __init__(self, message: str, *, matches: int):
+        super().__init__(message, field="old_string", matches=matches)
+
+
+class ProjectExists(DomainError):
+    status = 409
+
+    def __init__(self, name: str):
+        super().__init__(f"A project named '{name}' already exists.", project=name)
+
+
+class ProjectNotEmpty(DomainError):
+    status = 409
+
+    def __init__(self, name: str, count: int):
+        noun = "memory remains" if count == 1 else "memories remain"
+        super().__init__(
+            f"Project '{name}' cannot be removed while {count} {noun} in it; "
+            "move or delete them first.",
+            project=name,
+            memory_count=count,
+        )

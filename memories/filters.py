@@ -1,0 +1,222 @@
+"""The filters of the list, search, API and pages: one form parses them, one object applies them.
+
+Query parameter names and values are the API's (`project`, `expired=true`, `unverified=90d`,
+`referencing`, `tag`, `load`, `q`), so a URL moves between a page and /v1.
+"""
+
+import datetime as dt
+from dataclasses import dataclass, fields
+
+from django import forms
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from memories import fields as memory_fields
+from memories.errors import InvalidField, UnknownProject
+
+
+class _AnyTier:
+    """`project` absent: every tier (an empty `project=` means the global tier)."""
+
+    def __repr__(self) -> str:
+        return "ANY_TIER"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+ANY_TIER = _AnyTier()
+
+
+@dataclass(frozen=True)
+class MemoryFilters:
+    project: object = ANY_TIER  # ANY_TIER, None (the global tier) or a project name
+    expired: bool | None = None
+    unverified: str | None = None  # a period such as "90d"
+    referencing: str | None = None
+    tag: str | None = None
+    load: str | None = None
+    priority_min: int | None = None
+    priority_max: int | None = None
+
+    def tier_key(self) -> int | None:
+        """The tier column's value for `project`, or None for every tier."""
+        if self.project is ANY_TIER:
+            return None
+        if self.project is None:
+            return 0
+        from projects.models import Project
+
+        project_id = Project.objects.filter(name=self.project).values_list("id", flat=True)
+        if not project_id:
+            raise UnknownProject(self.project)
+        return project_id[0]
+
+    def apply(self, queryset: QuerySet, now: dt.datetime | None = None) -> QuerySet:
+        from memories.models import Reference, Tag
+
+        now = now or timezone.now()
+        tier = self.tier_key()
+        if tier is not None:
+            queryset = queryset.filter(tier=tier)
+        if self.expired is True:
+            queryset = queryset.filter(expires_at__lte=now)
+        elif self.expired is False:
+            queryset = queryset.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+        if self.unverified:
+            cutoff = now - memory_fields.period(self.unverified)
+            queryset = queryset.filter(verified_at__lt=cutoff)
+        if self.referencing:
+            citing = Reference.objects.filter(target=self.referencing).values("memory_id")
+            queryset = queryset.filter(id__in=citing)
+        if self.tag:
+            queryset = queryset.filter(id__in=Tag.objects.filter(tag=self.tag).values("memory_id"))
+        if self.load:
+            queryset = queryset.filter(load=self.load)
+        if self.priority_min is not None:
+            queryset = queryset.filter(priority__gte=self.priority_min)
+        if self.priority_max is not None:
+            queryset = queryset.filter(priority__lte=self.priority_max)
+        return queryset
+
+    @property
+    def active(self) -> bool:
+        return any(getattr(self, f.name) not in (None, ANY_TIER) for f in fields(self) if f.name)
+
+    def labels(self) -> list[str]:
+        """Each active filter in words, for summaries such as '12 memories in webdev, ...'."""
+        parts = []
+        if self.project is None:
+            parts.append("in the global tier")
+        elif self.project is not ANY_TIER:
+            parts.append(f"in {self.project}")
+        if self.expired is True:
+            parts.append("expired")
+        elif self.expired is False:
+            parts.append("not expired")
+        if self.unverified:
+            parts.append(f"unverified for {memory_fields.period_words(self.unverified)}")
+        if self.referencing:
+            parts.append(f"referencing ‘{self.referencing}’")
+        if self.tag:
+            parts.append(f"tagged {self.tag}")
+        if self.load:
+            parts.append(f"load {self.load}")
+        if self.priority_min is not None and self.priority_max is not None:
+            parts.append(f"priority {self.priority_min}–{self.priority_max}")
+        elif self.priority_min is not None:
+            parts.append(f"priority {self.priority_min} or more")
+        elif self.priority_max is not None:
+            parts.append(f"priority {self.priority_max} or less")
+        return parts
+
+    def summary(self, count: int, *, searched: bool = False) -> str:
+        noun = "memory" if count == 1 else "memories"
+        text = " ".join([f"{count} {noun}", ", ".join(self.labels())]).strip()
+        return text + ("" if searched else ", most important first")
+
+
+class QueryListWidget(forms.MultipleHiddenInput):
+    def value_from_datadict(self, data, files, name):
+        getlist = getattr(data, "getlist", None)
+        values = getlist(name) if getlist else data.get(name, [])
+        if isinstance(values, str):
+            values = [values]
+        return [value for value in values if value.strip()]
+
+
+class QueryListField(forms.Field):
+    """`q` repeated for synonyms: q=terse&q=brevity is one search over both."""
+
+    widget = QueryListWidget
+
+    def to_python(self, value):
+        if not value:
+            return []
+        if isinstance(value, str):
+            value = [value]
+        if len(value) > 20:
+            raise forms.ValidationError("At most 20 synonyms in one search.")
+        if any(len(item) > 500 for item in value):
+            raise forms.ValidationError("A search is at most 500 characters.")
+        return [item.replace("\x00", " ") for item in value]
+
+
+BOOL_CHOICES = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+
+
+class MemoryFilterForm(forms.Form):
+    project = forms.CharField(required=False, max_length=64)
+    expired = forms.CharField(required=False)
+    unverified = forms.CharField(required=False, max_length=10)
+    referencing = forms.CharField(required=False, max_length=memory_fields.MAX_REFERENCE_LENGTH)
+    tag = forms.CharField(required=False, max_length=memory_fields.MAX_TAG_LENGTH)
+    load = forms.ChoiceField(
+        required=False, choices=[("", "any load")] + [(x, x) for x in memory_fields.LOADS]
+    )
+    priority_min = forms.IntegerField(
+        required=False, min_value=memory_fields.PRIORITY_MIN, max_value=memory_fields.PRIORITY_MAX
+    )
+    priority_max = forms.IntegerField(
+        required=False, min_value=memory_fields.PRIORITY_MIN, max_value=memory_fields.PRIORITY_MAX
+    )
+    q = QueryListField(required=False)
+    limit = forms.IntegerField(required=False, min_value=1, max_value=500)
+    offset = forms.IntegerField(required=False, min_value=0, max_value=10_000_000)
+
+    def clean_project(self):
+        if "project" not in self.data:
+            return ANY_TIER
+        value = self.cleaned_data["project"].strip()
+        if value == "":
+            return None
+        try:
+            return memory_fields.project_name(value)
+        except InvalidField as error:
+            raise forms.ValidationError(error.message) from None
+
+    def clean_expired(self):
+        value = self.cleaned_data["expired"].strip().lower()
+        if value == "":
+            return None
+        if value not in BOOL_CHOICES:
+            raise forms.ValidationError("expired is true or false.")
+        return BOOL_CHOICES[value]
+
+    def clean_unverified(self):
+        value = self.cleaned_data["unverified"].strip().lower()
+        if not value:
+            return None
+        try:
+            memory_fields.period(value)
+        except InvalidField as error:
+            raise forms.ValidationError(error.message) from None
+        return value
+
+    def clean_referencing(self):
+        return self.cleaned_data["referencing"].strip() or None
+
+    def clean_tag(self):
+        return self.cleaned_data["tag"].strip() or None
+
+    def clean_load(self):
+        return self.cleaned_data["load"] or None
+
+    def clean(self):
+        cleaned = super().clean()
+        low, high = cleaned.get("priority_min"), cleaned.get("priority_max")
+        if low is not None and high is not None and low > high:
+            raise forms.ValidationError("The lowest priority is above the highest.")
+        return cleaned
+
+    def filters(self) -> MemoryFilters:
+        """The validated filters; call after is_valid()."""
+        return MemoryFilters(
+            **{f.name: self.cleaned_data.get(f.name) for f in fields(MemoryFilters)}
+        )
+
+    def first_error(self) -> str:
+        for field, errors in self.errors.items():
+            prefix = "" if field == "__all__" else f"{field}: "
+            return prefix + errors[0]
+        return ""

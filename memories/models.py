@@ -1,0 +1,150 @@
+import hashlib
+import json
+
+from django.db import models
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from memadmin.lookups import name_shape
+from memories.fields import rfc3339
+from projects.models import Project
+
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+GLOBAL_TIER = 0
+
+
+class Load(models.TextChoices):
+    INLINE = "inline", "inline"
+    INDEX = "index", "index"
+    SEARCH = "search", "search"
+
+
+class Memory(models.Model):
+    """One durable note. Written only through memories.doors; see the seed for every rule."""
+
+    name = models.CharField(max_length=128)
+    project = models.ForeignKey(
+        Project, null=True, blank=True, on_delete=models.PROTECT, related_name="memories"
+    )
+    # The global tier is project NULL; a non-null key lets one index serve a band
+    # ("tier IN (0, ?)") where "project IS NULL OR project = ?" needs a multi-index OR.
+    tier = models.GeneratedField(
+        expression=Coalesce("project_id", models.Value(GLOBAL_TIER)),
+        output_field=models.BigIntegerField(),
+        db_persist=False,
+    )
+    description = models.TextField()
+    body = models.TextField(blank=True, default="")
+    tags = models.JSONField(default=list)
+    references = models.JSONField(default=list, db_column="refs")
+    priority = models.IntegerField(default=5)
+    load = models.CharField(max_length=6, choices=Load.choices, default=Load.INDEX)
+    source = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+    verified_at = models.DateTimeField()
+    expires_at = models.DateTimeField(null=True, blank=True)
+    read_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            # The conflict target of the write door's upsert: a name once per tier.
+            models.UniqueConstraint(fields=["tier", "name"], name="memory_name_once_per_tier"),
+            models.CheckConstraint(condition=name_shape(128), name="memory_name_shape"),
+            models.CheckConstraint(
+                condition=models.Q(load__in=["inline", "index", "search"]), name="memory_load"
+            ),
+            models.CheckConstraint(condition=models.Q(read_count__gte=0), name="memory_read_count"),
+        ]
+        indexes = [
+            models.Index(fields=["tier", "priority", "-created_at"], name="memory_tier_order"),
+            models.Index(fields=["priority", "-created_at"], name="memory_index_order"),
+            models.Index(fields=["name"], name="memory_name"),
+            models.Index(fields=["load", "tier"], name="memory_load_tier"),
+            models.Index(fields=["expires_at"], name="memory_expires"),
+            models.Index(fields=["verified_at"], name="memory_verified"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def project_name(self) -> str | None:
+        return self.project.name if self.project_id else None
+
+    def is_expired(self, now=None) -> bool:
+        return self.expires_at is not None and self.expires_at <= (now or timezone.now())
+
+    @property
+    def body_bytes(self) -> int:
+        return len(self.body.encode("utf-8"))
+
+    @property
+    def etag(self) -> str:
+        """A strong validator over every stored field: any change gives a new one."""
+        state = json.dumps(
+            [
+                self.id,
+                self.project_id,
+                self.name,
+                self.description,
+                self.body,
+                self.tags,
+                self.references,
+                self.priority,
+                self.load,
+                self.source,
+                *(
+                    str(t)
+                    for t in (self.created_at, self.updated_at, self.verified_at, self.expires_at)
+                ),
+                self.read_count,
+            ],
+            ensure_ascii=False,
+        )
+        return '"' + hashlib.sha256(state.encode("utf-8")).hexdigest()[:32] + '"'
+
+    def to_dict(self, now=None) -> dict:
+        """The fields of GET /v1/memories (list form: no body, no backlinks)."""
+        return {
+            "name": self.name,
+            "project": self.project_name,
+            "description": self.description,
+            "priority": self.priority,
+            "load": self.load,
+            "tags": list(self.tags),
+            "references": list(self.references),
+            "source": self.source,
+            "created_at": rfc3339(self.created_at),
+            "updated_at": rfc3339(self.updated_at),
+            "verified_at": rfc3339(self.verified_at),
+            "expires_at": rfc3339(self.expires_at),
+            "read_count": self.read_count,
+            "expired": self.is_expired(now),
+        }
+
+
+class Reference(models.Model):
+    """One row per reference, kept from Memory.references by triggers; indexed by target."""
+
+    memory = models.ForeignKey(Memory, on_delete=models.DO_NOTHING, related_name="+")
+    position = models.PositiveSmallIntegerField()
+    target = models.TextField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["memory", "position"], name="reference_position")
+        ]
+        indexes = [models.Index(fields=["target"], name="reference_target")]
+
+
+class Tag(models.Model):
+    """One row per tag, kept from Memory.tags by triggers; serves the tag filter and histograms."""
+
+    memory = models.ForeignKey(Memory, on_delete=models.DO_NOTHING, related_name="+")
+    position = models.PositiveSmallIntegerField()
+    tag = models.TextField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["memory", "position"], name="tag_position")]
+        indexes = [models.Index(fields=["tag"], name="tag_tag")]

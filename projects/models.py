@@ -1,0 +1,28 @@
+from django.db import models
+
+from memadmin.lookups import name_shape
+from memories.fields import rfc3339
+
+
+class Project(models.Model):
+    """A tier of memories beside the global one; sessions on the project see both."""
+
+    name = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(condition=name_shape(64), name="project_name_shape"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def to_dict(self) -> dict:
+        """GET /v1/projects fields; memory_count comes from projects.selectors.projects()."""
+        return {
+            "name": self.name,
+            "created_at": rfc3339(self.created_at),
+            "memory_count": getattr(self, "memory_count", None),
+        }

@@ -1,0 +1,47 @@
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from memories import doors
+from memories.models import Memory
+from projects import doors as project_doors
+
+
+@pytest.fixture
+def project(db):
+    return project_doors.add("webdev")
+
+
+@pytest.fixture
+def other_project(db):
+    return project_doors.add("infra")
+
+
+@pytest.fixture
+def small_budget(settings):
+    settings.MEMADMIN_INLINE_MAX_BYTES = 100
+    return 100
+
+
+def backdate(memory: Memory, *, days: int, verified_days: int | None = None) -> Memory:
+    """Move a memory's dates into the past, as time passing would."""
+    now = timezone.now()
+    created = now - dt.timedelta(days=days)
+    verified = created if verified_days is None else now - dt.timedelta(days=verified_days)
+    Memory.objects.filter(id=memory.id).update(
+        created_at=created, updated_at=created, verified_at=verified
+    )
+    memory.refresh_from_db()
+    return memory
+
+
+@pytest.fixture
+def write(db):
+    """doors.write with a description filled in, for tests about other fields."""
+
+    def _write(name, **values):
+        values.setdefault("description", f"about {name}")
+        return doors.write(name, **values)
+
+    return _write

@@ -1,0 +1,60 @@
+"""What the agent is given: the inline band and the index with its ceilings and footer."""
+
+import datetime as dt
+
+from django.utils import timezone
+
+from memories.agent_view import agent_view
+
+
+def test_index_lists_index_memories_and_counts_the_rest(write):
+    write("rule", load="inline", body="Always answer in kind.", priority=0)
+    write("note", description="Where deploys go", priority=3)
+    write("hidden", load="search")
+    write("gone", expires=(timezone.now() - dt.timedelta(days=1)).isoformat())
+    view = agent_view(None)
+    text = view.text()
+    assert "## rule\nAlways answer in kind." in text
+    assert "- note (priority 3, 0d): Where deploys go" in text
+    assert "hidden" not in text and "gone" not in text
+    assert "Listed nowhere here: 1 search-only and 1 expired memories" in text
+
+
+def test_index_is_capped_at_200_entries_with_a_tag_footer(write):
+    for number in range(230):
+        write(f"m{number:03d}", tags=["infra"] if number % 3 else ["people"], priority=5)
+    view = agent_view(None)
+    assert len(view.index.lines) == 200
+    assert view.index.left_out == 30
+    footer = view.index.footer()
+    assert footer.startswith("30 more memories not shown here, most common tags infra (")
+    assert footer.endswith("use `memory_search` to find them.")
+
+
+def test_index_is_capped_at_8_kib(write):
+    for number in range(100):
+        write(f"m{number:03d}", description="d" * 150)
+    view = agent_view(None)
+    assert view.index.bytes <= 8192
+    assert 0 < len(view.index.lines) < 100
+    assert view.index.left_out == 100 - len(view.index.lines)
+
+
+def test_project_view_groups_global_first_under_one_budget(write, project):
+    write("g-low", priority=9)
+    write("w-top", project="webdev", priority=1)
+    text = agent_view(project).text()
+    assert text.index("Global:") < text.index("- g-low") < text.index("Project webdev:")
+    assert text.index("Project webdev:") < text.index("- w-top")
+
+
+def test_over_budget_band_shows_bodies_that_fit_and_lists_the_rest(write, settings):
+    write("first", load="inline", body="a" * 60, priority=0)
+    write("second", load="inline", body="b" * 30, priority=1)
+    settings.MEMADMIN_INLINE_MAX_BYTES = 70  # as after lowering the budget
+    view = agent_view(None)
+    assert [m.name for m in view.inline_shown] == ["first"]
+    assert [m.name for m, _ in view.inline_unshown.lines] == ["second"]
+    text = view.text()
+    assert "Inline memories total 0.1 KiB against the 0.1 KiB inline budget" in text
+    assert "b" * 30 not in text, "no body is cut partway or shown past the budget"

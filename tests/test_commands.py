@@ -1,0 +1,49 @@
+import datetime as dt
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.utils import timezone
+
+from memories import budget, fts, selectors
+from memories.models import Memory
+from projects.models import Project
+
+
+def test_seed_demo_loads_a_realistic_store_once(db, capsys):
+    call_command("seed_demo")
+    assert "Loaded the demo store" in capsys.readouterr().out
+    assert Memory.objects.count() > 250
+    assert Project.objects.count() >= 4
+    assert Memory.objects.filter(expires_at__lte=timezone.now()).exists()
+    assert Memory.objects.filter(description__contains="東京").exists()
+    dangling = {ref.target for ref in selectors.dangling_references()}
+    assert {"write-me-later", "JIRA-4312"} & dangling
+    assert Memory.objects.filter(verified_at__lt=timezone.now() - dt.timedelta(days=90)).exists()
+    assert fts.check().ok
+    totals = budget.inline_totals(timezone.now())
+    legacy = Project.objects.get(name="legacy")
+    assert budget.band_total(totals, legacy.id) > budget.budget_bytes(), "one band over budget"
+    call_command("seed_demo", "--if-empty")
+    assert "already holds memories" in capsys.readouterr().out
+    with pytest.raises(CommandError):
+        call_command("seed_demo")
+
+
+def test_seed_demo_is_deterministic(db):
+    call_command("seed_demo")
+    first = sorted(Memory.objects.values_list("name", "project__name", "body"))
+    Memory.objects.all().delete()
+    Project.objects.all().delete()
+    call_command("seed_demo")
+    assert sorted(Memory.objects.values_list("name", "project__name", "body")) == first
+
+
+def test_first_login_creates_and_prints_the_same_sign_in(db, settings, tmp_path, capsys):
+    settings.DATA_DIR = tmp_path
+    call_command("first_login")
+    first = capsys.readouterr().out
+    assert first.startswith("Sign in as admin with password ")
+    call_command("first_login")
+    assert capsys.readouterr().out == first
+    assert (tmp_path / "first-login.txt").stat().st_mode & 0o777 == 0o600

@@ -1,0 +1,136 @@
+"""Listing in index order, the filters, backlinks, resolution and dangling references."""
+
+import datetime as dt
+
+import pytest
+from django.http import QueryDict
+from django.utils import timezone
+
+from memories import selectors
+from memories.errors import UnknownProject
+from memories.filters import ANY_TIER, MemoryFilterForm, MemoryFilters
+from tests.conftest import backdate
+
+
+def names(page):
+    return [m.name for m in page.memories]
+
+
+def test_index_order_is_priority_then_most_recently_created(write):
+    backdate(write("old-rule", priority=1).memory, days=100)
+    backdate(write("new-rule", priority=1).memory, days=1)
+    write("note", priority=5)
+    write("top", priority=0)
+    page = selectors.list_memories(MemoryFilters())
+    assert names(page) == ["top", "new-rule", "old-rule", "note"]
+    assert page.count == 4
+
+
+def test_limit_offset_and_count(write):
+    for number in range(7):
+        write(f"m{number}", priority=number)
+    page = selectors.list_memories(MemoryFilters(), limit=3, offset=2)
+    assert names(page) == ["m2", "m3", "m4"] and page.count == 7
+
+
+def test_tier_filters(write, project):
+    write("g")
+    write("w", project="webdev")
+    assert names(selectors.list_memories(MemoryFilters(project=None))) == ["g"]
+    assert names(selectors.list_memories(MemoryFilters(project="webdev"))) == ["w"]
+    assert sorted(names(selectors.list_memories(MemoryFilters(project=ANY_TIER)))) == ["g", "w"]
+    with pytest.raises(UnknownProject):
+        selectors.list_memories(MemoryFilters(project="nope"))
+
+
+def test_expired_unverified_referencing_tag_load_filters(write):
+    past = (timezone.now() - dt.timedelta(hours=1)).isoformat()
+    write("expired", expires=past, tags=["ops"])
+    write("fresh", references=["deploy-host", "https://wiki.example.com/x"], load="inline")
+    backdate(write("stale", tags=["ops"]).memory, days=100)
+    backdate(write("checked", references=["deploy-host"]).memory, days=100, verified_days=3)
+    listing = selectors.list_memories
+    assert names(listing(MemoryFilters(expired=True))) == ["expired"]
+    assert "expired" not in names(listing(MemoryFilters(expired=False)))
+    assert names(listing(MemoryFilters(unverified="90d"))) == ["stale"]
+    assert sorted(names(listing(MemoryFilters(referencing="deploy-host")))) == ["checked", "fresh"]
+    assert names(listing(MemoryFilters(referencing="https://wiki.example.com/x"))) == ["fresh"]
+    assert sorted(names(listing(MemoryFilters(tag="ops")))) == ["expired", "stale"]
+    assert names(listing(MemoryFilters(load="inline"))) == ["fresh"]
+    assert names(listing(MemoryFilters(tag="ops", unverified="2w"))) == ["stale"]
+
+
+def test_filter_form_reads_the_api_parameters():
+    form = MemoryFilterForm(
+        QueryDict("project=&expired=true&unverified=90d&referencing=x&tag=t&load=index&q=a&q=b")
+    )
+    assert form.is_valid(), form.errors
+    filters = form.filters()
+    assert filters.project is None and filters.expired is True
+    assert (filters.unverified, filters.referencing, filters.tag) == ("90d", "x", "t")
+    assert form.cleaned_data["q"] == ["a", "b"]
+    assert MemoryFilterForm(QueryDict("")).is_valid()
+    empty = MemoryFilterForm(QueryDict(""))
+    assert empty.is_valid() and empty.filters().project is ANY_TIER
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "expired=perhaps",
+        "unverified=soon",
+        "unverified=0d",
+        "load=always",
+        "project=../x",
+        "priority_min=5&priority_max=1",
+        "limit=0",
+        "offset=-1",
+    ],
+)
+def test_filter_form_refuses_bad_values_with_a_sentence(query):
+    form = MemoryFilterForm(QueryDict(query))
+    assert not form.is_valid()
+    assert form.first_error()
+
+
+def test_summary_in_words(project):
+    filters = MemoryFilters(project="webdev", unverified="90d")
+    assert filters.summary(12, searched=True) == "12 memories in webdev, unverified for 90 days"
+    assert MemoryFilters(referencing="deploy-host").summary(3) == (
+        "3 memories referencing ‘deploy-host’, most important first"
+    )
+
+
+def test_backlinks_are_seen_from_the_citing_band(write, project, other_project):
+    write("notes", project="webdev")
+    write("notes", project="infra")
+    write("global-cite", references=["notes"])
+    write("web-cite", project="webdev", references=["notes"])
+    write("infra-cite", project="infra", references=["notes"])
+    webdev_notes = selectors.locate("notes", "webdev")
+    assert sorted(m.name for m in selectors.referenced_by(webdev_notes)) == [
+        "global-cite",
+        "web-cite",
+    ]
+    assert selectors.backlink_dicts(webdev_notes)[0].keys() == {"name", "project", "description"}
+
+
+def test_references_resolve_in_band_and_dangling_ones_are_found(write, project):
+    write("deploy-host", description="Where deploys go")
+    write("stack", project="webdev", description="pnpm")
+    cite = write("runbook", project="webdev", references=["deploy-host", "stack", "/etc/x"]).memory
+    resolved = selectors.resolve_references(cite)
+    assert [(r.target, r.memory.description if r.memory else None) for r in resolved] == [
+        ("deploy-host", "Where deploys go"),
+        ("stack", "pnpm"),
+        ("/etc/x", None),
+    ]
+    assert [ref.target for ref in selectors.dangling_references()] == ["/etc/x"]
+
+
+def test_listing_runs_a_fixed_number_of_queries(write, project, django_assert_num_queries):
+    for number in range(30):
+        write(f"m{number}", project="webdev" if number % 2 else None)
+    with django_assert_num_queries(2):
+        page = selectors.list_memories(MemoryFilters(), limit=50)
+        [m.project_name for m in page.memories]

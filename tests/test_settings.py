@@ -1,0 +1,105 @@
+"""The SQLite connection as a shared instance needs it, and the settings from the environment."""
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import connection, transaction
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _pragma(name):
+    with connection.cursor() as cursor:
+        cursor.execute(f"PRAGMA {name}")
+        return cursor.fetchone()[0]
+
+
+def test_pragmas_are_in_force_on_the_live_connection(db):
+    assert _pragma("journal_mode") == "wal"
+    assert _pragma("busy_timeout") == 30000
+    assert _pragma("foreign_keys") == 1
+    assert _pragma("synchronous") == 1  # NORMAL
+
+
+@pytest.mark.django_db(transaction=True)
+def test_atomic_blocks_take_the_write_lock_at_begin():
+    """transaction_mode IMMEDIATE: a second writer is locked out before any write happens."""
+    path = connection.settings_dict["NAME"]
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM memories_memory")
+        other = sqlite3.connect(path, timeout=0)
+        try:
+            with pytest.raises(sqlite3.OperationalError, match="locked"):
+                other.execute("BEGIN IMMEDIATE")
+        finally:
+            other.close()
+
+
+def _run(args, **env):
+    full_env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memadmin.settings", **env}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_check_deploy_is_clean_in_production_mode(tmp_path):
+    result = _run(
+        ["check", "--deploy", "--fail-level", "WARNING"],
+        MEMADMIN_DATA_DIR=str(tmp_path),
+        MEMADMIN_HTTPS="true",
+        MEMADMIN_DEBUG="false",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_secret_key_is_generated_once_and_kept_private(tmp_path):
+    code = "from django.conf import settings; print(settings.SECRET_KEY)"
+    first = _run(["shell", "-c", code], MEMADMIN_DATA_DIR=str(tmp_path))
+    second = _run(["shell", "-c", code], MEMADMIN_DATA_DIR=str(tmp_path))
+    key_file = tmp_path / "secret_key"
+    assert first.stdout.strip().splitlines()[-1] == second.stdout.strip().splitlines()[-1]
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    assert len(key_file.read_text().strip()) >= 50
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("MEMADMIN_DEBUG", "maybe"),
+        ("MEMADMIN_INLINE_MAX_BYTES", "lots"),
+        ("MEMADMIN_TIME_ZONE", "Mars/Olympus"),
+    ],
+)
+def test_a_bad_setting_stops_the_process_naming_the_variable(tmp_path, variable, value):
+    result = _run(["check"], MEMADMIN_DATA_DIR=str(tmp_path), **{variable: value})
+    assert result.returncode != 0
+    assert variable in result.stderr
+
+
+def test_settings_come_from_the_environment(tmp_path):
+    code = (
+        "from django.conf import settings as s; "
+        "print(s.DEBUG, s.ALLOWED_HOSTS, s.TIME_ZONE, s.MEMADMIN_INLINE_MAX_BYTES, "
+        "s.DATABASES['default']['NAME'])"
+    )
+    result = _run(
+        ["shell", "-c", code],
+        MEMADMIN_DATA_DIR=str(tmp_path),
+        MEMADMIN_DEBUG="true",
+        MEMADMIN_ALLOWED_HOSTS="memory.example.org",
+        MEMADMIN_TIME_ZONE="Asia/Tokyo",
+        MEMADMIN_INLINE_MAX_BYTES="1000",
+    )
+    assert result.stdout.strip().splitlines()[-1] == (
+        f"True ['memory.example.org'] Asia/Tokyo 1000 {tmp_path / 'memadmin.sqlite3'}"
+    )
