@@ -9,7 +9,10 @@ import secrets
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
+
+from memadmin.roles import ADMIN
 
 
 class Command(BaseCommand):
@@ -23,7 +26,8 @@ class Command(BaseCommand):
         login_file = settings.DATA_DIR / "first-login.txt"
         if not users.objects.exists():
             password = secrets.token_urlsafe(12)
-            users.objects.create_superuser(username=username, email="", password=password)
+            user = users.objects.create_superuser(username=username, email="", password=password)
+            user.groups.add(Group.objects.get(name=ADMIN))
             settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
             fd = os.open(login_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w") as handle:
