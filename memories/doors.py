@@ -6,7 +6,6 @@ the tier, name and budget rules, and raises a typed DomainError that lands nothi
 """
 
 import datetime as dt
-import difflib
 import json
 import re
 from dataclasses import dataclass, field
@@ -15,7 +14,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from memories import budget
+from memories import budget, similarity
 from memories import fields as f
 from memories.captions import read_caption
 from memories.errors import (
@@ -31,7 +30,6 @@ from memories.models import GLOBAL_TIER, Memory
 from memories.selectors import locate, project_or_refuse, referenced_by
 
 READ_PAGE_CHARS = 16_000
-NEAR_DUPLICATE_RATIO = 0.8
 
 # created_at appears in the VALUES of a new row and nowhere in DO UPDATE: the statement
 # itself keeps the first stamp, whatever a door passes on a later write.
@@ -121,11 +119,9 @@ def _near_duplicate(description: str, tier: int, exclude_id: int | None) -> Memo
         )
         ids = [row[0] for row in cursor.fetchall() if row[0] != exclude_id]
     wanted = " ".join(words)
-    best, best_ratio = None, NEAR_DUPLICATE_RATIO
+    best, best_ratio = None, similarity.NEAR_DUPLICATE_RATIO
     for candidate in Memory.objects.filter(id__in=ids).select_related("project"):
-        ratio = difflib.SequenceMatcher(
-            None, wanted, " ".join(re.findall(r"\w+", candidate.description.lower()))
-        ).ratio()
+        ratio = similarity.ratio(wanted, similarity.words(candidate.description))
         if ratio >= best_ratio:
             best, best_ratio = candidate, ratio
     return best

@@ -113,15 +113,23 @@ def resolve_references(memory: Memory) -> list[ResolvedReference]:
     by_name: dict[str, list[Memory]] = {}
     for candidate in candidates:
         by_name.setdefault(candidate.name, []).append(candidate)
-    resolved = []
-    for target in memory.references:
-        options = by_name.get(target, [])
-        in_band = [m for m in options if m.tier in (GLOBAL_TIER, memory.tier)]
-        # A global memory citing a name only projects hold: resolve when just one does.
-        if not in_band and memory.tier == GLOBAL_TIER and len(options) == 1:
-            in_band = options
-        resolved.append(ResolvedReference(target, in_band[0] if in_band else None))
-    return resolved
+    return [
+        ResolvedReference(target, resolve_in_band(by_name.get(target, []), memory.tier))
+        for target in memory.references
+    ]
+
+
+def resolve_in_band(options: list, tier: int):
+    """Which of the memories holding a cited name a memory of `tier` means, or None.
+
+    `options` are every memory of that name (anything with a `.tier`). A memory's band is
+    the global tier and its own; a global memory citing a name only projects hold means the
+    project's memory when just one project holds it.
+    """
+    in_band = [m for m in options if m.tier in (GLOBAL_TIER, tier)]
+    if not in_band and tier == GLOBAL_TIER and len(options) == 1:
+        in_band = options
+    return in_band[0] if in_band else None
 
 
 def dangling_references() -> QuerySet:

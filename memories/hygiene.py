@@ -1,0 +1,441 @@
+"""Store hygiene a team lead audits: reference integrity, the verification queue, near-copies.
+
+- dangling references: targets no memory of the citing memory's band is named, grouped by
+  target, with the tiers that do hold the name elsewhere;
+- orphans: memories nothing references and that reference nothing;
+- shadows: project memories whose description says the same or nearly the same as a global
+  one's, which every session on that project then reads twice;
+- the verification queue: memories unverified for longer than a period, oldest first;
+- near-duplicate descriptions grouped within a band, by the measure the write door uses.
+"""
+
+import difflib
+import json
+import math
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field, replace
+
+from django.db.models import Exists, OuterRef
+from django.db.models.expressions import RawSQL
+from django.utils import timezone
+
+from memories import graph, similarity
+from memories.filters import MemoryFilters
+from memories.models import GLOBAL_TIER, Memory, Reference
+from memories.selectors import INDEX_ORDER, list_memories
+
+DEFAULT_PERIOD = "90d"
+SECTION_LIMIT = 50
+GROUP_MEMBERS_SHOWN = 12
+# Descriptions are compared when they share one of their rarest word stems; this is the
+# word-overlap (Jaccard) such a pair is guaranteed to be found at.
+_BLOCKING_OVERLAP = 0.5
+_STEM = 5
+
+
+@dataclass
+class Section:
+    """One list of the hygiene report: a page of items and how many there are in all."""
+
+    items: list
+    count: int
+    limit: int
+    offset: int = 0
+
+    @property
+    def more(self) -> int:
+        return max(self.count - self.offset - len(self.items), 0)
+
+
+def _json_ids(ids) -> RawSQL:
+    """A set of ids bound as one JSON parameter, whatever its size."""
+    return RawSQL("SELECT value FROM json_each(%s)", [json.dumps(sorted(ids))])
+
+
+def _scope(filters: MemoryFilters | None) -> MemoryFilters:
+    return filters or MemoryFilters()
+
+
+# --- reference integrity -------------------------------------------------------------------
+
+
+@dataclass
+class DanglingTarget:
+    target: str
+    kind: str  # one of graph.DANGLING_KINDS
+    citing: list[Memory]  # the first GROUP_MEMBERS_SHOWN, index order
+    citing_count: int
+    held_elsewhere: list[str] = field(default_factory=list)  # tiers holding the name
+
+    @property
+    def more_citing(self) -> int:
+        return self.citing_count - len(self.citing)
+
+
+def dangling(
+    filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset=0, now=None
+) -> Section:
+    """Targets the scope's memories cite that name no memory of their band: most cited first."""
+    return _dangling(graph.links(_scope(filters), now or timezone.now()), limit, offset)
+
+
+def _dangling(found: graph.Links, limit: int, offset: int) -> Section:
+    citing: dict[str, list[int]] = defaultdict(list)
+    for link in found.outgoing():
+        if link.to is None:
+            citing[link.target].append(link.source)
+    ranked = sorted(citing, key=lambda target: (-len(citing[target]), target))
+    page = ranked[offset : offset + limit]
+    wanted = {m for target in page for m in citing[target]}
+    memories = {m.id: m for m in Memory.objects.select_related("project").filter(id__in=wanted)}
+    elsewhere: dict[str, list[str]] = defaultdict(list)
+    for name, project in (
+        Memory.objects.filter(name__in=page).values_list("name", "project__name").order_by()
+    ):
+        elsewhere[name].append(project or "global")
+    items = []
+    for target in page:
+        cited_by = sorted(
+            (memories[m] for m in citing[target]),
+            key=lambda m: (m.priority, -m.created_at.timestamp(), -m.id),
+        )
+        items.append(
+            DanglingTarget(
+                target=target,
+                kind=graph.target_kind(target),
+                citing=cited_by[:GROUP_MEMBERS_SHOWN],
+                citing_count=len(cited_by),
+                held_elsewhere=sorted(elsewhere.get(target, [])),
+            )
+        )
+    return Section(items, len(ranked), limit, offset)
+
+
+def orphans(
+    filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset=0, now=None
+) -> Section:
+    """Memories that reference nothing and that no reference resolves to, in index order."""
+    now = now or timezone.now()
+    scope = _scope(filters)
+    return _orphans(graph.links(scope, now), scope, limit, offset, now)
+
+
+def _orphans(found: graph.Links, scope: MemoryFilters, limit: int, offset: int, now) -> Section:
+    cited = {link.to.id for link in found.links if link.to is not None}
+    queryset = (
+        scope.apply(Memory.objects.select_related("project"), now)
+        .filter(~Exists(Reference.objects.filter(memory_id=OuterRef("id"))))
+        .exclude(id__in=_json_ids(cited))
+    )
+    items = list(queryset.order_by(*INDEX_ORDER)[offset : offset + limit])
+    return Section(items, queryset.count(), limit, offset)
+
+
+# --- verification ---------------------------------------------------------------------------
+
+
+def verification_queue(
+    filters: MemoryFilters | None = None,
+    *,
+    period: str = DEFAULT_PERIOD,
+    limit=SECTION_LIMIT,
+    offset=0,
+    now=None,
+) -> Section:
+    """Memories not verified within `period` (such as "90d"), the longest unverified first."""
+    scope = replace(_scope(filters), unverified=period)
+    page = list_memories(scope, limit=limit, offset=offset, sort="verified", now=now)
+    return Section(page.memories, page.count, limit, offset)
+
+
+# --- near-copies ----------------------------------------------------------------------------
+
+
+@dataclass
+class _Wording:
+    """One distinct description (as similarity.words), and the memories that hold it."""
+
+    words: str
+    stems: frozenset[str]
+    members: dict[int, list[int]] = field(default_factory=dict)  # tier -> memory ids
+
+
+def _wordings(tier_key: int | None) -> list[_Wording]:
+    queryset = Memory.objects.order_by()
+    if tier_key is not None:
+        queryset = queryset.filter(tier__in={GLOBAL_TIER, tier_key})
+    by_words: dict[str, _Wording] = {}
+    for memory_id, tier, description in queryset.values_list("id", "tier", "description"):
+        words = similarity.words(description)
+        if not words:
+            continue
+        wording = by_words.get(words)
+        if wording is None:
+            stems = frozenset(word[:_STEM] for word in words.split())
+            wording = by_words[words] = _Wording(words, stems)
+        wording.members.setdefault(tier, []).append(memory_id)
+    return list(by_words.values())
+
+
+def _near_pairs(wordings: list[_Wording]) -> list[tuple[int, int, float]]:
+    """Pairs of distinct wordings that are near-duplicates, as (index, index, ratio).
+
+    Prefix filtering: each wording is indexed under its rarest stems only, enough of them that
+    two wordings sharing at least half their stems always meet under one. Only such pairs are
+    measured, cheapest bound first.
+    """
+    near = similarity.NEAR_DUPLICATE_RATIO
+    frequency = Counter(stem for wording in wordings for stem in wording.stems)
+    index: dict[str, list[int]] = defaultdict(list)
+    pairs = []
+    for position, wording in enumerate(wordings):
+        stems = sorted(wording.stems, key=lambda stem: (frequency[stem], stem))
+        prefix = stems[: len(stems) - math.ceil(_BLOCKING_OVERLAP * len(stems)) + 1]
+        seen = set()
+        for stem in prefix:
+            for other in index[stem]:
+                if other in seen:
+                    continue
+                seen.add(other)
+                a, b = wording.words, wordings[other].words
+                # The ratio can be no higher than 2 * shorter / (sum of lengths).
+                if 2 * min(len(a), len(b)) < near * (len(a) + len(b)):
+                    continue
+                shared = len(wording.stems & wordings[other].stems)
+                if shared < _BLOCKING_OVERLAP * len(wording.stems | wordings[other].stems):
+                    continue
+                matcher = difflib.SequenceMatcher(None, a, b)
+                if matcher.quick_ratio() < near:
+                    continue
+                ratio = matcher.ratio()
+                if ratio >= near:
+                    pairs.append((other, position, ratio))
+            index[stem].append(position)
+    return pairs
+
+
+@dataclass
+class Similarity:
+    wordings: list[_Wording]
+    pairs: list[tuple[int, int, float]]
+
+
+def _similarity(filters: MemoryFilters | None) -> Similarity:
+    tier_key = _scope(filters).tier_key()
+    wordings = _wordings(tier_key)
+    return Similarity(wordings, _near_pairs(wordings))
+
+
+@dataclass
+class DuplicateGroup:
+    memories: list[Memory]  # the first GROUP_MEMBERS_SHOWN, index order
+    size: int
+    identical: bool  # every description in it says exactly the same words
+
+    @property
+    def more(self) -> int:
+        return self.size - len(self.memories)
+
+
+def duplicate_groups(
+    filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset=0
+) -> Section:
+    """Memories whose descriptions say the same or nearly the same, grouped: largest first.
+
+    Two memories group only when one session could see both (same tier, or one is global).
+    """
+    return _duplicate_groups(_similarity(filters), limit, offset)
+
+
+def _groups(found: "Similarity") -> list[tuple[list[int], bool]]:
+    """Memory ids grouped around a centre wording and the wordings near it, as (ids, identical).
+
+    Each wording joins one group only, so a chain of small differences does not merge
+    unrelated descriptions. A group is split by tier unless a global memory is in it.
+    """
+    neighbours: dict[int, list[int]] = defaultdict(list)
+    for a, b, _ in found.pairs:
+        neighbours[a].append(b)
+        neighbours[b].append(a)
+
+    def size(position: int) -> int:
+        return sum(len(ids) for ids in found.wordings[position].members.values())
+
+    weight = {
+        position: size(position) + sum(size(other) for other in neighbours[position])
+        for position in range(len(found.wordings))
+    }
+    assigned: set[int] = set()
+    groups = []
+    for centre in sorted(weight, key=lambda position: (-weight[position], position)):
+        if centre in assigned:
+            continue
+        cluster = [centre, *(other for other in neighbours[centre] if other not in assigned)]
+        assigned.update(cluster)
+        by_tier: dict[int, list[int]] = defaultdict(list)
+        for position in cluster:
+            for tier, ids in found.wordings[position].members.items():
+                by_tier[tier].extend(ids)
+        identical = len(cluster) == 1
+        if GLOBAL_TIER in by_tier:
+            everyone = sorted(i for ids in by_tier.values() for i in ids)
+            if len(everyone) > 1:
+                groups.append((everyone, identical))
+            continue
+        groups.extend((sorted(ids), identical) for ids in by_tier.values() if len(ids) > 1)
+    groups.sort(key=lambda group: (-len(group[0]), group[0][0]))
+    return groups
+
+
+def _duplicate_groups(found: "Similarity", limit: int, offset: int) -> Section:
+    groups = _groups(found)
+    page = groups[offset : offset + limit]
+    wanted = {memory_id for ids, _ in page for memory_id in ids}
+    memories = {m.id: m for m in Memory.objects.select_related("project").filter(id__in=wanted)}
+    items = []
+    for ids, identical in page:
+        shown = sorted(
+            (memories[i] for i in ids if i in memories),
+            key=lambda m: (m.priority, -m.created_at.timestamp(), -m.id),
+        )
+        items.append(
+            DuplicateGroup(memories=shown[:GROUP_MEMBERS_SHOWN], size=len(ids), identical=identical)
+        )
+    return Section(items, len(groups), limit, offset)
+
+
+@dataclass
+class Shadow:
+    memory: Memory  # the project memory
+    shadows: Memory  # the global memory it repeats
+    ratio: float
+
+    @property
+    def identical(self) -> bool:
+        return self.ratio == 1.0
+
+
+def shadows(filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset=0) -> Section:
+    """Project memories whose description is the same or nearly the same as a global one's."""
+    return _shadows(_similarity(filters), limit, offset)
+
+
+def _shadows(found: "Similarity", limit: int, offset: int) -> Section:
+    best: dict[int, tuple[int, float]] = {}  # project memory -> (global memory, ratio)
+
+    def consider(a: _Wording, b: _Wording, ratio: float) -> None:
+        globals_ = b.members.get(GLOBAL_TIER)
+        if not globals_:
+            return
+        for tier, ids in a.members.items():
+            if tier == GLOBAL_TIER:
+                continue
+            for memory_id in ids:
+                if ratio > best.get(memory_id, (0, 0.0))[1]:
+                    best[memory_id] = (globals_[0], ratio)
+
+    for wording in found.wordings:
+        consider(wording, wording, 1.0)
+    for a, b, ratio in found.pairs:
+        consider(found.wordings[a], found.wordings[b], ratio)
+        consider(found.wordings[b], found.wordings[a], ratio)
+    pairs = sorted(best.items(), key=lambda item: (-item[1][1], item[0]))
+    page = pairs[offset : offset + limit]
+    wanted = {i for project_id, (global_id, _) in page for i in (project_id, global_id)}
+    memories = {m.id: m for m in Memory.objects.select_related("project").filter(id__in=wanted)}
+    items = [
+        Shadow(memories[project_id], memories[global_id], ratio)
+        for project_id, (global_id, ratio) in page
+    ]
+    return Section(items, len(pairs), limit, offset)
+
+
+# --- side by side ---------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
+
+
+@dataclass
+class Segment:
+    text: str
+    changed: bool
+
+
+def marked_diff(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
+    """Both texts cut into segments, the words one has and the other lacks marked changed."""
+    left, right = _TOKEN.findall(a), _TOKEN.findall(b)
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    ours, theirs = [], []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        changed = tag != "equal"
+        if i2 > i1:
+            ours.append(Segment("".join(left[i1:i2]), changed))
+        if j2 > j1:
+            theirs.append(Segment("".join(right[j1:j2]), changed))
+    return ours, theirs
+
+
+@dataclass
+class Comparison:
+    memories: list[Memory]
+    descriptions: list[list[Segment]]  # each against the first memory's
+    bodies: list[list[Segment]]
+    ratios: list[float]  # each description's similarity to the first's
+
+
+MAX_COMPARED = 4
+
+
+def compare(memory_ids: list[int]) -> Comparison:
+    """Up to four memories side by side, each marked where it differs from the first."""
+    found = {m.id: m for m in Memory.objects.select_related("project").filter(id__in=memory_ids)}
+    memories = [found[i] for i in dict.fromkeys(memory_ids) if i in found][:MAX_COMPARED]
+    if not memories:
+        return Comparison([], [], [], [])
+    first = memories[0]
+    second = memories[1] if len(memories) > 1 else first
+    descriptions = [marked_diff(first.description, second.description)[0]]
+    bodies = [marked_diff(first.body, second.body)[0]]
+    ratios = [1.0]
+    for memory in memories[1:]:
+        descriptions.append(marked_diff(first.description, memory.description)[1])
+        bodies.append(marked_diff(first.body, memory.body)[1])
+        ratios.append(
+            similarity.ratio(
+                similarity.words(first.description), similarity.words(memory.description)
+            )
+        )
+    return Comparison(memories, descriptions, bodies, ratios)
+
+
+@dataclass
+class Report:
+    dangling: Section
+    orphans: Section
+    shadows: Section
+    unverified: Section
+    duplicates: Section
+    period: str
+
+
+def report(
+    filters: MemoryFilters | None = None,
+    *,
+    period: str = DEFAULT_PERIOD,
+    limit=SECTION_LIMIT,
+    now=None,
+) -> Report:
+    """Every section, the first `limit` items of each; the references and descriptions are
+    read once for all of them."""
+    now = now or timezone.now()
+    found = graph.links(_scope(filters), now)
+    alike = _similarity(filters)
+    return Report(
+        dangling=_dangling(found, limit, 0),
+        orphans=_orphans(found, _scope(filters), limit, 0, now),
+        shadows=_shadows(alike, limit, 0),
+        unverified=verification_queue(filters, period=period, limit=limit, now=now),
+        duplicates=_duplicate_groups(alike, limit, 0),
+        period=period,
+    )

@@ -1,0 +1,21 @@
+"""How alike two descriptions are: the measure behind the write door's near-duplicate note and
+the hygiene page's near-duplicate groups, so both call the same pair "nearly the same"."""
+
+import difflib
+import re
+
+NEAR_DUPLICATE_RATIO = 0.8
+
+
+def words(description: str) -> str:
+    """The description as lower-case words joined by single spaces."""
+    return " ".join(re.findall(r"\w+", description.lower()))
+
+
+def ratio(a_words: str, b_words: str) -> float:
+    """Similarity of two `words()` forms, 0 to 1."""
+    return difflib.SequenceMatcher(None, a_words, b_words).ratio()
+
+
+def near(a_words: str, b_words: str) -> bool:
+    return ratio(a_words, b_words) >= NEAR_DUPLICATE_RATIO
