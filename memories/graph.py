@@ -8,9 +8,10 @@ count, expiry, tier); an edge between two tiers is marked.
 """
 
 import datetime as dt
+import heapq
 import json
 import re
-from collections import Counter
+from collections import defaultdict, deque
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -50,47 +51,47 @@ def target_kind(target: str) -> str:
     return "id"
 
 
-class Option(NamedTuple):
-    """A memory holding a cited name, as `resolve_in_band` weighs it."""
-
-    id: int
-    tier: int
-
-
 class Link(NamedTuple):
-    """One reference, resolved: `to` is the memory it names, or None (dangling)."""
+    """One reference, resolved: `to` is the id of the memory it names, or None (dangling)."""
 
     source: int
     source_tier: int
     target: str
-    to: Option | None
+    to: int | None
+    to_tier: int | None
 
     @property
     def cross_tier(self) -> bool:
-        return self.to is not None and self.to.tier != self.source_tier
+        return self.to is not None and self.to_tier != self.source_tier
 
 
-# Every row of one reference carries one memory holding the cited name (none: NULLs), so the
-# band rule sees all of them; the rule itself is applied in Python by resolve_in_band.
+# One row per reference and memory holding the cited name (NULLs when none does), in
+# reference order, so the band rule (selectors.resolve_in_band) sees every candidate.
 _REFERENCES = """
-SELECT r.memory_id, s.tier, r.target, d.id, d.tier{flags}
+SELECT r.id, r.memory_id, s.tier, r.target, d.id, d.tier{flags}
 FROM memories_reference r
 JOIN memories_memory s ON s.id = r.memory_id
 LEFT JOIN memories_memory d ON d.name = r.target
 {where}
+ORDER BY r.id
 """
 
 
 def _resolve(rows) -> list[Link]:
-    grouped: dict[tuple[int, str], tuple[int, list[Option]]] = {}
-    for source, source_tier, target, option_id, option_tier, *_ in rows:
-        _, options = grouped.setdefault((source, target), (source_tier, []))
-        if option_id is not None:
-            options.append(Option(option_id, option_tier))
-    return [
-        Link(source, tier, target, resolve_in_band(options, tier))
-        for (source, target), (tier, options) in grouped.items()
-    ]
+    """One link per reference from rows grouped by reference (see _REFERENCES)."""
+    found = []
+    head, options = None, []
+    for row in (*rows, (None,)):
+        if head is not None and row[0] != head[0]:
+            to = resolve_in_band(options, head[2])
+            found.append(Link(head[1], head[2], head[3], *(to if to is not None else (None, None))))
+        if row[0] is None:
+            break
+        if head is None or row[0] != head[0]:
+            head, options = row, []
+        if row[4] is not None:
+            options.append((row[4], row[5]))
+    return found
 
 
 @dataclass
@@ -132,11 +133,11 @@ def links(filters: MemoryFilters | None = None, now: dt.datetime | None = None) 
     with connection.cursor() as cursor:
         cursor.execute(sql, scope_params)
         rows = cursor.fetchall()
-    scope_ids = {row[0] for row in rows if row[5]} | {row[3] for row in rows if row[6]}
+    scope_ids = {row[1] for row in rows if row[6]} | {row[4] for row in rows if row[7]}
     touching = [
         link
         for link in _resolve(rows)
-        if link.source in scope_ids or (link.to is not None and link.to.id in scope_ids)
+        if link.source in scope_ids or (link.to is not None and link.to in scope_ids)
     ]
     return Links(touching, scope_ids)
 
@@ -252,33 +253,97 @@ class Graph:
         }
 
 
-def _memory_key(memory_id: int) -> str:
-    return f"m{memory_id}"
+class _Wiring:
+    """The graph of some links as integers: a memory is its id, a dangling target a negative
+    number, so a store's worth of edges is counted and walked without building strings."""
+
+    def __init__(self, found: list[Link]):
+        self.targets: dict[str, int] = {}
+        self.edges: dict[tuple[int, int], bool] = {}
+        for source, source_tier, target, to, to_tier in found:
+            if to is None:
+                end = self.targets.setdefault(target, -len(self.targets) - 1)
+                self.edges[(source, end)] = False
+            else:
+                self.edges[(source, to)] = to_tier != source_tier
+        self.neighbours: dict[int, list[int]] = defaultdict(list)
+        for source, end in self.edges:
+            self.neighbours[source].append(end)
+            if end != source:
+                self.neighbours[end].append(source)
+        self.text = {number: target for target, number in self.targets.items()}
+
+    def degree(self, node: int) -> int:
+        return len(self.neighbours[node])
+
+    def components(self) -> list[list[int]]:
+        """Connected components, largest first."""
+        seen: set[int] = set()
+        found = []
+        for start in self.neighbours:
+            if start in seen:
+                continue
+            seen.add(start)
+            component, queue = [], deque([start])
+            while queue:
+                node = queue.popleft()
+                component.append(node)
+                for other in self.neighbours[node]:
+                    if other not in seen:
+                        seen.add(other)
+                        queue.append(other)
+            found.append(component)
+        found.sort(key=lambda component: (-len(component), min(component)))
+        return found
+
+    def best_first(self, start: int, budget: int) -> list[int]:
+        """Up to `budget` nodes connected to `start`, the most connected reached first."""
+        kept, seen = [], {start}
+        heap = [(-self.degree(start), start)]
+        while heap and len(kept) < budget:
+            _, node = heapq.heappop(heap)
+            kept.append(node)
+            for other in self.neighbours[node]:
+                if other not in seen:
+                    seen.add(other)
+                    heapq.heappush(heap, (-self.degree(other), other))
+        return kept
+
+    def key(self, node: int) -> str:
+        return f"m{node}" if node > 0 else f"t{self.text[node]}"
+
+    def graph(self, kept: list[int], now: dt.datetime, **fields) -> "Graph":
+        chosen = set(kept)
+        nodes = {}
+        for node in kept:
+            if node > 0:
+                nodes[node] = Node(self.key(node), MEMORY, "", memory_id=node)
+            else:
+                nodes[node] = Node(self.key(node), target_kind(self.text[node]), self.text[node])
+            nodes[node].degree = self.degree(node)
+        _fill(nodes, now)
+        edges = [
+            Edge(self.key(source), self.key(end), cross)
+            for (source, end), cross in self.edges.items()
+            if source in chosen and end in chosen
+        ]
+        return Graph(
+            nodes=list(nodes.values()),
+            edges=edges,
+            total_nodes=len(self.neighbours),
+            total_edges=len(self.edges),
+            **fields,
+        )
 
 
-def _target_key(target: str) -> str:
-    return f"t{target}"
-
-
-def _edges(found: list[Link]) -> dict[tuple[str, str], bool]:
-    """(source key, target key) -> crosses tiers."""
-    return {
-        (
-            _memory_key(link.source),
-            _memory_key(link.to.id) if link.to else _target_key(link.target),
-        ): link.cross_tier
-        for link in found
-    }
-
-
-def _fill(nodes: dict[str, Node], now: dt.datetime) -> None:
+def _fill(nodes: dict[int, Node], now: dt.datetime) -> None:
     """Load the attributes of the memory nodes (one query)."""
-    ids = [node.memory_id for node in nodes.values() if node.kind == MEMORY]
+    ids = [number for number in nodes if number > 0]
     rows = Memory.objects.filter(id__in=ids).values_list(
         "id", "name", "project__name", "description", "load", "priority", "read_count", "expires_at"
     )
     for memory_id, name, project, description, load, priority, read_count, expires_at in rows:
-        node = nodes[_memory_key(memory_id)]
+        node = nodes[memory_id]
         node.label = name
         node.project = project
         node.description = description
@@ -286,58 +351,6 @@ def _fill(nodes: dict[str, Node], now: dt.datetime) -> None:
         node.priority = priority
         node.read_count = read_count
         node.expired = expires_at is not None and expires_at <= now
-
-
-def _assemble(
-    edge_map: dict[tuple[str, str], bool],
-    order,
-    cap: int,
-    now: dt.datetime,
-    *,
-    in_scope=lambda key: True,
-    extra: tuple[str, ...] = (),
-) -> tuple[dict[str, Node], list[Edge], int]:
-    """Nodes and edges within the cap, ranked by `order(key, degree)`; the total node count."""
-    degree: Counter = Counter()
-    for source, target in edge_map:
-        degree[source] += 1
-        degree[target] += 1
-    for key in extra:
-        degree.setdefault(key, 0)
-    ranked = sorted(degree, key=lambda key: order(key, degree[key]))
-    kept: dict[str, Node] = {}
-    for key in ranked[:cap]:
-        if key.startswith("m"):
-            kept[key] = Node(key, MEMORY, key, memory_id=int(key[1:]), in_scope=in_scope(key))
-        else:
-            text = key[1:]
-            kept[key] = Node(key, target_kind(text), text)
-        kept[key].degree = degree[key]
-    _fill(kept, now)
-    edges = [
-        Edge(source, target, cross)
-        for (source, target), cross in edge_map.items()
-        if source in kept and target in kept
-    ]
-    return kept, edges, len(degree)
-
-
-def _components(edge_map) -> dict[str, int]:
-    """The size of each node's connected component."""
-    parent: dict[str, str] = {}
-
-    def find(key: str) -> str:
-        root = key
-        while parent.setdefault(root, root) != root:
-            root = parent[root]
-        while parent[key] != root:
-            parent[key], key = root, parent[key]
-        return root
-
-    for source, target in edge_map:
-        parent[find(source)] = find(target)
-    sizes = Counter(find(key) for key in parent)
-    return {key: sizes[find(key)] for key in parent}
 
 
 def cap_value(value) -> int:
@@ -361,29 +374,28 @@ def store_graph(
 ) -> Graph:
     """The backlink graph of the memories the filters admit and of what they cite or are cited
     by. Memories with no reference in or out are counted, not drawn. Past the cap, whole
-    clusters are kept, largest first, and the most connected nodes within."""
+    clusters are kept, largest first; the cluster that does not fit is entered at its most
+    connected node and followed outwards, the most connected first, so what is drawn stays
+    connected."""
     now = now or timezone.now()
     found = links(filters, now)
-    edge_map = _edges(found.links)
-    sizes = _components(edge_map)
-
-    def order(key: str, degree: int):
-        return (-sizes[key], -degree, key)
-
-    def in_scope(key: str) -> bool:
-        return found.in_scope(int(key[1:]))
-
-    nodes, edges, total = _assemble(edge_map, order, cap, now, in_scope=in_scope)
-    connected = {key for key in sizes if key.startswith("m") and found.in_scope(int(key[1:]))}
-    isolated = scope_queryset(filters, now).count() - len(connected)
-    graph = Graph(
-        nodes=list(nodes.values()),
-        edges=edges,
-        total_nodes=total,
-        total_edges=len(edge_map),
-        cap=cap,
-        isolated=isolated,
-    )
+    wiring = _Wiring(found.links)
+    kept: list[int] = []
+    for component in wiring.components():
+        room = cap - len(kept)
+        if room <= 0:
+            break
+        if len(component) <= room:
+            kept.extend(sorted(component, key=lambda node: (-wiring.degree(node), node)))
+        else:
+            start = max(component, key=lambda node: (wiring.degree(node), -node))
+            kept.extend(wiring.best_first(start, room))
+    graph = wiring.graph(kept, now, cap=cap)
+    for node in graph.nodes:
+        if node.memory_id is not None:
+            node.in_scope = found.in_scope(node.memory_id)
+    connected = sum(1 for node in wiring.neighbours if node > 0 and found.in_scope(node))
+    graph.isolated = scope_queryset(filters, now).count() - connected
     return graph
 
 
@@ -400,11 +412,7 @@ def _hop(frontier: dict[int, str]) -> list[Link]:
         ids, names = json.dumps(list(frontier)), json.dumps(sorted(set(frontier.values())))
         cursor.execute(sql, [ids, names])
         found = _resolve(cursor.fetchall())
-    return [
-        link
-        for link in found
-        if link.source in frontier or (link.to is not None and link.to.id in frontier)
-    ]
+    return [link for link in found if link.source in frontier or link.to in frontier]
 
 
 def depth_value(value) -> int:
@@ -431,8 +439,8 @@ def neighbourhood(
     Two queries a hop. Past the cap, the nearest nodes are kept, the most connected first.
     """
     now = now or timezone.now()
-    centre = _memory_key(memory.id)
-    hops = {centre: 0}
+    hops = {memory.id: 0}  # memory id -> hops from the centre
+    target_hops: dict[str, int] = {}  # dangling target -> hops
     frontier = {memory.id: memory.name}
     found: dict[tuple[int, str], Link] = {}
     partial = False
@@ -440,34 +448,31 @@ def neighbourhood(
         reached = []
         for link in _hop(frontier):
             found[(link.source, link.target)] = link
-            ends = [_memory_key(link.source)]
-            ends.append(_memory_key(link.to.id) if link.to else _target_key(link.target))
-            for key in ends:
-                if key not in hops:
-                    hops[key] = hop
-                    if key.startswith("m"):
-                        reached.append(int(key[1:]))
+            for node in (link.source, link.to):
+                if node is not None and node not in hops:
+                    hops[node] = hop
+                    reached.append(node)
+            if link.to is None:
+                target_hops.setdefault(link.target, hop)
         if hop == depth or not reached:
             break
-        if len(hops) > cap:
+        if len(hops) + len(target_hops) > cap:
             partial = True
             break
         frontier = dict(Memory.objects.filter(id__in=reached).values_list("id", "name"))
-    edge_map = _edges(list(found.values()))
+    wiring = _Wiring(list(found.values()))
 
-    def order(key: str, degree: int):
-        return (hops[key], -degree, key)
+    def hop_of(node: int) -> int:
+        return hops[node] if node > 0 else target_hops[wiring.text[node]]
 
-    nodes, edges, total = _assemble(edge_map, order, cap, now, extra=(centre,))
-    for node in nodes.values():
-        node.depth = hops[node.key]
-    return Graph(
-        nodes=sorted(nodes.values(), key=lambda node: (node.depth, node.key)),
-        edges=edges,
-        total_nodes=total,
-        total_edges=len(edge_map),
-        cap=cap,
-        centre=centre,
-        depth=depth,
-        partial=partial,
+    ranked = sorted(
+        set(wiring.neighbours) | {memory.id},
+        key=lambda node: (hop_of(node), -wiring.degree(node), node),
     )
+    graph = wiring.graph(ranked[:cap], now, cap=cap, centre=f"m{memory.id}", depth=depth)
+    graph.partial = partial
+    graph.total_nodes = max(graph.total_nodes, 1)
+    for node in graph.nodes:
+        node.depth = hops[node.memory_id] if node.memory_id else target_hops[node.label]
+    graph.nodes.sort(key=lambda node: (node.depth, -node.degree, node.key))
+    return graph

@@ -11,11 +11,11 @@
 
 import difflib
 import json
-import math
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
+from django.db import connection
 from django.db.models import Exists, OuterRef
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
@@ -28,10 +28,12 @@ from memories.selectors import INDEX_ORDER, list_memories
 DEFAULT_PERIOD = "90d"
 SECTION_LIMIT = 50
 GROUP_MEMBERS_SHOWN = 12
-# Descriptions are compared when they share one of their rarest word stems; this is the
-# word-overlap (Jaccard) such a pair is guaranteed to be found at.
+# Two descriptions are measured only when they share this share of their word stems (the
+# first five letters of each word), and each against the next few in each sorted order.
 _BLOCKING_OVERLAP = 0.5
 _STEM = 5
+_WINDOW = 6
+_SHARED_START = 0.4
 
 
 @dataclass
@@ -122,7 +124,7 @@ def orphans(
 
 
 def _orphans(found: graph.Links, scope: MemoryFilters, limit: int, offset: int, now) -> Section:
-    cited = {link.to.id for link in found.links if link.to is not None}
+    cited = {link.to for link in found.links if link.to is not None}
     queryset = (
         scope.apply(Memory.objects.select_related("project"), now)
         .filter(~Exists(Reference.objects.filter(memory_id=OuterRef("id"))))
@@ -153,78 +155,97 @@ def verification_queue(
 
 
 @dataclass
-class _Wording:
-    """One distinct description (as similarity.words), and the memories that hold it."""
-
-    words: str
-    stems: frozenset[str]
-    members: dict[int, list[int]] = field(default_factory=dict)  # tier -> memory ids
-
-
-def _wordings(tier_key: int | None) -> list[_Wording]:
-    queryset = Memory.objects.order_by()
-    if tier_key is not None:
-        queryset = queryset.filter(tier__in={GLOBAL_TIER, tier_key})
-    by_words: dict[str, _Wording] = {}
-    for memory_id, tier, description in queryset.values_list("id", "tier", "description"):
-        words = similarity.words(description)
-        if not words:
-            continue
-        wording = by_words.get(words)
-        if wording is None:
-            stems = frozenset(word[:_STEM] for word in words.split())
-            wording = by_words[words] = _Wording(words, stems)
-        wording.members.setdefault(tier, []).append(memory_id)
-    return list(by_words.values())
-
-
-def _near_pairs(wordings: list[_Wording]) -> list[tuple[int, int, float]]:
-    """Pairs of distinct wordings that are near-duplicates, as (index, index, ratio).
-
-    Prefix filtering: each wording is indexed under its rarest stems only, enough of them that
-    two wordings sharing at least half their stems always meet under one. Only such pairs are
-    measured, cheapest bound first.
-    """
-    near = similarity.NEAR_DUPLICATE_RATIO
-    frequency = Counter(stem for wording in wordings for stem in wording.stems)
-    index: dict[str, list[int]] = defaultdict(list)
-    pairs = []
-    for position, wording in enumerate(wordings):
-        stems = sorted(wording.stems, key=lambda stem: (frequency[stem], stem))
-        prefix = stems[: len(stems) - math.ceil(_BLOCKING_OVERLAP * len(stems)) + 1]
-        seen = set()
-        for stem in prefix:
-            for other in index[stem]:
-                if other in seen:
-                    continue
-                seen.add(other)
-                a, b = wording.words, wordings[other].words
-                # The ratio can be no higher than 2 * shorter / (sum of lengths).
-                if 2 * min(len(a), len(b)) < near * (len(a) + len(b)):
-                    continue
-                shared = len(wording.stems & wordings[other].stems)
-                if shared < _BLOCKING_OVERLAP * len(wording.stems | wordings[other].stems):
-                    continue
-                matcher = difflib.SequenceMatcher(None, a, b)
-                if matcher.quick_ratio() < near:
-                    continue
-                ratio = matcher.ratio()
-                if ratio >= near:
-                    pairs.append((other, position, ratio))
-            index[stem].append(position)
-    return pairs
-
-
-@dataclass
 class Similarity:
-    wordings: list[_Wording]
+    """The distinct descriptions of a scope and which of them are near one another.
+
+    Wordings are numbered; `members[n]` holds (tier, memory id) of every memory whose
+    description is wording n (as similarity.words), `pairs` the near-duplicate pairs.
+    """
+
+    words: list[str]
+    members: list[list[tuple[int, int]]]
     pairs: list[tuple[int, int, float]]
+
+    def by_tier(self, positions) -> dict[int, list[int]]:
+        tiers: dict[int, list[int]] = defaultdict(list)
+        for position in positions:
+            for tier, memory_id in self.members[position]:
+                tiers[tier].append(memory_id)
+        return tiers
 
 
 def _similarity(filters: MemoryFilters | None) -> Similarity:
     tier_key = _scope(filters).tier_key()
-    wordings = _wordings(tier_key)
-    return Similarity(wordings, _near_pairs(wordings))
+    sql = "SELECT tier, id, description FROM memories_memory"
+    params = []
+    if tier_key is not None:
+        sql += " WHERE tier IN (%s, %s)"
+        params = [GLOBAL_TIER, tier_key]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    index: dict[str, int] = {}
+    words_of: list[str] = []
+    members: list[list[tuple[int, int]]] = []
+    for tier, memory_id, description in rows:
+        words = similarity.words(description)
+        if not words:
+            continue
+        position = index.get(words)
+        if position is None:
+            position = index[words] = len(words_of)
+            words_of.append(words)
+            members.append([])
+        members[position].append((tier, memory_id))
+    return Similarity(words_of, members, _near_pairs(words_of))
+
+
+def _near_pairs(words: list[str]) -> list[tuple[int, int, float]]:
+    """Pairs of distinct wordings that are near-duplicates, as (index, index, ratio).
+
+    Sorted neighbourhoods: the wordings are sorted as written and by their words reversed,
+    and each is measured against the next few in each order, so the work grows with the
+    store, not with its square. A near-copy differs in a word or two, which leaves it next to
+    its original, sharing at least the first two fifths of the text, in one of the orders.
+    Only such pairs that share half their word stems (the first letters of each word) are
+    measured, cheapest bound first.
+    """
+    near = similarity.NEAR_DUPLICATE_RATIO
+    stems: dict[int, frozenset[str]] = {}
+
+    def stems_of(position: int) -> frozenset[str]:
+        found = stems.get(position)
+        if found is None:
+            found = stems[position] = frozenset({w[:_STEM] for w in words[position].split()})
+        return found
+
+    reversed_words = [" ".join(reversed(text.split())) for text in words]
+    pairs: dict[tuple[int, int], float] = {}
+    for keys in (words, reversed_words):
+        order = sorted(range(len(words)), key=keys.__getitem__)
+        for position, a in enumerate(order):
+            key = keys[a]
+            for b in order[position + 1 : position + _WINDOW]:
+                other = keys[b]
+                shorter = min(len(key), len(other))
+                # Neighbours in this order that are near-copies share how they begin; and the
+                # ratio can be no higher than 2 * shorter / (sum of lengths).
+                start = int(_SHARED_START * shorter)
+                if key[:start] != other[:start] or 2 * shorter < near * (len(key) + len(other)):
+                    continue
+                pair = (a, b) if a < b else (b, a)
+                if pair in pairs:
+                    continue
+                ours, theirs = stems_of(a), stems_of(b)
+                if len(ours & theirs) < _BLOCKING_OVERLAP * len(ours | theirs):
+                    continue
+                matcher = difflib.SequenceMatcher(None, words[a], words[b])
+                if matcher.quick_ratio() < near:
+                    continue
+                ratio = matcher.ratio()
+                if ratio >= near:
+                    pairs[pair] = ratio
+    return [(a, b, ratio) for (a, b), ratio in pairs.items()]
 
 
 @dataclass
@@ -248,7 +269,7 @@ def duplicate_groups(
     return _duplicate_groups(_similarity(filters), limit, offset)
 
 
-def _groups(found: "Similarity") -> list[tuple[list[int], bool]]:
+def _groups(found: Similarity) -> list[tuple[list[int], bool]]:
     """Memory ids grouped around a centre wording and the wordings near it, as (ids, identical).
 
     Each wording joins one group only, so a chain of small differences does not merge
@@ -258,13 +279,13 @@ def _groups(found: "Similarity") -> list[tuple[list[int], bool]]:
     for a, b, _ in found.pairs:
         neighbours[a].append(b)
         neighbours[b].append(a)
-
-    def size(position: int) -> int:
-        return sum(len(ids) for ids in found.wordings[position].members.values())
-
+    candidates = set(neighbours) | {
+        position for position, held in enumerate(found.members) if len(held) > 1
+    }
     weight = {
-        position: size(position) + sum(size(other) for other in neighbours[position])
-        for position in range(len(found.wordings))
+        position: len(found.members[position])
+        + sum(len(found.members[other]) for other in neighbours[position])
+        for position in candidates
     }
     assigned: set[int] = set()
     groups = []
@@ -273,10 +294,7 @@ def _groups(found: "Similarity") -> list[tuple[list[int], bool]]:
             continue
         cluster = [centre, *(other for other in neighbours[centre] if other not in assigned)]
         assigned.update(cluster)
-        by_tier: dict[int, list[int]] = defaultdict(list)
-        for position in cluster:
-            for tier, ids in found.wordings[position].members.items():
-                by_tier[tier].extend(ids)
+        by_tier = found.by_tier(cluster)
         identical = len(cluster) == 1
         if GLOBAL_TIER in by_tier:
             everyone = sorted(i for ids in by_tier.values() for i in ids)
@@ -288,7 +306,7 @@ def _groups(found: "Similarity") -> list[tuple[list[int], bool]]:
     return groups
 
 
-def _duplicate_groups(found: "Similarity", limit: int, offset: int) -> Section:
+def _duplicate_groups(found: Similarity, limit: int, offset: int) -> Section:
     groups = _groups(found)
     page = groups[offset : offset + limit]
     wanted = {memory_id for ids, _ in page for memory_id in ids}
@@ -321,25 +339,23 @@ def shadows(filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset
     return _shadows(_similarity(filters), limit, offset)
 
 
-def _shadows(found: "Similarity", limit: int, offset: int) -> Section:
+def _shadows(found: Similarity, limit: int, offset: int) -> Section:
     best: dict[int, tuple[int, float]] = {}  # project memory -> (global memory, ratio)
 
-    def consider(a: _Wording, b: _Wording, ratio: float) -> None:
-        globals_ = b.members.get(GLOBAL_TIER)
+    def consider(a: int, b: int, ratio: float) -> None:
+        globals_ = [i for tier, i in found.members[b] if tier == GLOBAL_TIER]
         if not globals_:
             return
-        for tier, ids in a.members.items():
-            if tier == GLOBAL_TIER:
-                continue
-            for memory_id in ids:
-                if ratio > best.get(memory_id, (0, 0.0))[1]:
-                    best[memory_id] = (globals_[0], ratio)
+        for tier, memory_id in found.members[a]:
+            if tier != GLOBAL_TIER and ratio > best.get(memory_id, (0, 0.0))[1]:
+                best[memory_id] = (globals_[0], ratio)
 
-    for wording in found.wordings:
-        consider(wording, wording, 1.0)
+    for position, held in enumerate(found.members):
+        if len(held) > 1:
+            consider(position, position, 1.0)
     for a, b, ratio in found.pairs:
-        consider(found.wordings[a], found.wordings[b], ratio)
-        consider(found.wordings[b], found.wordings[a], ratio)
+        consider(a, b, ratio)
+        consider(b, a, ratio)
     pairs = sorted(best.items(), key=lambda item: (-item[1][1], item[0]))
     page = pairs[offset : offset + limit]
     wanted = {i for project_id, (global_id, _) in page for i in (project_id, global_id)}

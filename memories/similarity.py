@@ -5,11 +5,12 @@ import difflib
 import re
 
 NEAR_DUPLICATE_RATIO = 0.8
+_WORD = re.compile(r"\w+")
 
 
 def words(description: str) -> str:
     """The description as lower-case words joined by single spaces."""
-    return " ".join(re.findall(r"\w+", description.lower()))
+    return " ".join(_WORD.findall(description.lower()))
 
 
 def ratio(a_words: str, b_words: str) -> float:

@@ -264,3 +264,16 @@ def test_the_global_tier_is_a_filter():
     assert MemoryFilters(project=None).active is True
     assert MemoryFilters(tag="x").active is True
     assert MemoryFilters().active is False
+
+
+def test_a_cluster_past_the_cap_is_followed_from_its_hub_and_stays_connected(write):
+    write("hub")
+    write("hub2")
+    write("bridge", references=["hub", "hub2"])
+    for number in range(5):
+        write(f"spoke{number}", references=["hub"])
+    for number in range(3):
+        write(f"other{number}", references=["hub2"])
+    g = graph.store_graph(cap=4)
+    assert [n.label for n in g.nodes][:3] == ["hub", "bridge", "hub2"]
+    assert len(g.nodes) == 4 and len(g.edges) == 3  # a tree: every node drawn is connected
