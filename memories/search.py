@@ -45,11 +45,12 @@ from functools import lru_cache
 
 from django.conf import settings
 from django.core.exceptions import EmptyResultSet, FullResultSet
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.utils import timezone
 
 from memories.filters import MemoryFilters
 from memories.models import Memory
+from projects.models import Project
 
 # BM25 column weights: a hit on the name counts most, then the description, then the body.
 NAME_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 10.0, 4.0, 1.0
@@ -79,6 +80,8 @@ _UNSPACED = (
 )
 UNSPACED_RUNS = re.compile(f"([{_UNSPACED}]+)")
 WORD = re.compile(r"[^\W_]+")  # letters and digits: what the unicode61 tokenizer keeps
+# Letters and digits joined by the punctuation of paths, URLs and identifiers.
+IDENTIFIER = re.compile(r"[\w/\\.:@#?=&+~%-]+")
 EDGE_PUNCTUATION = "\"'`()[]{}<>,;:!?."
 LIKE_ESCAPE = "\\"
 
@@ -158,7 +161,11 @@ def parse(text: str) -> Query:
                     words.extend(w.lower() for w in WORD.findall(segment))
             continue
         pieces = WORD.findall(core)
-        if len(pieces) > 1 and ("/" in core or "\\" in core or len(core) >= JOINED_MIN_CHARS):
+        if (
+            len(pieces) > 1
+            and IDENTIFIER.fullmatch(core)
+            and ("/" in core or "\\" in core or len(core) >= JOINED_MIN_CHARS)
+        ):
             terms.append(Term(core, joined=True))
         else:
             words.extend(w.lower() for w in pieces)
@@ -260,7 +267,9 @@ def stable_prefix(word: str) -> str | None:
 
 # The SQL -------------------------------------------------------------------------------------
 
-M = "memories_memory"
+M = Memory._meta.db_table
+PROJECTS = Project._meta.db_table
+NOTHING = '""'  # an FTS5 expression (an empty phrase) that matches no row
 BM25 = f"bm25(memories_fts, {NAME_WEIGHT}, {DESCRIPTION_WEIGHT}, {BODY_WEIGHT})"
 # r / (1 + r) with r = -bm25 (never negative), written to call bm25() once.
 RELEVANCE = f"(1.0 - 1.0 / (1.0 - {BM25}))"
@@ -348,13 +357,19 @@ def _text_condition(sql: _Sql, pattern: str) -> None:
     )
 
 
-def _matched_sql(sql: _Sql, expression: str, flt: _Filter) -> None:
-    """Whether the FTS expression matches any memory the filters admit."""
+def _match_unless_sql(sql: _Sql, expression: str, guard: str, flt: _Filter) -> None:
+    """MATCH the expression only when the guard matches nothing the filters admit.
+
+    The test sits inside MATCH's right-hand side, evaluated once before the index is read,
+    so a guarded retry that is not needed costs one EXISTS and no scan.
+    """
     sql.add(
-        f"EXISTS (SELECT 1 FROM memories_fts JOIN {M} ON {M}.id = memories_fts.rowid"
-        f" WHERE memories_fts MATCH %s AND {flt.where})",
-        expression,
+        "memories_fts MATCH (CASE WHEN EXISTS (SELECT 1 FROM memories_fts AS guard"
+        f" JOIN {M} ON {M}.id = guard.rowid WHERE guard.memories_fts MATCH %s AND {flt.where})"
+        f" THEN '{NOTHING}' ELSE %s END)",
+        guard,
         *flt.params,
+        expression,
     )
 
 
@@ -422,12 +437,12 @@ def _hits_sql(sql: _Sql, parts: list[_Part], flt: _Filter) -> None:
         else:
             sql.add(
                 f"SELECT rowid AS id, {head}, {RELEVANCE} AS rel, NULL AS term, NULL AS pattern"
-                " FROM memories_fts WHERE memories_fts MATCH %s",
-                part.expression,
+                " FROM memories_fts WHERE "
             )
-            if part.guard is not None:
-                sql.add(" AND NOT ")
-                _matched_sql(sql, part.guard, flt)
+            if part.guard is None:
+                sql.add("memories_fts MATCH %s", part.expression)
+            else:
+                _match_unless_sql(sql, part.expression, part.guard, flt)
 
 
 def _scan_cte(sql: _Sql, parts: list[_Part], flt: _Filter) -> int:
@@ -456,18 +471,15 @@ def _scan_cte(sql: _Sql, parts: list[_Part], flt: _Filter) -> int:
 def _ranking_sql(
     queries: list[Query], parts: list[_Part], flt: _Filter, now, limit: int, offset: int
 ) -> _Sql:
-    """One statement: the page of (count, id, score, sense, terms, capped) rows.
-
-    A single row with a NULL id when the page is empty, so the count always comes back.
-    """
+    """total (n, capped) and page (id, score, sense_rank, terms, created_at), as CTEs."""
     sql = _Sql().add("WITH ")
     bound = _scan_cte(sql, parts, flt)
     sql.add("hits AS (")
     _hits_sql(sql, parts, flt)
     sql.add(
-        "), scored AS (SELECT hits.id AS id, hits.q AS q, hits.sense AS sense, hits.term AS term,"
+        "), scored AS (SELECT hits.id AS id, hits.q AS q, hits.sense AS sense,"
+        f" hits.term AS term, coalesce(hits.rel, {_scan_relevance_sql('hits.pattern')}) AS rel, "
     )
-    sql.add(f" coalesce(hits.rel, {_scan_relevance_sql('hits.pattern')}) AS rel, ")
     _weight_sql(sql, now)
     sql.add(
         f" AS weight, {M}.created_at AS created_at FROM hits JOIN {M} ON {M}.id = hits.id"
@@ -476,6 +488,7 @@ def _ranking_sql(
     )
     sense_rank = " ".join(f"WHEN '{sense}' THEN {rank}" for rank, sense in enumerate(SENSES))
     query_parts = " ".join(f"WHEN {i} THEN {query.parts or 1}" for i, query in enumerate(queries))
+    capped = f"(SELECT count(*) FROM scan) >= {bound}" if bound else "0"
     sql.add(
         "per_query AS (SELECT id, q, count(*) AS matched, avg(rel) AS rel, max(weight) AS weight,"
         f" min(CASE sense {sense_rank} END) AS sense_rank,"
@@ -488,50 +501,53 @@ def _ranking_sql(
         # SQLite takes the bare columns of a max() aggregate from the row holding the max.
         "best AS MATERIALIZED (SELECT id, max(score) AS score, sense_rank, terms, created_at"
         " FROM ranked GROUP BY id), "
+        f"total AS (SELECT (SELECT count(*) FROM best) AS n, {capped} AS capped), "
         "page AS (SELECT id, score, sense_rank, terms, created_at FROM best"
         " ORDER BY score DESC, created_at DESC, id DESC LIMIT %s OFFSET %s) ",
         limit,
         offset,
     )
-    capped = f"(SELECT count(*) FROM scan) >= {bound}" if bound else "0"
-    sql.add(
-        "SELECT total.n, page.id, page.score, page.sense_rank, page.terms, total.capped"
-        f" FROM (SELECT (SELECT count(*) FROM best) AS n, {capped} AS capped) AS total"
-        " LEFT JOIN page ORDER BY page.score DESC, page.created_at DESC, page.id DESC"
-    )
     return sql
 
 
-def _simple_ranking_sql(part: _Part, guarded: _Part | None, flt: _Filter, now, limit, offset):
+def _words_ranking_sql(word: _Part, prefix: _Part | None, flt: _Filter, now, limit, offset):
     """The common case, one query of words alone: no grouping, the count straight from FTS5.
 
-    Same rows and scores as _ranking_sql gives for it.
+    The word count doubles as the prefix retry's guard. The same total and page as
+    _ranking_sql makes of it.
     """
-    sql = _Sql().add("SELECT total.n, page.id, page.score, page.sense_rank, '[]', 0 FROM (SELECT (")
-    fts_count = "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH %s"
     if flt.active:
-        fts_count = (
-            f"SELECT count(*) FROM memories_fts JOIN {M} ON {M}.id = memories_fts.rowid"
-            f" WHERE memories_fts MATCH %s AND {flt.where}"
+        count = (
+            f"SELECT count(*) AS n FROM memories_fts JOIN {M} ON {M}.id = memories_fts.rowid"
+            f" WHERE {flt.where} AND memories_fts MATCH %s"
         )
+    else:
+        count = "SELECT count(*) AS n FROM memories_fts WHERE memories_fts MATCH %s"
     count_params = flt.params if flt.active else []
-    sql.add(f"({fts_count})", part.expression, *count_params)
-    if guarded is not None:
-        sql.add(f" + ({fts_count} AND NOT ", guarded.expression, *count_params)
-        _matched_sql(sql, part.expression, flt)
-        sql.add(")")
-    sql.add(") AS n) AS total LEFT JOIN (SELECT hits.id AS id, ")
+    sql = _Sql().add(f"WITH words AS MATERIALIZED ({count}), ", *count_params, word.expression)
+    sql.add("total AS (SELECT words.n")
+    if prefix is not None:
+        sql.add(
+            f" + (CASE WHEN words.n THEN 0 ELSE ({count}) END)", *count_params, prefix.expression
+        )
+    sql.add(" AS n, 0 AS capped FROM words), page AS (SELECT hits.id AS id, ")
     sql.add(f"hits.rel * (CASE hits.sense WHEN 'prefix' THEN {PREFIX_WEIGHT} ELSE 1.0 END) * ")
     _weight_sql(sql, now)
     sql.add(
-        f" AS score, CASE hits.sense WHEN 'word' THEN 0 ELSE 1 END AS sense_rank,"
-        f" {M}.created_at AS created_at FROM ("
+        " AS score, CASE hits.sense WHEN 'word' THEN 0 ELSE 1 END AS sense_rank,"
+        f" '[]' AS terms, {M}.created_at AS created_at FROM ("
     )
-    _hits_sql(sql, [p for p in (part, guarded) if p is not None], flt)
+    _hits_sql(sql, [word], flt)
+    if prefix is not None:
+        sql.add(
+            f" UNION ALL SELECT rowid AS id, 0 AS q, 'prefix' AS sense, {RELEVANCE} AS rel,"
+            " NULL AS term, NULL AS pattern FROM memories_fts WHERE memories_fts MATCH"
+            f" (CASE WHEN (SELECT n FROM words) THEN '{NOTHING}' ELSE %s END)",
+            prefix.expression,
+        )
     sql.add(
         f") AS hits JOIN {M} ON {M}.id = hits.id WHERE {flt.where}"
-        " ORDER BY score DESC, created_at DESC, id DESC LIMIT %s OFFSET %s) AS page"
-        " ORDER BY page.score DESC, page.created_at DESC, page.id DESC",
+        " ORDER BY score DESC, created_at DESC, id DESC LIMIT %s OFFSET %s) ",
         *flt.params,
         limit,
         offset,
@@ -539,18 +555,81 @@ def _simple_ranking_sql(part: _Part, guarded: _Part | None, flt: _Filter, now, l
     return sql
 
 
-def _run(queries, parts, flt, now, limit, offset) -> list[tuple]:
+class _Loader:
+    """Memories (with their project) built from the columns the ranking statement returns,
+    through each field's database converters, as a queryset would build them."""
+
+    def __init__(self, db):
+        self.db = db
+        self.memory_fields = list(Memory._meta.concrete_fields)
+        self.project_fields = list(Project._meta.concrete_fields)
+        self.columns = ", ".join(
+            [f'{M}."{f.column}"' for f in self.memory_fields]
+            + [f'{PROJECTS}."{f.column}"' for f in self.project_fields]
+        )
+        self.memory_converters = self._converters(Memory, self.memory_fields)
+        self.project_converters = self._converters(Project, self.project_fields)
+
+    def _converters(self, model, fields):
+        converters = []
+        for index, model_field in enumerate(fields):
+            column = model_field.get_col(model._meta.db_table)
+            functions = self.db.ops.get_db_converters(column)
+            functions += model_field.get_db_converters(self.db)
+            if functions:
+                converters.append((index, column, functions))
+        return converters
+
+    def _build(self, model, fields, converters, values):
+        values = list(values)
+        for index, column, functions in converters:
+            for convert in functions:
+                values[index] = convert(values[index], column, self.db)
+        return model.from_db(self.db.alias, [f.attname for f in fields], values)
+
+    def memory(self, values) -> Memory:
+        split = len(self.memory_fields)
+        memory = self._build(Memory, self.memory_fields, self.memory_converters, values[:split])
+        if memory.project_id is not None:
+            memory.project = self._build(
+                Project, self.project_fields, self.project_converters, values[split:]
+            )
+        return memory
+
+
+def _run(queries, parts, flt, now, limit, offset) -> tuple[int, bool, list[Hit]]:
+    """Run one ranking statement: (count, capped, the page's hits)."""
     if not parts:
-        return [(0, None, None, None, "[]", 0)]
-    if len(queries) == 1 and not queries[0].terms and parts and not parts[0].scan:
-        word = parts[0]
-        prefix = parts[1] if len(parts) > 1 else None
-        sql = _simple_ranking_sql(word, prefix, flt, now, limit, offset)
+        return 0, False, []
+    if len(queries) == 1 and all(part.sense in ("word", "prefix") for part in parts):
+        sql = _words_ranking_sql(
+            parts[0], parts[1] if len(parts) > 1 else None, flt, now, limit, offset
+        )
     else:
         sql = _ranking_sql(queries, parts, flt, now, limit, offset)
-    with connection.cursor() as cursor:
+    db = connections[DEFAULT_DB_ALIAS]
+    loader = _Loader(db)
+    # A single row of NULLs past the count when the page is empty, so the count comes back.
+    sql.add(
+        f"SELECT total.n, total.capped, page.score, page.sense_rank, page.terms, {loader.columns}"
+        f" FROM total LEFT JOIN page LEFT JOIN {M} ON {M}.id = page.id"
+        f" LEFT JOIN {PROJECTS} ON {PROJECTS}.id = {M}.project_id"
+        " ORDER BY page.score DESC, page.created_at DESC, page.id DESC"
+    )
+    with db.cursor() as cursor:
         cursor.execute(sql.text(), sql.params)
-        return cursor.fetchall()
+        rows = cursor.fetchall()
+    hits = [
+        Hit(
+            memory=loader.memory(row[5:]),
+            score=row[2],
+            matched_by=SENSES[row[3]],
+            scanned_terms=json.loads(row[4]),
+        )
+        for row in rows
+        if row[2] is not None
+    ]
+    return rows[0][0], bool(rows[0][1]), hits
 
 
 def search(
@@ -592,23 +671,12 @@ def search(
     if flt is None:
         return SearchResult(hits=[], count=0, last_resort=False)
 
-    rows = _run(parsed, _parts(parsed, last_resort=False), flt, now, limit, offset)
-    last_resort = rows[0][0] == 0
+    count, capped, hits = _run(parsed, _parts(parsed, last_resort=False), flt, now, limit, offset)
+    last_resort = count == 0
     if last_resort:
-        rows = _run(parsed, _parts(parsed, last_resort=True), flt, now, limit, offset)
-    count, capped = rows[0][0], bool(rows[0][5])
-    page = [row for row in rows if row[1] is not None]
-    memories = Memory.objects.select_related("project").in_bulk([row[1] for row in page])
-    hits = [
-        Hit(
-            memory=memories[memory_id],
-            score=score,
-            matched_by=SENSES[sense_rank],
-            scanned_terms=json.loads(terms),
+        count, capped, hits = _run(
+            parsed, _parts(parsed, last_resort=True), flt, now, limit, offset
         )
-        for _, memory_id, score, sense_rank, terms, _ in page
-        if memory_id in memories
-    ]
     return SearchResult(
         hits=hits, count=count, last_resort=last_resort and count > 0, capped=capped
     )
