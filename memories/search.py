@@ -20,9 +20,10 @@ The four senses of the seed, each hit saying which one answered (`matched_by`):
    prefix is the longest start of the word the stemmer leaves alone (`deplo*`).
 3. `plain_text`: each plain-text term is matched as text beside the words, and a memory
    holding both ranks first; `scanned_terms` names the terms that matched. A run of an
-   unspaced script is scanned for in the memories themselves (newest first, at most
-   SCAN_LIMIT matches per term), since the tokenizer keeps such a run as one token; a
-   joined identifier is looked up through the index by its pieces and confirmed as text.
+   unspaced script is scanned for in the memories themselves, since the tokenizer keeps
+   such a run as one token (one pass for all such terms, newest first, stopping after
+   SCAN_LIMIT matches for each term it holds: `capped` says when it stopped); a joined identifier is
+   looked up through the index by its pieces and confirmed as text.
 4. `last_resort`: when nothing else answers, each whole query is scanned for as plain text
    and the result says so (`SearchResult.last_resort`).
 
@@ -58,7 +59,7 @@ PRIORITY_SCALE = 10.0  # the priority at which the declared importance is one ha
 READS_SCALE = 10.0  # the read count at which the reads alone make a memory half important
 FRESHNESS_FLOOR = 0.5  # what freshness decays toward: an old note keeps half its weight
 PREFIX_WEIGHT = 0.8  # a prefix guess ranks below an exact word match of the same quality
-SCAN_LIMIT = 2000  # matches kept per scanned term (newest first)
+SCAN_LIMIT = 2000  # text matches kept per scanned term, newest first, in one shared pass
 SHORT_BODY_CHARS = 400  # a hit carries its body when it is at most this long
 MAX_QUERY_CHARS = 500
 MAX_QUERIES = 20
@@ -405,11 +406,13 @@ def _parts(queries: list[Query], *, last_resort: bool) -> list[_Part]:
     return parts
 
 
-def _hits_sql(sql: _Sql, parts: list[_Part], flt: _Filter) -> None:
+def _hits_sql(sql: _Sql, parts: list[_Part], flt: _Filter, words_found: str | None = None):
     """UNION ALL of every part's matches: (id, q, sense, rel, term, pattern).
 
     rel is the relevance of an index match, NULL for a text match (ranked by column later).
     Each is referenced once downstream: a flattened subquery computes bm25() per reference.
+    `words_found`, when the statement already knows it, decides a prefix retry instead of
+    a guard of its own.
     """
     for number, part in enumerate(parts):
         if number:
@@ -441,6 +444,11 @@ def _hits_sql(sql: _Sql, parts: list[_Part], flt: _Filter) -> None:
             )
             if part.guard is None:
                 sql.add("memories_fts MATCH %s", part.expression)
+            elif words_found is not None:
+                sql.add(
+                    f"memories_fts MATCH (CASE WHEN {words_found} THEN '{NOTHING}' ELSE %s END)",
+                    part.expression,
+                )
             else:
                 _match_unless_sql(sql, part.expression, part.guard, flt)
 
@@ -537,14 +545,8 @@ def _words_ranking_sql(word: _Part, prefix: _Part | None, flt: _Filter, now, lim
         " AS score, CASE hits.sense WHEN 'word' THEN 0 ELSE 1 END AS sense_rank,"
         f" '[]' AS terms, {M}.created_at AS created_at FROM ("
     )
-    _hits_sql(sql, [word], flt)
-    if prefix is not None:
-        sql.add(
-            f" UNION ALL SELECT rowid AS id, 0 AS q, 'prefix' AS sense, {RELEVANCE} AS rel,"
-            " NULL AS term, NULL AS pattern FROM memories_fts WHERE memories_fts MATCH"
-            f" (CASE WHEN (SELECT n FROM words) THEN '{NOTHING}' ELSE %s END)",
-            prefix.expression,
-        )
+    parts = [part for part in (word, prefix) if part is not None]
+    _hits_sql(sql, parts, flt, words_found="(SELECT n FROM words)")
     sql.add(
         f") AS hits JOIN {M} ON {M}.id = hits.id WHERE {flt.where}"
         " ORDER BY score DESC, created_at DESC, id DESC LIMIT %s OFFSET %s) ",
