@@ -346,7 +346,9 @@ def _notes(memory: Memory, existing: Memory | None, expires, now) -> list[str]:
 
 def move(name: str, *, project=UNSET, to) -> WriteResult:
     """Re-file a memory in another tier (None: the global tier), keeping everything else."""
-    return write(name, project=project, move_to=to)
+    with transaction.atomic():
+        locate(name, project)
+        return write(name, project=project, move_to=to)
 
 
 @dataclass
