@@ -97,7 +97,10 @@ def test_list_filters(api, write):
 def test_list_unknown_project_is_404(api):
     response = api.get("/v1/memories", project="nowhere")
     assert response.status_code == 404
-    assert response.json() == {"error": "There is no project named 'nowhere'.", "project": "nowhere"}
+    assert response.json() == {
+        "error": "There is no project named 'nowhere'.",
+        "project": "nowhere",
+    }
 
 
 def test_list_bad_parameters_are_400_with_the_field(api):
@@ -299,7 +302,9 @@ def test_put_if_match(api, write):
     fresh = api("PUT", "/v1/memories/tz", {"priority": 1}, headers={"If-Match": etag})
     assert fresh.status_code == 200
     assert fresh["ETag"] != etag
-    assert api("PUT", "/v1/memories/tz", {"priority": 2}, headers={"If-Match": "*"}).status_code == 200
+    assert (
+        api("PUT", "/v1/memories/tz", {"priority": 2}, headers={"If-Match": "*"}).status_code == 200
+    )
     missing = api("PUT", "/v1/memories/new", {"description": "x"}, headers={"If-Match": etag})
     assert missing.status_code == 412
 
@@ -363,7 +368,9 @@ def test_put_invalid_fields_are_400_naming_the_field(api, write):
 
 def test_put_notes_a_long_or_near_duplicate_description(api, write):
     write("alice-timezone", description="Alice is in the Europe/Berlin time zone")
-    near = api("PUT", "/v1/memories/alice-tz", {"description": "Alice is in Europe/Berlin time zone"})
+    near = api(
+        "PUT", "/v1/memories/alice-tz", {"description": "Alice is in Europe/Berlin time zone"}
+    )
     assert any("alice-timezone" in note for note in near.json()["notes"])
     long = api("PUT", "/v1/memories/long", {"description": "word " * 60})
     assert any("characters" in note for note in long.json()["notes"])
