@@ -1,1 +1,20 @@
-urlpatterns: list = []
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from memadmin import views
+
+urlpatterns = [
+    path("", views.overview, name="overview"),
+    path(
+        "sign-in/",
+        auth_views.LoginView.as_view(redirect_authenticated_user=True),
+        name="login",
+    ),
+    path("sign-out/", auth_views.LogoutView.as_view(), name="logout"),
+    path("memories/", include("memories.urls")),
+]
+
+handler400 = views.bad_request
+handler403 = views.permission_denied
+handler404 = views.page_not_found
+handler500 = views.server_error
