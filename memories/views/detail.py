@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
+from memadmin import roles
 from memadmin.access import requires_role
 from memadmin.http import HtmxHttpRequest, render_page
 from memadmin.markdown import render_markdown
@@ -126,7 +127,7 @@ def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
     }
     started_from = request.POST.get("body_sha", "")
     body = like_stored(form.cleaned_data["body"], memory.body)
-    if body_digest(body) != started_from:  # the user edited the body
+    if "body" in request.POST and body_digest(body) != started_from:  # the body was edited
         if started_from != body_digest(memory.body):
             conflict = StaleBody(memory.name, memory.body)
             return _form_again(request, memory, form, status=409, conflict=conflict, yours=body)
@@ -188,7 +189,7 @@ def _form_again(
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
-@requires_role()
+@requires_role(read=roles.OPERATOR)
 def memory_delete(request: HtmxHttpRequest, name: str) -> HttpResponse:
     """A confirmation naming the memories that reference this one; the delete on POST."""
     memory, answer = _locate(request, name)
@@ -217,7 +218,7 @@ def memory_delete(request: HtmxHttpRequest, name: str) -> HttpResponse:
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
-@requires_role(read="operator")
+@requires_role(read=roles.OPERATOR)
 def memory_new(request: HtmxHttpRequest) -> HttpResponse:
     projects = _project_names()
     if request.method != "POST":

@@ -32,6 +32,15 @@ document.addEventListener("change", (event) => {
   }
 });
 
+// Enter in an inline edit sends it once: without this the browser's implicit submission and
+// the change event would each send it.
+document.addEventListener("keydown", (event) => {
+  const input = event.target;
+  if (event.key !== "Enter" || !input.closest || !input.closest("form.inline-edit")) return;
+  event.preventDefault();
+  input.closest("form").requestSubmit();
+});
+
 // The bulk bar shows the value input its chosen action needs, and only that one.
 function syncBulkInputs() {
   const action = document.querySelector("[data-bulk-action]");
