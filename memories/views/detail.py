@@ -43,7 +43,7 @@ def detail_url(memory: Memory) -> str:
     return reverse("memories:detail", args=[memory.name]) + "?project=" + project
 
 
-def _initial(memory: Memory) -> dict:
+def initial_values(memory: Memory) -> dict:
     return {
         "description": memory.description,
         "body": memory.body,
@@ -105,7 +105,7 @@ def memory_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
     if request.method == "POST":
         return _save(request, memory)
     raw = request.GET.get("view") == "raw"
-    form = MemoryForm(initial=_initial(memory), projects=_project_names())
+    form = MemoryForm(initial=initial_values(memory), projects=_project_names())
     return render_page(
         request,
         "memories/detail.html",
@@ -117,7 +117,7 @@ def memory_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
 def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
     """Send the write door only what the user changed, the body checked against its start."""
     projects = _project_names()
-    form = MemoryForm(request.POST, initial=_initial(memory), projects=projects)
+    form = MemoryForm(request.POST, initial=initial_values(memory), projects=projects)
     if not form.is_valid():
         return _form_again(request, memory, form, status=400)
     changes = {
