@@ -57,7 +57,7 @@ def main() -> None:
         if pid == 0:
             child(round_number * 1_000_000)
             os._exit(0)
-        time.sleep(rng.uniform(0.002, 0.040))
+        time.sleep(rng.uniform(0.002, 0.100))
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
     os.write(1, f"rounds {rounds}\n".encode())
