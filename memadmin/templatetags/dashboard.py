@@ -85,3 +85,8 @@ def budget_bar(used: int, limit: int, label: str = "") -> str:
         label or f"{percent:.0f}% of the budget",
         f"{min(percent, 100):.2f}",
     )
+
+
+@register.filter
+def get_item(mapping: dict, key):
+    return mapping.get(key, "") if mapping else ""

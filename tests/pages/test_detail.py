@@ -70,7 +70,7 @@ def test_the_raw_toggle_is_a_fragment(auditor, memory, htmx):
     response = auditor.get("/memories/note/?project=&view=raw", **htmx)
     html = response.content.decode()
     assert chrome_free(html)
-    assert '<pre class="raw-body" id="raw-body"># Deploys' in html
+    assert '<pre class="raw-body" id="raw-body">\n# Deploys' in html
     assert 'aria-current="true">Raw</a>' in html
     assert "HX-Request" in response["Vary"]
     full = auditor.get("/memories/note/?project=&view=raw").content.decode()
