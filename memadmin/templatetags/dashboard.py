@@ -1,6 +1,7 @@
 """Template helpers of the dashboard: ages with the exact time on hover, sizes, query strings."""
 
 import datetime as dt
+import re
 from urllib.parse import urlencode
 
 from django import template
@@ -90,3 +91,9 @@ def budget_bar(used: int, limit: int, label: str = "") -> str:
 @register.filter
 def get_item(mapping: dict, key):
     return mapping.get(key, "") if mapping else ""
+
+
+@register.filter
+def is_web_address(text: str) -> bool:
+    """A reference worth a link: http or https and nothing else (never javascript: or data:)."""
+    return bool(re.fullmatch(r"https?://[^\s<>\"']+", text or "", re.IGNORECASE))

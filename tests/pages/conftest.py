@@ -10,7 +10,7 @@ PASSWORD = "a long enough password"
 def make_user(username: str, role: str | None) -> User:
     user = User.objects.create_user(username, password=PASSWORD)
     if role:
-        user.groups.add(Group.objects.get(name=role))
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
     return user
 
 
