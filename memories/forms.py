@@ -60,10 +60,13 @@ class MemoryListForm(MemoryFilterForm):
         cleaned = super().clean()
         if cleaned.get("after") and cleaned.get("before"):
             raise forms.ValidationError("A page starts after one row or ends before one, not both.")
-        if cleaned.get("offset"):
+        if cleaned.get("q"):
+            if cleaned.get("after") or cleaned.get("before"):
+                raise forms.ValidationError("A search pages by offset, not by a row's position.")
+        elif cleaned.get("offset"):
             raise forms.ValidationError(
-                "The dashboard pages by position in the list, not by offset: "
-                "use its page links (offset is the API's)."
+                "The list pages by position, not by offset: use its page links "
+                "(offset pages a search)."
             )
         return cleaned
 

@@ -97,3 +97,17 @@ def get_item(mapping: dict, key):
 def is_web_address(text: str) -> bool:
     """A reference worth a link: http or https and nothing else (never javascript: or data:)."""
     return bool(re.fullmatch(r"https?://[^\s<>\"']+", text or "", re.IGNORECASE))
+
+
+SENSE_WORDS = {
+    "word": "word match",
+    "prefix": "prefix match",
+    "plain_text": "text match",
+    "last_resort": "whole-query scan",
+}
+
+
+@register.filter
+def sense_words(sense: str) -> str:
+    """Which of search's senses found a memory, in words."""
+    return SENSE_WORDS.get(sense, sense)

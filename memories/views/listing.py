@@ -28,6 +28,7 @@ from memories.forms import (
     tier_param,
 )
 from memories.models import Memory
+from memories.search import Hit, search
 from projects.models import Project
 
 UNVERIFIED_CHOICES = [
@@ -51,16 +52,21 @@ SORT_WORDS = {
     "read_count": "read count, least read first",
     "-read_count": "read count, most read first",
 }
-# Each sortable column: its sort going up, and going down.
-COLUMN_SORTS = {
-    "name": ("name", "-name"),
-    "tier": ("tier", "tier"),
-    "priority": ("index", "-priority"),
-    "created": ("-created", "created"),
-    "verified": ("verified", "-verified"),
-    "expires": ("expires", "-expires"),
-    "read_count": ("-read_count", "read_count"),
-}
+# The list's columns: (label, the sorts a click on it picks going up and going down).
+COLUMNS = [
+    ("Name", ("name", "-name")),
+    ("Tier", ("tier", "tier")),
+    ("Priority", ("index", "-priority")),
+    ("Load", None),
+    ("Description", None),
+    ("Tags", None),
+    ("Recorded", ("-created", "created")),
+    ("Verified", ("verified", "-verified")),
+    ("Expires", ("expires", "-expires")),
+    ("Reads", ("-read_count", "read_count")),
+    ("Refs", None),
+]
+NUMERIC = {"Priority", "Reads", "Refs"}
 
 
 @dataclass
@@ -70,6 +76,7 @@ class Row:
     expired: bool
     refusal: str = ""
     saved: bool = False
+    hit: Hit | None = None  # when the list is a search: how this memory was found
 
 
 def _list_url(params: QueryDict) -> str:
@@ -77,22 +84,24 @@ def _list_url(params: QueryDict) -> str:
     return reverse("memories:list") + ("?" + encoded if encoded else "")
 
 
-ASCENDING = {"index", "name", "tier", "created", "verified", "expires", "read_count"}
+def _headers(params: QueryDict, sort: str | None) -> list[dict]:
+    """The header cells: a click sorts by the column, a second click reverses it.
 
-
-def _columns(params: QueryDict, sort: str) -> dict[str, dict]:
-    """Header links: a click sorts by the column, a second click reverses it."""
-    columns = {}
-    for column, (up, down) in COLUMN_SORTS.items():
-        target = down if sort == up and up != down else up
-        direction = None
-        if sort in (up, down):
-            direction = "ascending" if sort in ASCENDING else "descending"
-        href = _list_url(
-            _with(params, sort=None if target == "index" else target, after=None, before=None)
-        )
-        columns[column] = {"href": href, "direction": direction}
-    return columns
+    A search is in rank order, so its headers sort nothing (`sort` None).
+    """
+    headers = []
+    for label, sorts in COLUMNS:
+        header = {"label": label, "numeric": label in NUMERIC, "href": None, "direction": None}
+        if sorts and sort is not None:
+            up, down = sorts
+            target = down if sort == up and up != down else up
+            if sort in (up, down):
+                header["direction"] = "descending" if sort.startswith("-") else "ascending"
+            header["href"] = _list_url(
+                _with(params, sort=None if target == "index" else target, after=None, before=None)
+            )
+        headers.append(header)
+    return headers
 
 
 def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None, saved=()) -> dict:
@@ -104,6 +113,7 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         "list_url": _list_url(params),
         "projects": list(Project.objects.order_by("name").values_list("name", flat=True)),
         "any_tier_value": ANY_TIER_VALUE,
+        "queries": [q for q in params.getlist("q") if q.strip()],
         "unverified_choices": UNVERIFIED_CHOICES,
         "loads": memory_fields.LOADS,
         "bulk_actions": BULK_ACTIONS,
@@ -120,10 +130,12 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
     context.update(
         filters=filters,
         sort=sort,
-        columns=_columns(params, sort),
+        headers=_headers(params, None if form.cleaned_data["q"] else sort),
         limit=form.cleaned_data["limit"],
         bands=budget.bands(now),
     )
+    if form.cleaned_data["q"]:
+        return _search_context(context, form, filters, refusals or {}, saved, now)
     try:
         listing = selectors.page_memories(
             filters,
@@ -142,6 +154,7 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         summary += f", sorted by {SORT_WORDS[sort]}"
     context.update(
         listing=listing,
+        count=listing.count,
         summary=summary,
         rows=[
             Row(
@@ -159,6 +172,53 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         else None,
         previous_page_url=_list_url(_with(params, before=listing.previous_cursor, after=None))
         if listing.previous_cursor
+        else None,
+    )
+    return context
+
+
+def _search_context(context, form, filters, refusals, saved, now) -> dict:
+    """The list as a search: ranked hits, each saying which sense found it, paged by offset."""
+    params = context["params"]
+    queries = form.cleaned_data["q"]
+    limit = form.cleaned_data["limit"]
+    offset = form.cleaned_data["offset"] or 0
+    try:
+        result = search(queries, filters, limit=limit, offset=offset, now=now)
+    except DomainError as error:
+        context.update(error=error.message, status=error.status)
+        return context
+    memories = [hit.memory for hit in result.hits]
+    cited_by = selectors.citation_counts(memories)
+    noun = "memory" if result.count == 1 else "memories"
+    quoted = " or ".join(f"‘{query}’" for query in queries)
+    summary = f"{'at least ' if result.capped else ''}{result.count} {noun} matching {quoted}"
+    summary = ", ".join([summary, *filters.labels()]) + ", best first"
+    if result.last_resort:
+        summary += " (no word matched: found by scanning the text for the whole query)"
+    context.update(
+        searching=True,
+        count=result.count,
+        summary=summary,
+        rows=[
+            Row(
+                memory=hit.memory,
+                cited_by=cited_by[hit.memory.id],
+                expired=hit.memory.is_expired(now),
+                refusal=refusals.get(hit.memory.id, ""),
+                saved=hit.memory.id in saved,
+                hit=hit,
+            )
+            for hit in result.hits
+        ],
+        first_page_url=_list_url(_without(params, "offset")) if offset else None,
+        next_page_url=_list_url(_with(params, offset=str(offset + limit)))
+        if offset + limit < result.count
+        else None,
+        previous_page_url=_list_url(
+            _with(params, offset=str(offset - limit) if offset > limit else None)
+        )
+        if offset
         else None,
     )
     return context
@@ -284,6 +344,25 @@ def _done_sentence(action: str, data: dict, result: doors.BulkResult) -> str:
     return deleted
 
 
+def _matching_ids(form: MemoryListForm) -> list[int]:
+    """Every memory the list shows across its pages: the search's hits when it is a search."""
+    filters, queries = form.filters(), form.cleaned_data["q"]
+    if queries:
+        result = search(queries, filters, limit=doors.BULK_LIMIT + 1)
+        ids, count = [hit.memory.id for hit in result.hits], result.count
+    else:
+        ids = selectors.matching_ids(filters, limit=doors.BULK_LIMIT + 1)
+        count = len(ids)
+        if count > doors.BULK_LIMIT:
+            count = selectors.memories(filters).count()
+    if count > doors.BULK_LIMIT:
+        raise DomainError(
+            f"{count:,} memories match; a bulk action takes at most {doors.BULK_LIMIT:,} at a "
+            "time: narrow the filters or the search."
+        )
+    return ids
+
+
 @require_POST
 @requires_role()
 def memory_bulk(request: HtmxHttpRequest) -> HttpResponse:
@@ -298,13 +377,7 @@ def memory_bulk(request: HtmxHttpRequest) -> HttpResponse:
         if not filters_form.is_valid():
             return _bulk_answer(request, params, filters_form.first_error(), status=400)
         try:
-            ids = selectors.matching_ids(filters_form.filters(), limit=doors.BULK_LIMIT + 1)
-            if len(ids) > doors.BULK_LIMIT:
-                count = selectors.memories(filters_form.filters()).count()
-                raise DomainError(
-                    f"{count:,} memories match these filters; a bulk action takes at most "
-                    f"{doors.BULK_LIMIT:,} at a time: narrow the filters."
-                )
+            ids = _matching_ids(filters_form)
         except DomainError as error:
             return _bulk_answer(request, params, error.message, status=error.status)
     else:

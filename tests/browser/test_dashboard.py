@@ -151,3 +151,12 @@ def test_an_auditor_finds_no_edit_control(sign_in, store, live_server):
     )
     assert status == 403
     assert Memory.objects.get(name="runbook").priority == 5
+
+
+def test_search_as_you_type_and_say_how_each_was_found(sign_in, store):
+    page = sign_in("auditor")
+    page.fill("#f-q-more", "handbook")
+    page.wait_for_url(re.compile(r"q=handbook"))
+    assert names(page) == ["handbook"]
+    assert page.locator(".badge-sense").inner_text() == "word match"
+    assert "1 memory matching ‘handbook’, best first" in page.inner_text(".summary")

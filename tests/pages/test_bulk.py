@@ -84,13 +84,18 @@ def test_every_row_matching_the_filters(operator, three):
     assert {m.name: m.priority for m in Memory.objects.all()} == {"a": 9, "b": 9, "c": 3}
 
 
+def test_every_row_a_search_found(operator, three):
+    response = bulk(operator, scope="matching", query="q=second", action="set_priority", priority=8)
+    assert response.status_code == 200
+    assert {m.name: m.priority for m in Memory.objects.all()} == {"a": 1, "b": 8, "c": 3}
+    assert "Set priority 8 on 1 memory." in response.content.decode()
+
+
 def test_matching_more_than_the_limit_is_refused(operator, three, monkeypatch):
     monkeypatch.setattr(doors, "BULK_LIMIT", 2)
     response = bulk(operator, scope="matching", action="verify")
     assert response.status_code == 400
-    assert "3 memories match these filters; a bulk action takes at most 2" in (
-        response.content.decode()
-    )
+    assert "3 memories match; a bulk action takes at most 2" in (response.content.decode())
 
 
 def test_delete_asks_first_naming_who_references_them(operator, three):

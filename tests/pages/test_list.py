@@ -148,7 +148,7 @@ def test_rows_mark_expiry_ages_and_citations(auditor, store):
 def test_sorting_by_a_column_and_back(auditor, store):
     html = auditor.get("/memories/?sort=name").content.decode()
     assert names(html) == ["cites", "gone", "rule", "stale", "web"]
-    assert 'aria-sort="ascending"><a href="/memories/?sort=-name"' in html
+    assert re.search(r'aria-sort="ascending">\s*<a href="/memories/\?sort=-name"', html)
     assert "sorted by name" in html
     reverse = auditor.get("/memories/?sort=-name").content.decode()
     assert names(reverse) == ["web", "stale", "rule", "gone", "cites"]
@@ -200,3 +200,60 @@ def test_each_page_runs_a_fixed_number_of_queries(auditor, project, django_asser
             auditor.get("/memories/")
         with django_assert_num_queries(10):  # the project's id, for the tier filter
             auditor.get("/memories/?project=webdev&tag=a&referencing=seed")
+
+
+def test_the_search_box_ranks_and_says_how_each_hit_was_found(auditor, store, htmx):
+    response = auditor.get("/memories/?q=standing&q=expired", **htmx)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert set(names(html)) == {"rule", "gone"}
+    assert "2 memories matching ‘standing’ or ‘expired’, best first" in html
+    assert html.count('class="badge badge-sense"') == 2 and "word match" in html
+    assert (
+        "aria-sort" not in html
+        and 'href="/memories/?q=standing&amp;q=expired&amp;sort=' not in (html)
+    )
+
+
+def test_a_search_keeps_to_the_filters_and_pages_by_offset(auditor, db):
+    for number in range(5):
+        doors.write(f"deploy-{number}", description=f"deploy step {number}", tags=["ops"])
+    doors.write("other", description="deploy elsewhere")
+    first = auditor.get("/memories/?q=deploy&tag=ops&limit=2").content.decode()
+    assert "5 memories matching ‘deploy’, tagged ops, best first" in first
+    assert len(names(first)) == 2
+    assert 'href="/memories/?q=deploy&amp;tag=ops&amp;limit=2&amp;offset=2"' in first
+    last = auditor.get("/memories/?q=deploy&tag=ops&limit=2&offset=4").content.decode()
+    assert len(names(last)) == 1 and 'rel="next"' not in last
+    assert 'href="/memories/?q=deploy&amp;tag=ops&amp;limit=2&amp;offset=2" ' in last
+
+
+def test_the_search_form_keeps_every_synonym(auditor, store):
+    html = auditor.get("/memories/?q=terse&q=brevity").content.decode()
+    assert 'name="q" type="search" value="terse"' in html
+    assert 'name="q" type="search" value="brevity"' in html
+    assert 'id="f-q-more" class="search-input" name="q" type="search" value=""' in html
+
+
+def test_a_search_that_only_the_text_scan_answers_says_so(auditor, db):
+    doors.write("paths", description="config lives at /etc/nginx/sites-enabled/app.conf")
+    html = auditor.get("/memories/?q=nginx/sites-enabled").content.decode()
+    assert names(html) == ["paths"]
+    assert "text match" in html or "whole-query scan" in html
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [("q=x&after=abc", "A search pages by offset"), ("q=" + "x" * 501, "at most 500 characters")],
+)
+def test_bad_search_input_is_a_400(auditor, store, query, message):
+    response = auditor.get("/memories/?" + query)
+    assert response.status_code == 400 and message in response.content.decode()
+
+
+def test_a_search_page_runs_a_fixed_number_of_queries(auditor, db, django_assert_num_queries):
+    for size in (3, 30):
+        for number in range(size):
+            doors.write(f"s{size}-{number}", description="deploy notes", references=["x"])
+        with django_assert_num_queries(8):
+            auditor.get("/memories/?q=deploy")
