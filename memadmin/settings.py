@@ -79,6 +79,8 @@ LANGUAGE_CODE = "en-us"
 MEMADMIN_INLINE_MAX_BYTES = env_int("MEMADMIN_INLINE_MAX_BYTES", 32768, minimum=1)
 MEMADMIN_INDEX_MAX_BYTES = 8192
 MEMADMIN_INDEX_MAX_ENTRIES = 200
+# Search freshness halves its distance to the floor every this many days since verified_at.
+MEMADMIN_SEARCH_HALF_LIFE_DAYS = env_int("MEMADMIN_SEARCH_HALF_LIFE_DAYS", 180, minimum=1)
 
 INSTALLED_APPS = [
     "django.contrib.auth",
@@ -104,6 +106,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "memadmin.middleware.SecurityHeadersMiddleware",
 ]
 
 ROOT_URLCONF = "memadmin.urls"
@@ -119,6 +122,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "memadmin.context_processors.role",
             ],
         },
     },
@@ -157,6 +161,7 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
+CSRF_FAILURE_VIEW = "memadmin.views.csrf_failure"
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]

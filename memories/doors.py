@@ -18,6 +18,7 @@ from memories import budget, similarity
 from memories import fields as f
 from memories.captions import read_caption
 from memories.errors import (
+    DomainError,
     EditMismatch,
     InvalidField,
     MemoryNotFound,
@@ -27,9 +28,58 @@ from memories.errors import (
 )
 from memories.filters import ANY_TIER
 from memories.models import GLOBAL_TIER, Memory
-from memories.selectors import locate, project_or_refuse, referenced_by
+from memories.selectors import locate, memories_by_id, project_or_refuse, referenced_by
 
 READ_PAGE_CHARS = 16_000
+# Words too common to tell two descriptions apart; leaving them out keeps the candidate
+# query to the index entries of the distinguishing words.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "were",
+        "will",
+        "with",
+        "we",
+        "our",
+        "you",
+        "your",
+        "not",
+        "no",
+        "all",
+        "any",
+        "can",
+        "do",
+        "does",
+        "into",
+        "over",
+        "under",
+        "than",
+        "then",
+    ]
+)
 
 # created_at appears in the VALUES of a new row and nowhere in DO UPDATE: the statement
 # itself keeps the first stamp, whatever a door passes on a later write.
@@ -104,23 +154,39 @@ def _clash_across_tiers(name: str, project_id: int | None, exclude_id: int | Non
 
 
 def _near_duplicate(description: str, tier: int, exclude_id: int | None) -> Memory | None:
-    """A memory of the same band whose description says nearly the same thing."""
-    words = re.findall(r"\w+", description.lower())
+    """A memory of the same band whose description says nearly the same thing.
+
+    Candidates come from the FTS index: descriptions holding all but one of this one's six
+    longest words other than stopwords (ranking every description that shares any word
+    would score most of the index at 100,000 memories), then compared word for word.
+    """
+    words = [
+        w for w in dict.fromkeys(re.findall(r"\w+", description.lower())) if w not in STOPWORDS
+    ]
     if not words:
         return None
-    terms = " OR ".join('"' + w.replace('"', '""') + '"' for w in dict.fromkeys(words))
-    tiers = (GLOBAL_TIER,) if tier == GLOBAL_TIER else (GLOBAL_TIER, tier)
+    key = sorted(words, key=len, reverse=True)[:6]
+    quoted = ['"' + word.replace('"', '""') + '"' for word in key]
+    if len(quoted) < 4:
+        match = " AND ".join(quoted)
+    else:
+        match = " OR ".join(
+            "(" + " AND ".join(q for j, q in enumerate(quoted) if j != i) + ")"
+            for i in range(len(quoted))
+        )
     with connection.cursor() as cursor:
+        # No join: joined, SQLite may drive the query from the memories table and probe the
+        # index once per row.
         cursor.execute(
-            "SELECT m.id FROM memories_fts JOIN memories_memory m ON m.id = memories_fts.rowid "
-            "WHERE memories_fts MATCH %s AND m.tier IN (" + ", ".join(["%s"] * len(tiers)) + ") "
-            "ORDER BY bm25(memories_fts, 0, 1, 0) LIMIT 20",
-            ["description : (" + terms + ")", *tiers],
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH %s LIMIT 200",
+            ["description : (" + match + ")"],
         )
         ids = [row[0] for row in cursor.fetchall() if row[0] != exclude_id]
-    wanted = " ".join(words)
+    tiers = (GLOBAL_TIER,) if tier == GLOBAL_TIER else (GLOBAL_TIER, tier)
+    wanted = similarity.words(description)
     best, best_ratio = None, similarity.NEAR_DUPLICATE_RATIO
-    for candidate in Memory.objects.filter(id__in=ids).select_related("project"):
+    candidates = Memory.objects.filter(id__in=ids, tier__in=tiers).select_related("project")
+    for candidate in candidates.order_by("id"):
         ratio = similarity.ratio(wanted, similarity.words(candidate.description))
         if ratio >= best_ratio:
             best, best_ratio = candidate, ratio
@@ -143,12 +209,14 @@ def write(
     move_to=UNSET,
     if_match: str | None = None,
     expect_body: str | None = None,
+    must_create: bool = False,
 ) -> WriteResult:
     """Create or update the memory `name` in the tier `project` addresses.
 
     None (or a blank) keeps what is there; body="" and expires="" clear; [] clears a list.
     `project` UNSET finds the name in whichever tier holds it (the global tier for a new
     memory); `move_to` (None for the global tier) moves it, keeping everything else.
+    `must_create` refuses a name the tier already holds instead of updating that memory.
     """
     name = f.name(name)
     description = f.one_line(description, "description")
@@ -179,6 +247,14 @@ def write(
         target_id = target.id if target else None
         target_tier = target_id or GLOBAL_TIER
 
+        if existing is not None and must_create:
+            tier_words = existing.project_name or "the global tier"
+            raise NameClash(
+                f"'{tier_words}' already holds a memory named '{name}'; "
+                "choose another name, or open that one to edit it.",
+                name=name,
+                project=existing.project_name,
+            )
         if existing is not None:
             if if_match is not None and if_match.strip() not in ("*", existing.etag):
                 raise PreconditionFailed(name, existing.etag)
@@ -308,7 +384,7 @@ def write(
             ) from error
         memory = Memory.objects.select_related("project").get(id=memory_id)
 
-        notes = _notes(memory, existing, expires, now)
+    notes = _notes(memory, existing, expires, now)
     return WriteResult(
         memory=memory,
         created=existing is None,
@@ -342,7 +418,9 @@ def _notes(memory: Memory, existing: Memory | None, expires, now) -> list[str]:
 
 def move(name: str, *, project=UNSET, to) -> WriteResult:
     """Re-file a memory in another tier (None: the global tier), keeping everything else."""
-    return write(name, project=project, move_to=to)
+    with transaction.atomic():
+        locate(name, project)
+        return write(name, project=project, move_to=to)
 
 
 @dataclass
@@ -450,3 +528,104 @@ def read(name: str, *, project=UNSET, offset: int = 0) -> ReadResult:
         next_offset=end if end < len(memory.body) else None,
         caption=read_caption(memory),
     )
+
+
+BULK_LIMIT = 1000
+
+
+@dataclass
+class BulkRefusal:
+    memory: Memory
+    error: DomainError
+
+
+@dataclass
+class BulkResult:
+    """What a bulk action did: every memory changed, or (when any was refused) none."""
+
+    targets: list[Memory]
+    outcomes: list = field(default_factory=list)  # each door's result, in index order
+    refused: list[BulkRefusal] = field(default_factory=list)
+    missing: int = 0  # ids asked for that no longer name a memory
+
+    @property
+    def applied(self) -> bool:
+        return not self.refused
+
+
+def _bulk(ids, change) -> BulkResult:
+    """Apply one single-memory door to each memory, in index order, in ONE transaction.
+
+    All or nothing. Every memory is tried, each in its own savepoint, so each refusal is known
+    with its row, and a later row is measured as if the earlier ones had landed (the budget
+    of a band fills up in index order, as the agent reads it). If any row is refused, the
+    whole batch is rolled back and every refusal reported; nothing of it lands.
+    """
+    ids = list(dict.fromkeys(ids))
+    if not ids:
+        raise InvalidField("id", "Select at least one memory.")
+    if len(ids) > BULK_LIMIT:
+        raise InvalidField(
+            "id",
+            f"{len(ids):,} memories were selected; a bulk action takes at most "
+            f"{BULK_LIMIT:,} at a time: narrow the filters.",
+        )
+    with transaction.atomic():
+        targets = memories_by_id(ids)
+        result = BulkResult(targets=targets, missing=len(ids) - len(targets))
+        for memory in targets:
+            try:
+                with transaction.atomic():
+                    result.outcomes.append(change(memory))
+            except DomainError as error:
+                result.refused.append(BulkRefusal(memory, error))
+        if result.refused:
+            transaction.set_rollback(True)
+            result.outcomes = []
+    return result
+
+
+def _tier_of(memory: Memory) -> str | None:
+    return memory.project_name
+
+
+def bulk_set_priority(ids, priority) -> BulkResult:
+    priority = f.priority(priority)
+    if priority is None:
+        raise InvalidField("priority", "Give the priority to set.")
+    return _bulk(ids, lambda m: write(m.name, project=_tier_of(m), priority=priority))
+
+
+def bulk_shift_priority(ids, by) -> BulkResult:
+    """Add `by` to each priority, held within 0 (most important) and 100."""
+    if isinstance(by, bool) or not isinstance(by, int):
+        raise InvalidField("shift", "Shift the priority by a whole number.")
+
+    def shift(memory: Memory) -> WriteResult:
+        moved = min(max(memory.priority + by, f.PRIORITY_MIN), f.PRIORITY_MAX)
+        return write(memory.name, project=_tier_of(memory), priority=moved)
+
+    return _bulk(ids, shift)
+
+
+def bulk_set_load(ids, load) -> BulkResult:
+    load = f.load(load)
+    if load is None:
+        raise InvalidField("load", "Give the load to set: inline, index or search.")
+    return _bulk(ids, lambda m: write(m.name, project=_tier_of(m), load=load))
+
+
+def bulk_verify(ids) -> BulkResult:
+    return _bulk(ids, lambda m: write(m.name, project=_tier_of(m), verified=True))
+
+
+def bulk_move(ids, to) -> BulkResult:
+    """Re-file each memory in the tier `to` (None: the global tier)."""
+    if to is not None:
+        project_or_refuse(f.project_name(to))
+    return _bulk(ids, lambda m: move(m.name, project=_tier_of(m), to=to))
+
+
+def bulk_delete(ids) -> BulkResult:
+    """Delete each memory; the outcomes name who still references each one."""
+    return _bulk(ids, lambda m: delete(m.name, project=_tier_of(m)))
