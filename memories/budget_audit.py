@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from memories import budget
 from memories.agent_view import AgentView, agent_view, index_candidates
-from memories.models import GLOBAL_TIER, Memory
+from memories.models import Memory
 
 FALL_OFF_SHOWN = 50
 LARGEST_SHOWN = 10
@@ -54,11 +54,16 @@ class BandDetail:
     cut: list[CutEntry]
     fall_off: list[Memory]  # the first FALL_OFF_SHOWN the index leaves out, in index order
     fall_off_reason: str
-    largest: list[dict]  # {name, project, bytes}, largest first
+    largest: list[CutEntry]  # the largest inline bodies in force, largest first
 
     @property
     def tier(self) -> str:
         return "global" if self.project is None else self.project
+
+    @property
+    def cut_at(self) -> int | None:
+        """Where the cut line falls: the position of the first body not given in full."""
+        return next((n for n, entry in enumerate(self.cut) if not entry.shown), None)
 
     @property
     def not_given(self) -> list[CutEntry]:
@@ -100,7 +105,10 @@ class BandDetail:
                 "footer": index.footer(),
                 "footer_tags": [{"tag": tag, "count": n} for tag, n in self.footer_tags],
             },
-            "largest": self.largest,
+            "largest": [
+                {"name": e.memory.name, "project": e.memory.project_name, "bytes": e.bytes}
+                for e in self.largest
+            ],
         }
 
 
@@ -125,8 +133,7 @@ def band_detail(project=None, now: dt.datetime | None = None, *, shown=FALL_OFF_
                 f"{size(settings.MEMADMIN_INDEX_MAX_BYTES)} ({size(view.index.bytes)} spent by "
                 f"{listed} entries)"
             )
-    tiers = (GLOBAL_TIER,) if project is None else (GLOBAL_TIER, project.id)
-    largest = budget.largest_inline(tiers, now, limit=LARGEST_SHOWN)
+    largest = sorted(cut, key=lambda entry: (-entry.bytes, entry.memory.id))[:LARGEST_SHOWN]
     return BandDetail(
         project=None if project is None else project.name,
         view=view,

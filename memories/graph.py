@@ -12,9 +12,10 @@ import heapq
 import json
 import re
 from collections import defaultdict, deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.utils import timezone
 
@@ -123,9 +124,12 @@ def links(filters: MemoryFilters | None = None, now: dt.datetime | None = None) 
         with connection.cursor() as cursor:
             cursor.execute(_REFERENCES.format(flags="", where=""))
             return Links(_resolve(cursor.fetchall()), None)
-    scope_sql, scope_params = (
-        scope_queryset(filters, now).values("id", "name").query.sql_with_params()
-    )
+    try:
+        scope_sql, scope_params = (
+            scope_queryset(filters, now).values("id", "name").query.sql_with_params()
+        )
+    except EmptyResultSet:  # filters no memory can pass, such as a period before year 1
+        return Links([], set())
     sql = f"WITH scope AS MATERIALIZED ({scope_sql})" + _REFERENCES.format(
         flags=", r.memory_id IN (SELECT id FROM scope), d.id IN (SELECT id FROM scope)",
         where="WHERE r.memory_id IN (SELECT id FROM scope) OR r.target IN (SELECT name FROM scope)",
@@ -157,6 +161,14 @@ class Node:
     in_scope: bool = True
     degree: int = 0
     depth: int | None = None  # hops from the centre of a neighbourhood
+
+    @property
+    def name(self) -> str:
+        return self.label
+
+    @property
+    def project_name(self) -> str | None:
+        return self.project
 
     @property
     def tier(self) -> str | None:
@@ -201,6 +213,15 @@ class Edge:
 
 
 @dataclass
+class TableRow:
+    """A node of the table view: (node, crosses tiers) pairs each way."""
+
+    node: Node
+    references: list[tuple[Node, bool]] = field(default_factory=list)
+    cited_by: list[tuple[Node, bool]] = field(default_factory=list)
+
+
+@dataclass
 class Graph:
     nodes: list[Node]
     edges: list[Edge]
@@ -234,6 +255,15 @@ class Graph:
             memories = "memory" if self.isolated == 1 else "memories"
             text += f"; {self.isolated:,} {memories} with no reference in or out left out"
         return text + "."
+
+    def table(self) -> list["TableRow"]:
+        """Each node drawn with the nodes it references and those referencing it."""
+        by_key = {node.key: node for node in self.nodes}
+        rows = {node.key: TableRow(node) for node in self.nodes}
+        for edge in self.edges:
+            rows[edge.source].references.append((by_key[edge.target], edge.cross_tier))
+            rows[edge.target].cited_by.append((by_key[edge.source], edge.cross_tier))
+        return list(rows.values())
 
     def to_dict(self) -> dict:
         return {

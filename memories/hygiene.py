@@ -15,15 +15,14 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
-from django.db import connection
 from django.db.models import Exists, OuterRef
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memories import graph, similarity
-from memories.filters import MemoryFilters
+from memories.filters import ANY_TIER, MemoryFilters
 from memories.models import GLOBAL_TIER, Memory, Reference
-from memories.selectors import INDEX_ORDER, list_memories
+from memories.selectors import INDEX_ORDER, backlink, list_memories
 
 DEFAULT_PERIOD = "90d"
 SECTION_LIMIT = 50
@@ -49,6 +48,30 @@ class Section:
     def more(self) -> int:
         return max(self.count - self.offset - len(self.items), 0)
 
+    @property
+    def shown_to(self) -> int:
+        """The position of the last item of this page, counting from 1."""
+        return self.offset + len(self.items)
+
+    def to_dict(self, now=None) -> dict:
+        return {
+            "count": self.count,
+            "limit": self.limit,
+            "offset": self.offset,
+            "items": [
+                item.to_dict(now) if isinstance(item, Memory) else item.to_dict()
+                for item in self.items
+            ],
+        }
+
+    @property
+    def previous_offset(self) -> int | None:
+        return max(self.offset - self.limit, 0) if self.offset else None
+
+    @property
+    def next_offset(self) -> int | None:
+        return self.offset + len(self.items) if self.more else None
+
 
 def _json_ids(ids) -> RawSQL:
     """A set of ids bound as one JSON parameter, whatever its size."""
@@ -73,6 +96,15 @@ class DanglingTarget:
     @property
     def more_citing(self) -> int:
         return self.citing_count - len(self.citing)
+
+    def to_dict(self) -> dict:
+        return {
+            "target": self.target,
+            "kind": self.kind,
+            "citing_count": self.citing_count,
+            "citing": [backlink(m) for m in self.citing],
+            "held_elsewhere": self.held_elsewhere,
+        }
 
 
 def dangling(
@@ -174,16 +206,15 @@ class Similarity:
         return tiers
 
 
-def _similarity(filters: MemoryFilters | None) -> Similarity:
-    tier_key = _scope(filters).tier_key()
-    sql = "SELECT tier, id, description FROM memories_memory"
-    params = []
+def _similarity(filters: MemoryFilters | None, now=None) -> Similarity:
+    """The descriptions of the memories the filters admit, a project's tier taken as its band
+    (the project's memories and the global ones, which its sessions see beside them)."""
+    scope = _scope(filters)
+    tier_key = scope.tier_key()
+    queryset = replace(scope, project=ANY_TIER).apply(Memory.objects.order_by(), now)
     if tier_key is not None:
-        sql += " WHERE tier IN (%s, %s)"
-        params = [GLOBAL_TIER, tier_key]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
+        queryset = queryset.filter(tier__in={GLOBAL_TIER, tier_key})
+    rows = queryset.values_list("tier", "id", "description")
     index: dict[str, int] = {}
     words_of: list[str] = []
     members: list[list[tuple[int, int]]] = []
@@ -257,6 +288,13 @@ class DuplicateGroup:
     @property
     def more(self) -> int:
         return self.size - len(self.memories)
+
+    def to_dict(self) -> dict:
+        return {
+            "size": self.size,
+            "identical": self.identical,
+            "memories": [backlink(m) for m in self.memories],
+        }
 
 
 def duplicate_groups(
@@ -332,6 +370,13 @@ class Shadow:
     @property
     def identical(self) -> bool:
         return self.ratio == 1.0
+
+    def to_dict(self) -> dict:
+        return {
+            "memory": backlink(self.memory),
+            "shadows": backlink(self.shadows),
+            "ratio": round(self.ratio, 4),
+        }
 
 
 def shadows(filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset=0) -> Section:
@@ -434,6 +479,15 @@ class Report:
     duplicates: Section
     period: str
 
+    def to_dict(self, now=None) -> dict:
+        return {
+            "period": self.period,
+            **{name: getattr(self, name).to_dict(now) for name in SECTIONS},
+        }
+
+
+SECTIONS = ("dangling", "orphans", "shadows", "unverified", "duplicates")
+
 
 def report(
     filters: MemoryFilters | None = None,
@@ -455,3 +509,27 @@ def report(
         duplicates=_duplicate_groups(alike, limit, 0),
         period=period,
     )
+
+
+def section(
+    name: str,
+    filters: MemoryFilters | None = None,
+    *,
+    period: str = DEFAULT_PERIOD,
+    limit=SECTION_LIMIT,
+    offset=0,
+    now=None,
+) -> Section:
+    """One list of the report by its name (one of SECTIONS), a page of it."""
+    page = {"limit": limit, "offset": offset}
+    if name == "dangling":
+        return dangling(filters, now=now, **page)
+    if name == "orphans":
+        return orphans(filters, now=now, **page)
+    if name == "shadows":
+        return shadows(filters, **page)
+    if name == "unverified":
+        return verification_queue(filters, period=period, now=now, **page)
+    if name == "duplicates":
+        return duplicate_groups(filters, **page)
+    raise ValueError(f"no hygiene section {name!r}")

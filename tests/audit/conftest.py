@@ -3,7 +3,10 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
+from memadmin import roles, tokens
 from memories.models import Memory
+from tests.api.conftest import Api
+from tests.pages.conftest import make_user, signed_in
 
 
 @pytest.fixture
@@ -28,3 +31,41 @@ def reads(db):
         return memory
 
     return _reads
+
+
+# Clients of the pages (signed in, one per role) and of the API (bearer tokens), made the way
+# the pages' and the API's own suites make them.
+@pytest.fixture
+def auditor(db):
+    return signed_in(make_user("alice", roles.AUDITOR))
+
+
+@pytest.fixture
+def operator(db):
+    return signed_in(make_user("bob", roles.OPERATOR))
+
+
+@pytest.fixture
+def roleless(db):
+    return signed_in(make_user("dave", None))
+
+
+@pytest.fixture
+def htmx():
+    return {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def read_api(db):
+    user = make_user("audrey", roles.AUDITOR)
+    return Api(tokens.create_token(user, "read")[1])
+
+
+@pytest.fixture
+def anonymous_api(db):
+    return Api(None)
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -23,7 +23,8 @@ def test_cut_line_in_index_order_with_reasons(write, settings, project):
     )
     assert detail.cut[0].reason == "given in full: 60 bytes of the 100 bytes budget spent with it"
     assert [e.memory.name for e in detail.not_given] == ["too-big"]
-    assert [row["name"] for row in detail.largest] == ["first", "too-big", "still-fits"]
+    assert [e.memory.name for e in detail.largest] == ["first", "too-big", "still-fits"]
+    assert detail.to_dict()["largest"][0] == {"name": "first", "project": None, "bytes": 60}
     webdev = budget_audit.band_detail(project)
     assert [e.memory.name for e in webdev.cut][-1] == "project-rule"
     assert webdev.tier == "webdev" and detail.tier == "global"

@@ -277,3 +277,9 @@ def test_a_cluster_past_the_cap_is_followed_from_its_hub_and_stays_connected(wri
     g = graph.store_graph(cap=4)
     assert [n.label for n in g.nodes][:3] == ["hub", "bridge", "hub2"]
     assert len(g.nodes) == 4 and len(g.edges) == 3  # a tree: every node drawn is connected
+
+
+def test_filters_no_memory_can_pass_give_an_empty_graph(write):
+    write("a", references=["b"])
+    g = graph.store_graph(MemoryFilters(unverified="385670w"))
+    assert g.nodes == [] and g.total_nodes == 0 and g.isolated == 0

@@ -156,3 +156,17 @@ def test_duplicate_queries_do_not_grow(write, count, django_assert_num_queries):
         section = hygiene.duplicate_groups()
     assert section.count == 1 and sum(g.size for g in section.items) == count
     assert Memory.objects.count() == count
+
+
+def test_near_copies_within_a_projects_band_and_other_filters(write, project, other_project):
+    write("tz", description="Alice works in Europe/Berlin", tags=["people"])
+    write("alice-tz", project="webdev", description="Alice works in Europe/Berlin")
+    write("alice-zone", project="infra", description="Alice works in Europe/Berlin")
+    webdev = MemoryFilters(project="webdev")
+    assert [(s.memory.name, s.shadows.name) for s in hygiene.shadows(webdev).items] == [
+        ("alice-tz", "tz")
+    ]
+    groups = hygiene.duplicate_groups(webdev).items
+    assert [sorted(names(g.memories)) for g in groups] == [["alice-tz", "tz"]]
+    assert hygiene.duplicate_groups(MemoryFilters(tag="people")).count == 0
+    assert hygiene.shadows(MemoryFilters(project=None)).count == 0
