@@ -13,6 +13,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import push_url
 
 from memadmin import charts
 from memadmin.access import requires_role
@@ -51,6 +52,11 @@ def _url(viewname: str, params: QueryDict, *, args=(), **more) -> str:
     return reverse(viewname, args=args) + ("?" + encoded if encoded else "")
 
 
+def _pushed(request: HtmxHttpRequest, response: HttpResponse, url: str) -> HttpResponse:
+    """An htmx swap puts the page's canonical address in the bar, so it can be shared."""
+    return push_url(response, url) if request.htmx else response
+
+
 def _json_error(message: str, status: int) -> JsonResponse:
     return JsonResponse({"error": message}, status=status)
 
@@ -61,6 +67,8 @@ def _json_error(message: str, status: int) -> JsonResponse:
 def _graph_form(request: HtmxHttpRequest) -> tuple[GraphForm, object]:
     params = canonical_query(request.GET)
     params.pop("view", None)
+    if params.get("limit") == str(graph.DEFAULT_NODE_CAP):
+        params.pop("limit")  # the default says nothing in a shared address
     return GraphForm(params), params
 
 
@@ -90,7 +98,8 @@ def graph_page(request: HtmxHttpRequest) -> HttpResponse:
             context["graph"] = graph.store_graph(form.filters(), cap=form.cleaned_data["limit"])
         except DomainError as error:
             return error_response(request, error.status, error.message)
-    return render_page(request, "audit/graph.html", context, fragment="graph")
+    response = render_page(request, "audit/graph.html", context, fragment="graph")
+    return _pushed(request, response, context["table_url" if table else "picture_url"])
 
 
 @require_GET
@@ -319,7 +328,8 @@ def hygiene_page(request: HtmxHttpRequest) -> HttpResponse:
         )
     except DomainError as error:
         return error_response(request, error.status, error.message)
-    return render_page(request, "audit/hygiene.html", context, fragment="report")
+    response = render_page(request, "audit/hygiene.html", context, fragment="report")
+    return _pushed(request, response, _url("audit:hygiene", params))
 
 
 @require_GET
@@ -346,7 +356,8 @@ def hygiene_section(request: HtmxHttpRequest, section: str) -> HttpResponse:
     paged = params.copy()
     paged.pop("offset", None)
     context["paged_query"] = paged.urlencode()
-    return render_page(request, "audit/hygiene_section.html", context, fragment="section")
+    response = render_page(request, "audit/hygiene_section.html", context, fragment="section")
+    return _pushed(request, response, _url("audit:hygiene-section", params, args=[section]))
 
 
 @require_POST
