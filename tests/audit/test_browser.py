@@ -68,6 +68,7 @@ def test_the_store_wide_graph_opens_a_memory_by_click(sign_in, store, live_serve
     page.mouse.click(x, y)
     page.wait_for_url(re.compile(r"/memories/deploy-host/\?project=$"))
     assert page.inner_text("h1") == "deploy-host"
+    page.locator("#memory-graph").scroll_into_view_if_needed()  # it loads once in view
     page.wait_for_selector("#memory-graph [data-graph-state=drawn]")
     assert page.inner_text("#memory-graph [data-graph-summary]") == "3 nodes and 2 references."
     assert not errors and not page.errors
