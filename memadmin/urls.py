@@ -2,8 +2,11 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from memadmin import views
+from memadmin.api.urls import not_found
 
 urlpatterns = [
+    path("v1/", include("memadmin.api.urls")),
+    path("v1", not_found),
     path("", views.overview, name="overview"),
     path(
         "sign-in/",

@@ -192,11 +192,13 @@ def citation_counts(memories: list[Memory]) -> dict[int, int]:
     return counts
 
 
+def backlink(citing: Memory) -> dict:
+    """One entry of `referenced_by`, as the API and a delete's answer give it."""
+    return {"name": citing.name, "project": citing.project_name, "description": citing.description}
+
+
 def backlink_dicts(memory: Memory) -> list[dict]:
-    return [
-        {"name": m.name, "project": m.project_name, "description": m.description}
-        for m in referenced_by(memory)
-    ]
+    return [backlink(m) for m in referenced_by(memory)]
 
 
 @dataclass
