@@ -41,7 +41,6 @@ import math
 import re
 import sqlite3
 import threading
-import weakref
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -588,7 +587,7 @@ class _Loader:
 
     memory_fields = Memory._meta.concrete_fields
     project_fields = Project._meta.concrete_fields
-    _by_connection: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+    _local = threading.local()  # connections are per thread, and so are their loaders
 
     @classmethod
     def columns(cls) -> str:
@@ -599,9 +598,9 @@ class _Loader:
 
     @classmethod
     def for_connection(cls, db) -> "_Loader":
-        loader = cls._by_connection.get(db)
-        if loader is None:
-            loader = cls._by_connection[db] = cls(db)
+        loader = getattr(cls._local, "loader", None)
+        if loader is None or loader.db is not db:
+            loader = cls._local.loader = cls(db)
         return loader
 
     def __init__(self, db):
