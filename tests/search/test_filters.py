@@ -106,3 +106,9 @@ def test_ranking_sql_is_the_statement_search_runs(store, find):
         cursor.execute("EXPLAIN QUERY PLAN " + sql, params)
         assert any("memories_fts" in str(row) for row in cursor.fetchall())
     assert ranking_sql(["  "], MemoryFilters()) is None
+
+
+def test_a_filter_admitting_nothing_is_an_empty_answer(store, find, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        result = find("heron", filters=MemoryFilters(unverified="999999w"))
+    assert result.hits == [] and result.count == 0
