@@ -199,7 +199,11 @@ def word_expression(words: list[str], joiner: str = " AND ") -> str:
     return joiner.join(quote(word) for word in words)
 
 
-def prefix_expression(words: list[str], joiner: str = " AND ") -> str:
+def _shortest(word: str) -> int:
+    return max(MIN_SHORTENED, math.ceil(len(word) * SHORTEN_TO))
+
+
+def prefix_expression(words: list[str]) -> str:
     """Each word as the start of a stored word, or shortened toward one; all words needed.
 
     Forward: the longest start of the word porter leaves alone, as a prefix (`deplo*` for
@@ -210,16 +214,24 @@ def prefix_expression(words: list[str], joiner: str = " AND ") -> str:
     """
     groups = []
     for word in words:
-        options = [quote(word)]
+        forms = [quote(word)]
         if len(word) >= MIN_PREFIX:
             forward = stable_prefix(word)
             if forward:
-                options.append(quote(forward) + "*")
-            shortest = max(MIN_SHORTENED, math.ceil(len(word) * SHORTEN_TO))
-            for length in range(len(word) - 1, shortest - 1, -1)[:MAX_SHORTENINGS]:
-                options.append(quote(word[:length]) + "*")
-        groups.append("(" + " OR ".join(dict.fromkeys(options)) + ")")
-    return joiner.join(groups)
+                forms.append(quote(forward) + "*")
+            for length in range(len(word) - 1, _shortest(word) - 1, -1)[:MAX_SHORTENINGS]:
+                forms.append(quote(word[:length]) + "*")
+        groups.append("(" + " OR ".join(dict.fromkeys(forms)) + ")")
+    return " AND ".join(groups)
+
+
+def prefix_placement_expression(words: list[str]) -> str:
+    """Any word's widest stable prefix: where a prefix match sits, one expansion a word."""
+    forms = []
+    for word in words:
+        widest = stable_prefix(word[: _shortest(word)]) if len(word) >= MIN_PREFIX else None
+        forms.append(quote(widest) + "*" if widest else quote(word))
+    return " OR ".join(dict.fromkeys(forms))
 
 
 class _Tokenizer:
@@ -415,7 +427,7 @@ def _parts(queries: list[Query], *, last_resort: bool) -> list[_Part]:
             parts.append(_Part(index, "word", expression=words, any_expression=any_word))
             prefix = prefix_expression(query.words)
             if prefix != words:
-                any_prefix = prefix_expression(query.words, " OR ")
+                any_prefix = prefix_placement_expression(query.words)
                 parts.append(
                     _Part(
                         index, "prefix", expression=prefix, any_expression=any_prefix, guard=words
