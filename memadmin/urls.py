@@ -6,3 +6,7 @@ urlpatterns: list = [
     path("v1/", include("memadmin.api.urls")),
     path("v1", not_found),
 ]
+
+# JSON under /v1, Django's own pages elsewhere.
+handler400 = "memadmin.api.responses.handler400"
+handler500 = "memadmin.api.responses.handler500"
