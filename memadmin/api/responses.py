@@ -10,7 +10,6 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.db import OperationalError
 from django.http import HttpRequest, JsonResponse
-from django.views import defaults
 from django.views.decorators.csrf import csrf_exempt
 
 from memories.errors import DomainError
@@ -149,15 +148,15 @@ def _under_api(request: HttpRequest) -> bool:
     return request.path == "/v1" or request.path.startswith("/v1/")
 
 
-def handler400(request: HttpRequest, exception=None):
-    """Refusals raised before any view (a Host this server does not serve): JSON under /v1."""
-    if _under_api(request):
-        return error("The request was refused as malformed, before reaching the API.", 400)
-    return defaults.bad_request(request, exception)
+def json_under_api(page_handler: Callable, status: int, message: str) -> Callable:
+    """A root error handler (handler400, handler500...) that answers JSON under /v1, for
+    failures before or outside the API's views (a Host this server does not serve, a failing
+    middleware), and leaves every other path to the dashboard's page."""
 
+    @wraps(page_handler)
+    def handler(request: HttpRequest, *args, **kwargs):
+        if _under_api(request):
+            return error(message, status)
+        return page_handler(request, *args, **kwargs)
 
-def handler500(request: HttpRequest):
-    """A failure outside the API's views (in a middleware): JSON under /v1."""
-    if _under_api(request):
-        return error("Something failed on the server; its log says what.", 500)
-    return defaults.server_error(request)
+    return handler
