@@ -164,6 +164,11 @@ def referenced_by(memory: Memory) -> list[Memory]:
     return list(queryset.exclude(id=memory.id).order_by(*INDEX_ORDER))
 
 
+def backlink(citing: Memory) -> dict:
+    """One entry of `referenced_by`, as the API and a delete's answer give it."""
+    return {"name": citing.name, "project": citing.project_name, "description": citing.description}
+
+
 def referenced_by_each(memories: list[Memory]) -> dict[int, list[Memory]]:
     """referenced_by for several memories in one query (the bulk delete's confirmation)."""
     found: dict[int, list[Memory]] = {m.id: [] for m in memories}
@@ -203,11 +208,6 @@ def citation_counts(memories: list[Memory]) -> dict[int, int]:
         if memory.name in memory.references:
             counts[memory.id] -= 1
     return counts
-
-
-def backlink(citing: Memory) -> dict:
-    """One entry of `referenced_by`, as the API and a delete's answer give it."""
-    return {"name": citing.name, "project": citing.project_name, "description": citing.description}
 
 
 def backlink_dicts(memory: Memory) -> list[dict]:
