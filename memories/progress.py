@@ -31,8 +31,7 @@ class Progress:
 
     def __exit__(self, *exc_info) -> None:
         if self.enabled and self._drawn_at is not None:
-            self.stream.write("\r" + " " * self._width + "\r", ending="")
-            self.stream.flush()
+            self._put("\r" + " " * self._width + "\r")
 
     def advance(self, count: int = 1) -> None:
         self.done = min(self.done + count, self.total)
@@ -48,6 +47,10 @@ class Progress:
             f"{self.label} [{'#' * filled}{'-' * (self.WIDTH - filled)}] {self.done}/{self.total}"
         )
         self._width = max(self._width, len(line))
-        self.stream.write("\r" + line, ending="")
-        self.stream.flush()
+        self._put("\r" + line)
         self._drawn_at = time.monotonic()
+
+    def _put(self, text: str) -> None:
+        # Plain, not in the red a command's stderr is styled with: a bar is not an error.
+        self.stream.write(text, style_func=str, ending="")
+        self.stream.flush()
