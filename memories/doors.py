@@ -34,6 +34,55 @@ from memories.selectors import locate, project_or_refuse, referenced_by
 
 READ_PAGE_CHARS = 16_000
 NEAR_DUPLICATE_RATIO = 0.8
+# Words too common to tell two descriptions apart; leaving them out keeps the candidate
+# query to the index entries of the distinguishing words.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "was",
+        "were",
+        "will",
+        "with",
+        "we",
+        "our",
+        "you",
+        "your",
+        "not",
+        "no",
+        "all",
+        "any",
+        "can",
+        "do",
+        "does",
+        "into",
+        "over",
+        "under",
+        "than",
+        "then",
+    ]
+)
 
 # created_at appears in the VALUES of a new row and nowhere in DO UPDATE: the statement
 # itself keeps the first stamp, whatever a door passes on a later write.
@@ -108,23 +157,39 @@ def _clash_across_tiers(name: str, project_id: int | None, exclude_id: int | Non
 
 
 def _near_duplicate(description: str, tier: int, exclude_id: int | None) -> Memory | None:
-    """A memory of the same band whose description says nearly the same thing."""
-    words = re.findall(r"\w+", description.lower())
+    """A memory of the same band whose description says nearly the same thing.
+
+    Candidates come from the FTS index: descriptions holding all but one of this one's six
+    longest words other than stopwords (ranking every description that shares any word
+    would score most of the index at 100,000 memories), then compared word for word.
+    """
+    words = [
+        w for w in dict.fromkeys(re.findall(r"\w+", description.lower())) if w not in STOPWORDS
+    ]
     if not words:
         return None
-    terms = " OR ".join('"' + w.replace('"', '""') + '"' for w in dict.fromkeys(words))
-    tiers = (GLOBAL_TIER,) if tier == GLOBAL_TIER else (GLOBAL_TIER, tier)
+    key = sorted(words, key=len, reverse=True)[:6]
+    quoted = ['"' + word.replace('"', '""') + '"' for word in key]
+    if len(quoted) < 4:
+        match = " AND ".join(quoted)
+    else:
+        match = " OR ".join(
+            "(" + " AND ".join(q for j, q in enumerate(quoted) if j != i) + ")"
+            for i in range(len(quoted))
+        )
     with connection.cursor() as cursor:
+        # No join: joined, SQLite may drive the query from the memories table and probe the
+        # index once per row.
         cursor.execute(
-            "SELECT m.id FROM memories_fts JOIN memories_memory m ON m.id = memories_fts.rowid "
-            "WHERE memories_fts MATCH %s AND m.tier IN (" + ", ".join(["%s"] * len(tiers)) + ") "
-            "ORDER BY bm25(memories_fts, 0, 1, 0) LIMIT 20",
-            ["description : (" + terms + ")", *tiers],
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH %s LIMIT 200",
+            ["description : (" + match + ")"],
         )
         ids = [row[0] for row in cursor.fetchall() if row[0] != exclude_id]
-    wanted = " ".join(words)
+    tiers = (GLOBAL_TIER,) if tier == GLOBAL_TIER else (GLOBAL_TIER, tier)
+    wanted = " ".join(re.findall(r"\w+", description.lower()))
     best, best_ratio = None, NEAR_DUPLICATE_RATIO
-    for candidate in Memory.objects.filter(id__in=ids).select_related("project"):
+    candidates = Memory.objects.filter(id__in=ids, tier__in=tiers).select_related("project")
+    for candidate in candidates.order_by("id"):
         ratio = difflib.SequenceMatcher(
             None, wanted, " ".join(re.findall(r"\w+", candidate.description.lower()))
         ).ratio()
@@ -314,7 +379,7 @@ def write(
             ) from error
         memory = Memory.objects.select_related("project").get(id=memory_id)
 
-        notes = _notes(memory, existing, expires, now)
+    notes = _notes(memory, existing, expires, now)
     return WriteResult(
         memory=memory,
         created=existing is None,
@@ -348,7 +413,9 @@ def _notes(memory: Memory, existing: Memory | None, expires, now) -> list[str]:
 
 def move(name: str, *, project=UNSET, to) -> WriteResult:
     """Re-file a memory in another tier (None: the global tier), keeping everything else."""
-    return write(name, project=project, move_to=to)
+    with transaction.atomic():
+        locate(name, project)
+        return write(name, project=project, move_to=to)
 
 
 @dataclass

@@ -103,3 +103,21 @@ def test_settings_come_from_the_environment(tmp_path):
     assert result.stdout.strip().splitlines()[-1] == (
         f"True ['memory.example.org'] Asia/Tokyo 1000 {tmp_path / 'memadmin.sqlite3'}"
     )
+
+
+def test_loading_the_wsgi_app_opens_no_database_connection(tmp_path):
+    """gunicorn forks workers after loading the app: a connection opened before would be
+    shared by every worker."""
+    code = (
+        "import memadmin.wsgi; from django.db import connections; "
+        "print(connections['default'].connection is None)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "MEMADMIN_DATA_DIR": str(tmp_path)},
+    )
+    assert result.stdout.strip() == "True", result.stderr

@@ -1,0 +1,67 @@
+"""A writer that is killed with SIGKILL in the middle of its write transactions, many times.
+
+Run as `python crash_writer.py DB_PATH ROUNDS SEED`. This process loads Django without
+opening a connection, then for each round forks a child that writes pairs of memories in
+one transaction each and prints `ack <n>` after each commit; the parent kills the child with
+SIGKILL after a random few milliseconds, so kills land before, inside and after commits.
+"""
+
+import os
+import random
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
+
+
+def child(start: int) -> None:
+    from django.db import transaction
+
+    from memories import doors
+
+    number = start
+    while True:
+        with transaction.atomic():
+            # Two memories and their references in one transaction: after any crash both
+            # are there or neither is.
+            doors.write(
+                f"a-{number}",
+                description=f"pair {number} first",
+                body=f"alpha {number}",
+                references=[f"b-{number}"],
+                tags=["crash"],
+            )
+            doors.write(
+                f"b-{number}",
+                description=f"pair {number} second",
+                body=f"beta {number}",
+                references=[f"a-{number}"],
+            )
+        os.write(1, f"ack {number}\n".encode())
+        number += 1
+
+
+def main() -> None:
+    db_path, rounds, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    from django.conf import settings
+
+    settings.DATABASES["default"]["NAME"] = db_path
+    import django
+
+    django.setup()
+    rng = random.Random(seed)
+    for round_number in range(rounds):
+        pid = os.fork()
+        if pid == 0:
+            child(round_number * 1_000_000)
+            os._exit(0)
+        time.sleep(rng.uniform(0.002, 0.100))
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    os.write(1, f"rounds {rounds}\n".encode())
+
+
+if __name__ == "__main__":
+    main()
