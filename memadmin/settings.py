@@ -79,6 +79,8 @@ LANGUAGE_CODE = "en-us"
 MEMADMIN_INLINE_MAX_BYTES = env_int("MEMADMIN_INLINE_MAX_BYTES", 32768, minimum=1)
 MEMADMIN_INDEX_MAX_BYTES = 8192
 MEMADMIN_INDEX_MAX_ENTRIES = 200
+# Search freshness halves its distance to the floor every this many days since verified_at.
+MEMADMIN_SEARCH_HALF_LIFE_DAYS = env_int("MEMADMIN_SEARCH_HALF_LIFE_DAYS", 180, minimum=1)
 
 INSTALLED_APPS = [
     "django.contrib.auth",

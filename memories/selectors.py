@@ -92,11 +92,13 @@ def referenced_by(memory: Memory) -> list[Memory]:
     return list(queryset.exclude(id=memory.id).order_by(*INDEX_ORDER))
 
 
+def backlink(citing: Memory) -> dict:
+    """One entry of `referenced_by`, as the API and a delete's answer give it."""
+    return {"name": citing.name, "project": citing.project_name, "description": citing.description}
+
+
 def backlink_dicts(memory: Memory) -> list[dict]:
-    return [
-        {"name": m.name, "project": m.project_name, "description": m.description}
-        for m in referenced_by(memory)
-    ]
+    return [backlink(m) for m in referenced_by(memory)]
 
 
 @dataclass

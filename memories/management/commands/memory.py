@@ -1,10 +1,10 @@
 """`manage.py memory ...`: the operator's commands on the memory store.
 
-Each subcommand is one add_parser block below and one handle_<name> method; the bodies live
+Each subcommand is one add_parser block below and one handle_<name> method; most bodies live
 in memories.cli.
 """
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from memories import cli
 
@@ -22,7 +22,7 @@ def _tier_option(parser, what: str) -> None:
 class Command(BaseCommand):
     help = (
         "Work with the memory store: list, get, show, add, edit, remove, export, import, "
-        "verify [--rebuild]."
+        "verify [--rebuild], search QUERY..."
     )
 
     def add_arguments(self, parser):
@@ -109,6 +109,21 @@ class Command(BaseCommand):
             "--dry-run", action="store_true", help="say what would happen; change nothing"
         )
 
+        search = commands.add_parser(
+            "search", help="ranked search; several queries are synonyms, searched as one"
+        )
+        search.add_argument("queries", nargs="+", metavar="QUERY")
+        search.add_argument(
+            "--project", help='one project\'s tier; "" for the global tier (default: every tier)'
+        )
+        search.add_argument("--expired", action="store_true", help="only expired memories")
+        search.add_argument("--unverified", metavar="PERIOD", help="not verified within, e.g. 90d")
+        search.add_argument("--referencing", metavar="TARGET", help="a memory, path, URL or id")
+        search.add_argument("--tag")
+        search.add_argument("--load", choices=["inline", "index", "search"])
+        search.add_argument("--limit", type=int, default=50)
+        search.add_argument("--format", choices=["text", "json"], default="text")
+
     def handle(self, *args, action, **options):
         with cli.piped():
             getattr(self, f"handle_{action}")(**options)
@@ -139,3 +154,51 @@ class Command(BaseCommand):
 
     def handle_import(self, **options):
         cli.import_(self.stdout, self.stderr, **options)
+
+    def handle_search(self, *, queries, limit, format, **options):
+        import json
+
+        from memories.captions import short_age
+        from memories.errors import DomainError
+        from memories.filters import MemoryFilterForm
+        from memories.search import search
+
+        data = {"q": queries, "limit": str(limit)}
+        for name in ("project", "unverified", "referencing", "tag", "load"):
+            if options[name] is not None:
+                data[name] = options[name]
+        if options["expired"]:
+            data["expired"] = "true"
+        form = MemoryFilterForm(data)
+        if not form.is_valid():
+            raise CommandError(form.first_error())
+        filters = form.filters()
+        try:
+            result = search(form.cleaned_data["q"], filters, limit=form.cleaned_data["limit"])
+        except DomainError as error:
+            raise CommandError(error.message) from None
+        if format == "json":
+            memories = [hit.to_dict() for hit in result.hits]
+            self.stdout.write(json.dumps({"memories": memories}, ensure_ascii=False, indent=2))
+            return
+        wanted = ", ".join(f"‘{query}’" for query in form.cleaned_data["q"])
+        summary = filters.summary(result.count, searched=True)
+        self.stdout.write(f"{summary} matching {wanted}, best first")
+        if result.last_resort:
+            self.stdout.write("Nothing matched as words; the whole query was scanned as text.")
+        if result.capped:
+            self.stdout.write("A text scan stopped at its limit: there may be more.")
+        for hit in result.hits:
+            memory = hit.memory
+            marks = [f"{memory.read_count} reads", f"age {short_age(memory.created_at)}"]
+            if hit.verified_since_recorded:
+                marks.append("verified")
+            if memory.is_expired():
+                marks.append("EXPIRED")
+            self.stdout.write(
+                f"{memory.name}  [{memory.project_name or 'global'}]  p{memory.priority}  "
+                f"{hit.matched_by} {hit.score:.3f}  {', '.join(marks)}"
+            )
+            self.stdout.write(f"    {memory.description}")
+            if hit.scanned_terms:
+                self.stdout.write("    found as text: " + ", ".join(hit.scanned_terms))
