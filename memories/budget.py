@@ -60,6 +60,35 @@ def band_total(totals: dict[int, int], tier: int) -> int:
 
 
 @dataclass(frozen=True)
+class Band:
+    """The inline bodies one session reads: the global tier's, plus its project's if any."""
+
+    project: str | None  # None: a session on no project
+    tier: int
+    bytes: int
+    budget: int
+
+    @property
+    def over(self) -> bool:
+        return self.bytes > self.budget
+
+    @property
+    def percent(self) -> float:
+        return 100 * self.bytes / self.budget
+
+
+def bands(now: dt.datetime) -> list[Band]:
+    """Every band's inline bytes in force: the global tier alone, then each project's."""
+    totals = inline_totals(now)
+    limit = budget_bytes()
+    global_bytes = totals.get(GLOBAL_TIER, 0)
+    found = [Band(None, GLOBAL_TIER, global_bytes, limit)]
+    for project_id, name in Project.objects.order_by("name").values_list("id", "name"):
+        found.append(Band(name, project_id, global_bytes + totals.get(project_id, 0), limit))
+    return found
+
+
+@dataclass(frozen=True)
 class InlineContribution:
     """What one memory spends of its tier's inline band (0 when not inline or not in force)."""
 

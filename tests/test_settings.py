@@ -41,7 +41,10 @@ def test_atomic_blocks_take_the_write_lock_at_begin():
 
 
 def _run(args, **env):
-    full_env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memadmin.settings", **env}
+    # The browser suite allows sync database calls beside Playwright's loop in its own
+    # process; a deployment never has that variable.
+    inherited = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    full_env = {**inherited, "DJANGO_SETTINGS_MODULE": "memadmin.settings", **env}
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
