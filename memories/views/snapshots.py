@@ -153,6 +153,10 @@ def snapshot_import(request: HtmxHttpRequest) -> HttpResponse:
     try:
         with path.open("rb") as handle:
             entries = snapshot.read_zip(handle)
+    except DomainError as error:
+        _discard(request)
+        return _import_panel(request, error.status, error=error.message)
+    try:
         result = doors.import_memories(entries, force=force)
     except DomainError as error:
         plan = doors.preview_import(entries, force=force)

@@ -197,3 +197,14 @@ def test_a_new_preview_replaces_the_last_upload_and_stale_ones_go(admin, db):
     assert [p.name for p in views._uploads().iterdir()] == [
         f"{admin.session[views.SESSION_KEY]['token']}.zip"
     ]
+
+
+def test_an_upload_spoiled_between_preview_and_import_is_refused(admin, db):
+    _preview(admin, zip_of({"a.md": memory_file()}))
+    token = admin.session[views.SESSION_KEY]["token"]
+    views._upload_path(token).write_bytes(b"spoiled")
+    response = admin.post("/snapshots/import/", {"token": token})
+    assert response.status_code == 400
+    assert "The upload is not a zip archive." in response.content.decode()
+    assert not Memory.objects.exists()
+    assert not views._upload_path(token).exists()
