@@ -605,6 +605,13 @@ class ImportPlan:
     def ok(self) -> bool:
         return not self.refused and self.budget_refusal is None
 
+    def refused_by_reason(self) -> dict[str, list[PlannedEntry]]:
+        """The refused memories under each reason, in the order the reasons first occur."""
+        groups: dict[str, list[PlannedEntry]] = {}
+        for planned in self.refused:
+            groups.setdefault(planned.reason, []).append(planned)
+        return groups
+
     def refusal(self) -> ImportRefused:
         """Every refusal, grouped by its reason, in one message; nothing of the import lands."""
         refused = self.refused
@@ -616,12 +623,11 @@ class ImportPlan:
                 f"{'memory' if total == 1 else 'memories'} "
                 f"{'is' if len(refused) == 1 else 'are'} refused."
             )
-            by_reason: dict[str, list[str]] = {}
-            for planned in refused:
-                by_reason.setdefault(planned.reason, []).append(planned.entry.label)
-            for reason, labels in list(by_reason.items())[:5]:
-                more = f" and {len(labels) - 3} more" if len(labels) > 3 else ""
-                sentences.append(f"{reason.rstrip('.')}: {', '.join(labels[:3])}{more}.")
+            by_reason = self.refused_by_reason()
+            for reason, planned in list(by_reason.items())[:5]:
+                labels = [p.entry.label for p in planned[:3]]
+                more = f" and {len(planned) - 3} more" if len(planned) > 3 else ""
+                sentences.append(f"{reason.rstrip('.')}: {', '.join(labels)}{more}.")
             if len(by_reason) > 5:
                 sentences.append(f"And {len(by_reason) - 5} other reasons.")
         if self.budget_refusal:

@@ -80,7 +80,8 @@ def test_a_preview_lands_nothing_and_the_confirmation_imports(admin, write):
     response = _preview(admin, archive, force=True)
     page = response.content.decode()
     assert response.status_code == 200
-    assert "snapshot.zip: 2 memories. 1 would be added, 1 overwritten, 0 refused" in page
+    assert "Preview of snapshot.zip" in page
+    assert "2 memories: 1 would be added, 1 overwritten, 0 refused (overwriting allowed)" in page
     assert "Import 2 memories" in page
     assert store_state() == before
     token = admin.session[views.SESSION_KEY]["token"]
@@ -208,3 +209,10 @@ def test_an_upload_spoiled_between_preview_and_import_is_refused(admin, db):
     assert "The upload is not a zip archive." in response.content.decode()
     assert not Memory.objects.exists()
     assert not views._upload_path(token).exists()
+
+
+def test_a_long_list_is_cut_with_its_count(admin, db, monkeypatch):
+    monkeypatch.setattr(views, "SHOWN_ROWS", 2)
+    page = _preview(admin, zip_of({f"n{n}.md": memory_file() for n in range(3)})).content.decode()
+    assert "… 3 in all" in page
+    assert ">n1<" in page and ">n2<" not in page
