@@ -17,6 +17,10 @@ urlpatterns = [
     path("sign-out/", auth_views.LogoutView.as_view(), name="logout"),
     path("memories/", include("memories.urls")),
     path("projects/", include("projects.urls")),
+    path("tokens/", views.api_tokens, name="tokens"),
+    path("tokens/<int:token_id>/revoke/", views.api_token_revoke, name="token-revoke"),
+    path("accounts/", views.accounts, name="accounts"),
+    path("accounts/<int:user_id>/", views.account_change, name="account-change"),
     path("snapshots/", include("memories.snapshot_urls")),
 ]
 

@@ -25,7 +25,9 @@ class BadRequest(DomainError):
 
 
 def error(message: str, status: int, **details) -> JsonResponse:
-    return JsonResponse({"error": message, **details}, status=status)
+    return JsonResponse(
+        {"error": message, **details}, status=status, json_dumps_params={"ensure_ascii": False}
+    )
 
 
 def domain_error(refusal: DomainError) -> JsonResponse:
