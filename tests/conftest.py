@@ -54,17 +54,3 @@ def _static_files_without_manifest(settings):
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
-
-
-@pytest.fixture(scope="session")
-def chromium():
-    """Debian's chromium through Playwright, one per test process: Playwright's sync API runs
-    one event loop in the thread, so every area's browser tests share this browser."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.browser.conftest import ARGS, CHROMIUM
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()

@@ -71,9 +71,9 @@ def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-# The browser tests: the shared Chromium and the browser suite's sign-in, against a live server
-# of this area's own on 127.0.0.1 (ports 8505 for the first xdist worker, 8506 for the second...).
-from tests.browser.conftest import sign_in  # noqa: E402, F401
+# The browser tests: the browser suite's Chromium and sign-in, against a live server of this
+# area's own on 127.0.0.1 (ports 8505 for the first xdist worker, 8506 for the second...).
+from tests.browser.conftest import chromium, sign_in  # noqa: E402, F401
 
 
 @pytest.fixture(scope="session")
