@@ -145,7 +145,7 @@ def test_store_graph_queries_do_not_grow_with_the_store(write, project, django_a
         )
     with django_assert_num_queries(3):
         graph.store_graph()
-    with django_assert_num_queries(5):  # the tier is looked up for the scope and the count
+    with django_assert_num_queries(4):  # the tier is looked up once, then scope and count
         graph.store_graph(MemoryFilters(project="webdev", tag="x"))
 
 
