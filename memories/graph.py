@@ -84,7 +84,7 @@ def _resolve(rows) -> list[Link]:
     head, options = None, []
     for row in (*rows, (None,)):
         if head is not None and row[0] != head[0]:
-            to = resolve_in_band(options, head[2])
+            to = resolve_in_band(options, head[2]) if options else None
             found.append(Link(head[1], head[2], head[3], *(to if to is not None else (None, None))))
         if row[0] is None:
             break
@@ -161,6 +161,7 @@ class Node:
     in_scope: bool = True
     degree: int = 0
     depth: int | None = None  # hops from the centre of a neighbourhood
+    cluster: int = 0  # which connected piece of the drawn graph, 0 the largest
 
     @property
     def name(self) -> str:
@@ -177,7 +178,13 @@ class Node:
         return "global" if self.project is None else self.project
 
     def to_dict(self) -> dict:
-        data = {"id": self.key, "kind": self.kind, "label": self.label, "degree": self.degree}
+        data = {
+            "id": self.key,
+            "kind": self.kind,
+            "label": self.label,
+            "degree": self.degree,
+            "cluster": self.cluster,
+        }
         if self.kind == MEMORY:
             data.update(
                 name=self.label,
@@ -306,11 +313,11 @@ class _Wiring:
     def degree(self, node: int) -> int:
         return len(self.neighbours[node])
 
-    def components(self) -> list[list[int]]:
-        """Connected components, largest first."""
+    def components(self, within: set[int] | None = None) -> list[list[int]]:
+        """Connected components (of the nodes `within`, when given), largest first."""
         seen: set[int] = set()
         found = []
-        for start in self.neighbours:
+        for start in self.neighbours if within is None else within:
             if start in seen:
                 continue
             seen.add(start)
@@ -319,7 +326,7 @@ class _Wiring:
                 node = queue.popleft()
                 component.append(node)
                 for other in self.neighbours[node]:
-                    if other not in seen:
+                    if other not in seen and (within is None or other in within):
                         seen.add(other)
                         queue.append(other)
             found.append(component)
@@ -351,6 +358,9 @@ class _Wiring:
             else:
                 nodes[node] = Node(self.key(node), target_kind(self.text[node]), self.text[node])
             nodes[node].degree = self.degree(node)
+        for number, component in enumerate(self.components(within=chosen)):
+            for node in component:
+                nodes[node].cluster = number
         _fill(nodes, now)
         edges = [
             Edge(self.key(source), self.key(end), cross)

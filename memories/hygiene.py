@@ -121,29 +121,44 @@ def _dangling(found: graph.Links, limit: int, offset: int) -> Section:
             citing[link.target].append(link.source)
     ranked = sorted(citing, key=lambda target: (-len(citing[target]), target))
     page = ranked[offset : offset + limit]
-    wanted = {m for target in page for m in citing[target]}
-    memories = {m.id: m for m in Memory.objects.select_related("project").filter(id__in=wanted)}
+    shown = _first_in_index_order([citing[target] for target in page])
     elsewhere: dict[str, list[str]] = defaultdict(list)
     for name, project in (
         Memory.objects.filter(name__in=page).values_list("name", "project__name").order_by()
     ):
         elsewhere[name].append(project or "global")
-    items = []
-    for target in page:
-        cited_by = sorted(
-            (memories[m] for m in citing[target]),
-            key=lambda m: (m.priority, -m.created_at.timestamp(), -m.id),
+    items = [
+        DanglingTarget(
+            target=target,
+            kind=graph.target_kind(target),
+            citing=first,
+            citing_count=len(citing[target]),
+            held_elsewhere=sorted(elsewhere.get(target, [])),
         )
-        items.append(
-            DanglingTarget(
-                target=target,
-                kind=graph.target_kind(target),
-                citing=cited_by[:GROUP_MEMBERS_SHOWN],
-                citing_count=len(cited_by),
-                held_elsewhere=sorted(elsewhere.get(target, [])),
-            )
-        )
+        for target, first in zip(page, shown, strict=True)
+    ]
     return Section(items, len(ranked), limit, offset)
+
+
+def _first_in_index_order(groups: list[list[int]]) -> list[list[Memory]]:
+    """The first GROUP_MEMBERS_SHOWN memories of each group of ids, in index order.
+
+    Two queries however large the groups: their order keys first, then only the memories
+    shown (a URL cited by thousands must not load thousands of rows).
+    """
+    wanted = {memory_id for ids in groups for memory_id in ids}
+    keys = {
+        memory_id: (priority, -created_at.timestamp(), -memory_id)
+        for memory_id, priority, created_at in Memory.objects.filter(id__in=_json_ids(wanted))
+        .order_by()
+        .values_list("id", "priority", "created_at")
+    }
+    firsts = [sorted(ids, key=keys.__getitem__)[:GROUP_MEMBERS_SHOWN] for ids in groups]
+    loaded = Memory.objects.select_related("project").filter(
+        id__in={memory_id for first in firsts for memory_id in first}
+    )
+    memories = {memory.id: memory for memory in loaded}
+    return [[memories[memory_id] for memory_id in first] for first in firsts]
 
 
 def orphans(
@@ -347,17 +362,11 @@ def _groups(found: Similarity) -> list[tuple[list[int], bool]]:
 def _duplicate_groups(found: Similarity, limit: int, offset: int) -> Section:
     groups = _groups(found)
     page = groups[offset : offset + limit]
-    wanted = {memory_id for ids, _ in page for memory_id in ids}
-    memories = {m.id: m for m in Memory.objects.select_related("project").filter(id__in=wanted)}
-    items = []
-    for ids, identical in page:
-        shown = sorted(
-            (memories[i] for i in ids if i in memories),
-            key=lambda m: (m.priority, -m.created_at.timestamp(), -m.id),
-        )
-        items.append(
-            DuplicateGroup(memories=shown[:GROUP_MEMBERS_SHOWN], size=len(ids), identical=identical)
-        )
+    shown = _first_in_index_order([ids for ids, _ in page])
+    items = [
+        DuplicateGroup(memories=first, size=len(ids), identical=identical)
+        for (ids, identical), first in zip(page, shown, strict=True)
+    ]
     return Section(items, len(groups), limit, offset)
 
 

@@ -44,6 +44,11 @@ SCHEMAS = {
             "kind": {"type": "string", "enum": NODE_KINDS},
             "label": TEXT,
             "degree": COUNT,
+            "cluster": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "which connected piece of the drawn graph, 0 the largest",
+            },
             "name": TEXT,
             "project": NULLABLE_TEXT,
             "tier": TEXT,
@@ -59,7 +64,7 @@ SCHEMAS = {
             "target": {"type": "string", "description": "a dangling target as written"},
             "depth": {"type": "integer", "description": "hops from the centre"},
         },
-        required=["id", "kind", "label", "degree"],
+        required=["id", "kind", "label", "degree", "cluster"],
         description="A memory (kind memory) or a target no memory of the citing band holds.",
     ),
     "GraphEdge": _obj(

@@ -238,6 +238,7 @@ def test_to_dict_shapes(write, project):
         "kind": "memory",
         "label": "stack",
         "degree": 2,
+        "cluster": 0,
         "name": "stack",
         "project": "webdev",
         "tier": "webdev",
@@ -254,6 +255,7 @@ def test_to_dict_shapes(write, project):
         "kind": "path",
         "label": "/etc/hosts",
         "degree": 1,
+        "cluster": 0,
         "target": "/etc/hosts",
     }
     assert {e["cross_tier"] for e in data["edges"]} == {True, False}
@@ -283,3 +285,14 @@ def test_filters_no_memory_can_pass_give_an_empty_graph(write):
     write("a", references=["b"])
     g = graph.store_graph(MemoryFilters(unverified="385670w"))
     assert g.nodes == [] and g.total_nodes == 0 and g.isolated == 0
+
+
+def test_nodes_carry_their_drawn_cluster_largest_first(write):
+    write("hub")
+    for number in range(3):
+        write(f"spoke{number}", references=["hub"])
+    write("pair-a", references=["pair-b"])
+    write("pair-b")
+    clusters = {n.label: n.cluster for n in graph.store_graph().nodes}
+    assert {clusters[name] for name in ("hub", "spoke0", "spoke1", "spoke2")} == {0}
+    assert clusters["pair-a"] == clusters["pair-b"] == 1
