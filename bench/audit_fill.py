@@ -1,4 +1,8 @@
-"""Fill a store for the audit benchmarks: N memories through the real schema.
+"""Fill a store shaped for the audit pages: N memories through the real schema.
+
+bench/generate.py fills the store every benchmark shares; this one adds what the audit
+views are about and that store lacks: a few hub memories cited by thousands, references to
+names never written, near-copies of descriptions.
 
     .venv/bin/python bench/audit_fill.py --memories 100000 --data-dir bench/out/stores/100k
 

@@ -100,3 +100,24 @@ def test_the_table_view_by_keyboard(sign_in, store, live_server):
     page.wait_for_selector(".graph-table")
     row = page.locator(".graph-table tbody tr").filter(has=page.locator("th", has_text="pnpm"))
     assert "cross-tier" in row.inner_text()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_audit_pages_fit_the_screen(sign_in, store, live_server, width):
+    page = sign_in("operator", width=width)
+    for path in [
+        "/graph/",
+        "/graph/?view=table",
+        "/budget/",
+        "/hygiene/",
+        "/hygiene/unverified/",
+        "/hygiene/dangling/",
+        "/graph/around/runbook/?project=",
+    ]:
+        page.goto(live_server.url + path)
+        page.wait_for_load_state("networkidle")
+        scroll, client = page.evaluate(
+            "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
+        assert scroll <= client, (path, scroll, client)
+    assert not page.errors
