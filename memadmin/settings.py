@@ -79,6 +79,8 @@ LANGUAGE_CODE = "en-us"
 MEMADMIN_INLINE_MAX_BYTES = env_int("MEMADMIN_INLINE_MAX_BYTES", 32768, minimum=1)
 MEMADMIN_INDEX_MAX_BYTES = 8192
 MEMADMIN_INDEX_MAX_ENTRIES = 200
+# Revisions older than this many days are removed by `manage.py history prune`; 0 keeps all.
+MEMADMIN_HISTORY_RETENTION_DAYS = env_int("MEMADMIN_HISTORY_RETENTION_DAYS", 0)
 
 INSTALLED_APPS = [
     "django.contrib.auth",

@@ -15,7 +15,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from memories import budget
+from memories import budget, history
 from memories import fields as f
 from memories.captions import read_caption
 from memories.errors import (
@@ -154,6 +154,38 @@ def _clash_across_tiers(name: str, project_id: int | None, exclude_id: int | Non
     return other.project_name or "the global tier"
 
 
+def refuse_name_clash(
+    name: str,
+    *,
+    target_id: int | None,
+    target_project: str | None,
+    exclude_id: int | None,
+    same_tier: bool = True,
+) -> None:
+    """Refuse a name the target tier already holds (when `same_tier`), or one a tier on
+    the other side of the global/project line holds."""
+    if same_tier:
+        holders = Memory.objects.filter(tier=target_id or GLOBAL_TIER, name=name)
+        if exclude_id is not None:
+            holders = holders.exclude(id=exclude_id)
+        if holders.exists():
+            raise NameClash(
+                f"'{target_project or 'the global tier'}' already holds a memory named "
+                f"'{name}'; choose another name or delete that one first.",
+                name=name,
+                project=target_project,
+            )
+    other = _clash_across_tiers(name, target_id, exclude_id)
+    if other is not None:
+        where = "the global tier" if target_id is None else f"project '{target_project}'"
+        raise NameClash(
+            f"'{name}' is already a memory of {other}, and a global name is never "
+            f"also a project's: choose another name for {where}.",
+            name=name,
+            project=target_project,
+        )
+
+
 def _near_duplicate(description: str, tier: int, exclude_id: int | None) -> Memory | None:
     """A memory of the same band whose description says nearly the same thing.
 
@@ -212,12 +244,15 @@ def write(
     move_to=UNSET,
     if_match: str | None = None,
     expect_body: str | None = None,
+    restoring: bool = False,
 ) -> WriteResult:
     """Create or update the memory `name` in the tier `project` addresses.
 
     None (or a blank) keeps what is there; body="" and expires="" clear; [] clears a list.
     `project` UNSET finds the name in whichever tier holds it (the global tier for a new
     memory); `move_to` (None for the global tier) moves it, keeping everything else.
+    `restoring` puts back a recorded version (memories.history_doors): a blank source then
+    clears it, as "" clears body and expiry.
     """
     name = f.name(name)
     description = f.one_line(description, "description")
@@ -226,7 +261,7 @@ def write(
     references = f.references(references)
     priority = f.priority(priority)
     load = f.load(load)
-    source = f.one_line(source, "source")
+    source = "" if restoring and source == "" else f.one_line(source, "source")
     expires = f.expires(expires)
     if not isinstance(verified, bool):
         raise InvalidField("verified", "verified is true or false.")
@@ -285,23 +320,13 @@ def write(
 
         moving = existing is not None and existing.tier != target_tier
         if existing is None or moving:
-            tier_words = target_project or "the global tier"
-            if moving and Memory.objects.filter(tier=target_tier, name=name).exists():
-                raise NameClash(
-                    f"'{tier_words}' already holds a memory named '{name}'; "
-                    "choose another name or delete that one first.",
-                    name=name,
-                    project=target_project,
-                )
-            other = _clash_across_tiers(name, target_id, existing.id if existing else None)
-            if other is not None:
-                where = "the global tier" if target_id is None else f"project '{target_project}'"
-                raise NameClash(
-                    f"'{name}' is already a memory of {other}, and a global name is never "
-                    f"also a project's: choose another name for {where}.",
-                    name=name,
-                    project=target_project,
-                )
+            refuse_name_clash(
+                name,
+                target_id=target_id,
+                target_project=target_project,
+                exclude_id=existing.id if existing else None,
+                same_tier=moving,
+            )
 
         before = []
         if existing is not None:
@@ -376,6 +401,8 @@ def write(
                 project=target_project,
             ) from error
         memory = Memory.objects.select_related("project").get(id=memory_id)
+        action = history.CREATE if existing is None else history.UPDATE
+        history.record(history.MOVE if moving else action, before=existing, after=memory)
 
     notes = _notes(memory, existing, expires, now)
     return WriteResult(
@@ -455,13 +482,14 @@ def edit(
             )
         start = memory.body.index(old_string)
         new_body = memory.body.replace(old_string, new_string)
-        result = write(
-            name,
-            project=memory.project_name,
-            body=new_body,
-            verified=verified,
-            expect_body=memory.body,
-        )
+        with history.recorded_as(history.EDIT):
+            result = write(
+                name,
+                project=memory.project_name,
+                body=new_body,
+                verified=verified,
+                expect_body=memory.body,
+            )
     return EditResult(
         memory=result.memory,
         replacements=count,
@@ -491,6 +519,7 @@ def delete(name: str, *, project=UNSET, if_match: str | None = None) -> DeleteRe
             raise PreconditionFailed(name, memory.etag)
         citing = referenced_by(memory)
         project_name = memory.project_name
+        history.record(history.DELETE, before=memory)
         Memory.objects.filter(id=memory.id).delete()
     return DeleteResult(name=name, project=project_name, referenced_by=citing)
 

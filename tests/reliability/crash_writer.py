@@ -51,6 +51,10 @@ def main() -> None:
     import django
 
     django.setup()
+    # Imported once here, not in each child, so a child starts writing at once: on a busy
+    # machine the import alone could outlast the kill delay, and no round would commit.
+    from memories import doors  # noqa: F401
+
     rng = random.Random(seed)
     for round_number in range(rounds):
         pid = os.fork()

@@ -13,8 +13,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils import timezone
 
-from memories import doors
-from memories.models import Memory
+from memories import doors, history
+from memories.models import Memory, Revision
 from projects import doors as project_doors
 
 PROJECTS = ["webdev", "infra", "movie", "research", "legacy"]
@@ -245,12 +245,16 @@ class Command(BaseCommand):
             raise CommandError("The store is not empty; seed_demo only fills an empty store.")
         rng = random.Random(seed)
         now = timezone.now()
-        with transaction.atomic():
+        with (
+            history.acting(door=history.COMMAND, label="manage.py seed_demo"),
+            transaction.atomic(),
+        ):
             for name in PROJECTS:
                 project_doors.add(name)
             written = self._write_all(rng)
             self._age(rng, now)
             self._overfill_legacy(rng)
+            self._date_the_history()
         self.stdout.write(f"Loaded the demo store: {written} memories in {len(PROJECTS)} projects.")
 
     def _write(self, name, project=None, **values) -> None:
@@ -419,3 +423,10 @@ class Command(BaseCommand):
     def _overfill_legacy(self, rng: random.Random) -> None:
         # As after an upgrade made every priority-0 memory inline: past the doors.
         Memory.objects.filter(project__name="legacy", priority=0).update(load="inline")
+
+    def _date_the_history(self) -> None:
+        # Each memory's one revision, its creation, is dated and shown as the aged row.
+        for memory in Memory.objects.select_related("project"):
+            Revision.objects.filter(memory_id=memory.id).update(
+                at=memory.created_at, after=history.snapshot(memory)
+            )
