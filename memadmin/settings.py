@@ -79,6 +79,8 @@ LANGUAGE_CODE = "en-us"
 MEMADMIN_INLINE_MAX_BYTES = env_int("MEMADMIN_INLINE_MAX_BYTES", 32768, minimum=1)
 MEMADMIN_INDEX_MAX_BYTES = 8192
 MEMADMIN_INDEX_MAX_ENTRIES = 200
+# Search freshness halves its distance to the floor every this many days since verified_at.
+MEMADMIN_SEARCH_HALF_LIFE_DAYS = env_int("MEMADMIN_SEARCH_HALF_LIFE_DAYS", 180, minimum=1)
 # Revisions older than this many days are removed by `manage.py history prune`; 0 keeps all.
 MEMADMIN_HISTORY_RETENTION_DAYS = env_int("MEMADMIN_HISTORY_RETENTION_DAYS", 0)
 
@@ -106,6 +108,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "memadmin.middleware.SecurityHeadersMiddleware",
 ]
 
 ROOT_URLCONF = "memadmin.urls"
@@ -121,6 +124,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "memadmin.context_processors.role",
             ],
         },
     },
@@ -159,6 +163,7 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
+CSRF_FAILURE_VIEW = "memadmin.views.csrf_failure"
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]

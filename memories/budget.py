@@ -12,9 +12,11 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection
+from django.utils import timezone
 
 from memories.errors import InlineBudgetExceeded
 from memories.models import GLOBAL_TIER
+from projects.models import Project
 
 IN_FORCE_INLINE = "load = 'inline' AND body != '' AND (expires_at IS NULL OR expires_at > %s)"
 
@@ -55,6 +57,35 @@ def band_tiers(totals: dict[int, int], tier: int) -> tuple[int, ...]:
 
 def band_total(totals: dict[int, int], tier: int) -> int:
     return sum(totals.get(t, 0) for t in band_tiers(totals, tier))
+
+
+@dataclass(frozen=True)
+class Band:
+    """The inline bodies one session reads: the global tier's, plus its project's if any."""
+
+    project: str | None  # None: a session on no project
+    tier: int
+    bytes: int
+    budget: int
+
+    @property
+    def over(self) -> bool:
+        return self.bytes > self.budget
+
+    @property
+    def percent(self) -> float:
+        return 100 * self.bytes / self.budget
+
+
+def bands(now: dt.datetime) -> list[Band]:
+    """Every band's inline bytes in force: the global tier alone, then each project's."""
+    totals = inline_totals(now)
+    limit = budget_bytes()
+    global_bytes = totals.get(GLOBAL_TIER, 0)
+    found = [Band(None, GLOBAL_TIER, global_bytes, limit)]
+    for project_id, name in Project.objects.order_by("name").values_list("id", "name"):
+        found.append(Band(name, project_id, global_bytes + totals.get(project_id, 0), limit))
+    return found
 
 
 @dataclass(frozen=True)
@@ -140,3 +171,124 @@ def refuse_if_past_budget(
                 budget_bytes=budget,
                 largest=largest,
             )
+
+
+@dataclass(frozen=True)
+class IndexUsage:
+    """How much of the index's ceilings a band's index spends, and what it lists nowhere."""
+
+    entries: int
+    bytes: int
+    left_out: int
+    search_only: int
+    expired: int
+    max_entries: int
+    max_bytes: int
+
+    def to_dict(self) -> dict:
+        return {
+            "entries": self.entries,
+            "bytes": self.bytes,
+            "max_entries": self.max_entries,
+            "max_bytes": self.max_bytes,
+            "left_out": self.left_out,
+            "search_only": self.search_only,
+            "expired": self.expired,
+        }
+
+
+@dataclass(frozen=True)
+class BandReport:
+    """What a session on `project` (None: on no project) is given of the inline budget."""
+
+    project: str | None
+    global_bytes: int
+    project_bytes: int
+    budget_bytes: int
+    inline_shown: int
+    inline_not_shown: int
+    largest: list[dict]
+    index: IndexUsage
+
+    @property
+    def inline_bytes(self) -> int:
+        return self.global_bytes + self.project_bytes
+
+    @property
+    def over_budget(self) -> bool:
+        return self.inline_bytes > self.budget_bytes
+
+    def to_dict(self) -> dict:
+        return {
+            "project": self.project,
+            "inline_bytes": self.inline_bytes,
+            "global_bytes": self.global_bytes,
+            "project_bytes": self.project_bytes,
+            "budget_bytes": self.budget_bytes,
+            "over_budget": self.over_budget,
+            "inline_shown": self.inline_shown,
+            "inline_not_shown": self.inline_not_shown,
+            "largest": self.largest,
+            "index": self.index.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class BudgetReport:
+    budget_bytes: int
+    bands: list[BandReport]
+    largest: list[dict]
+
+    @property
+    def fullest(self) -> BandReport:
+        """The band a global write is measured against (the global one when no project has
+        inline bodies)."""
+        return max(self.bands, key=lambda band: band.inline_bytes)
+
+    def to_dict(self) -> dict:
+        return {
+            "budget_bytes": self.budget_bytes,
+            "global_write_bytes": self.fullest.inline_bytes,
+            "bands": [band.to_dict() for band in self.bands],
+            "largest": self.largest,
+        }
+
+
+def budget_report(now: dt.datetime | None = None, *, largest: int = 10) -> BudgetReport:
+    """The inline band of the global tier and of each project (with the global tier beside
+    it) against the budget, the largest inline memories, and each band's index usage."""
+    # agent_view is built on this module, so it is imported when first needed.
+    from memories.agent_view import agent_view
+
+    now = now or timezone.now()
+    totals = inline_totals(now)
+    limit = budget_bytes()
+    bands = []
+    for project in [None, *Project.objects.order_by("name")]:
+        tier = GLOBAL_TIER if project is None else project.id
+        view = agent_view(project, now)
+        bands.append(
+            BandReport(
+                project=None if project is None else project.name,
+                global_bytes=totals.get(GLOBAL_TIER, 0),
+                project_bytes=0 if project is None else totals.get(tier, 0),
+                budget_bytes=limit,
+                inline_shown=len(view.inline_shown),
+                inline_not_shown=len(view.inline_unshown.lines) + view.inline_unshown.left_out,
+                largest=largest_inline(tuple({GLOBAL_TIER, tier}), now, limit=5),
+                index=IndexUsage(
+                    entries=len(view.index.lines),
+                    bytes=view.index.bytes,
+                    left_out=view.index.left_out,
+                    search_only=view.search_only,
+                    expired=view.expired,
+                    max_entries=settings.MEMADMIN_INDEX_MAX_ENTRIES,
+                    max_bytes=settings.MEMADMIN_INDEX_MAX_BYTES,
+                ),
+            )
+        )
+    return BudgetReport(
+        budget_bytes=limit,
+        bands=bands,
+        largest=largest_inline(tuple({GLOBAL_TIER, *totals}), now, limit=largest),
+    )

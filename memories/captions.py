@@ -25,6 +25,23 @@ def age(moment: dt.datetime, now: dt.datetime | None = None) -> str:
     return f"{days // 365} years ago"
 
 
+def relative(moment: dt.datetime, now: dt.datetime | None = None) -> str:
+    """An age for a past moment, 'in 12 days' for a future one (an expiry still to come)."""
+    now = now or timezone.now()
+    if moment <= now:
+        return age(moment, now)
+    days = days_between(now, moment)
+    if days <= 0:
+        return "later today"
+    if days == 1:
+        return "tomorrow"
+    if days < 60:
+        return f"in {days} days"
+    if days < 730:
+        return f"in {days // 30} months"
+    return f"in {days // 365} years"
+
+
 def short_age(moment: dt.datetime, now: dt.datetime | None = None) -> str:
     """Compact form for tables and the index: 0d, 47d, 5mo, 2y."""
     days = max(days_between(moment, now or timezone.now()), 0)
@@ -35,8 +52,8 @@ def short_age(moment: dt.datetime, now: dt.datetime | None = None) -> str:
     return f"{days // 365}y"
 
 
-def read_caption(memory, now: dt.datetime | None = None) -> str:
-    """'Recorded 47 days ago, verified yesterday' or '... not verified since'."""
+def record_caption(memory, now: dt.datetime | None = None) -> str:
+    """'Recorded 47 days ago, verified yesterday' (or '..., not verified since')."""
     now = now or timezone.now()
     recorded = age(memory.created_at, now)
     first = "Saved today" if recorded == "today" else f"Recorded {recorded}"
@@ -46,4 +63,9 @@ def read_caption(memory, now: dt.datetime | None = None) -> str:
         caption = f"{first}, not verified since"
     if memory.expires_at is not None and memory.expires_at <= now:
         caption += f"; expired {age(memory.expires_at, now)}, it no longer applies"
-    return caption + ". This is what you recorded then, not live state."
+    return caption
+
+
+def read_caption(memory, now: dt.datetime | None = None) -> str:
+    """The agent's read: the record caption and a reminder that it is not live state."""
+    return record_caption(memory, now) + ". This is what you recorded then, not live state."

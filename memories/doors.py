@@ -19,6 +19,7 @@ from memories import budget, history
 from memories import fields as f
 from memories.captions import read_caption
 from memories.errors import (
+    DomainError,
     EditMismatch,
     InvalidField,
     MemoryNotFound,
@@ -28,7 +29,7 @@ from memories.errors import (
 )
 from memories.filters import ANY_TIER
 from memories.models import GLOBAL_TIER, Memory
-from memories.selectors import locate, project_or_refuse, referenced_by
+from memories.selectors import locate, memories_by_id, project_or_refuse, referenced_by
 
 READ_PAGE_CHARS = 16_000
 NEAR_DUPLICATE_RATIO = 0.8
@@ -244,6 +245,7 @@ def write(
     move_to=UNSET,
     if_match: str | None = None,
     expect_body: str | None = None,
+    must_create: bool = False,
     restoring: bool = False,
 ) -> WriteResult:
     """Create or update the memory `name` in the tier `project` addresses.
@@ -251,6 +253,7 @@ def write(
     None (or a blank) keeps what is there; body="" and expires="" clear; [] clears a list.
     `project` UNSET finds the name in whichever tier holds it (the global tier for a new
     memory); `move_to` (None for the global tier) moves it, keeping everything else.
+    `must_create` refuses a name the tier already holds instead of updating that memory.
     `restoring` puts back a recorded version (memories.history_doors): a blank source then
     clears it, as "" clears body and expiry.
     """
@@ -283,6 +286,14 @@ def write(
         target_id = target.id if target else None
         target_tier = target_id or GLOBAL_TIER
 
+        if existing is not None and must_create:
+            tier_words = existing.project_name or "the global tier"
+            raise NameClash(
+                f"'{tier_words}' already holds a memory named '{name}'; "
+                "choose another name, or open that one to edit it.",
+                name=name,
+                project=existing.project_name,
+            )
         if existing is not None:
             if if_match is not None and if_match.strip() not in ("*", existing.etag):
                 raise PreconditionFailed(name, existing.etag)
@@ -550,3 +561,112 @@ def read(name: str, *, project=UNSET, offset: int = 0) -> ReadResult:
         next_offset=end if end < len(memory.body) else None,
         caption=read_caption(memory),
     )
+
+
+BULK_LIMIT = 1000
+
+
+@dataclass
+class BulkRefusal:
+    memory: Memory
+    error: DomainError
+
+
+@dataclass
+class BulkResult:
+    """What a bulk action did: every memory changed, or (when any was refused) none."""
+
+    targets: list[Memory]
+    outcomes: list = field(default_factory=list)  # each door's result, in index order
+    refused: list[BulkRefusal] = field(default_factory=list)
+    missing: int = 0  # ids asked for that no longer name a memory
+
+    @property
+    def applied(self) -> bool:
+        return not self.refused
+
+
+def _bulk(ids, change, summary: str) -> BulkResult:
+    """Apply one single-memory door to each memory, in index order, in ONE transaction.
+
+    All or nothing. Every memory is tried, each in its own savepoint, so each refusal is known
+    with its row, and a later row is measured as if the earlier ones had landed (the budget
+    of a band fills up in index order, as the agent reads it). If any row is refused, the
+    whole batch is rolled back and every refusal reported; nothing of it lands. What lands is
+    one change set of the history, `summary` naming it, to be inspected and undone whole.
+    """
+    ids = list(dict.fromkeys(ids))
+    if not ids:
+        raise InvalidField("id", "Select at least one memory.")
+    if len(ids) > BULK_LIMIT:
+        raise InvalidField(
+            "id",
+            f"{len(ids):,} memories were selected; a bulk action takes at most "
+            f"{BULK_LIMIT:,} at a time: narrow the filters.",
+        )
+    with transaction.atomic():
+        targets = memories_by_id(ids)
+        result = BulkResult(targets=targets, missing=len(ids) - len(targets))
+        noun = "memory" if len(targets) == 1 else "memories"
+        with history.change_set(f"{summary} on {len(targets)} {noun}", door=history.BULK):
+            for memory in targets:
+                try:
+                    with transaction.atomic():
+                        result.outcomes.append(change(memory))
+                except DomainError as error:
+                    result.refused.append(BulkRefusal(memory, error))
+        if result.refused:
+            transaction.set_rollback(True)
+            result.outcomes = []
+    return result
+
+
+def _tier_of(memory: Memory) -> str | None:
+    return memory.project_name
+
+
+def bulk_set_priority(ids, priority) -> BulkResult:
+    priority = f.priority(priority)
+    if priority is None:
+        raise InvalidField("priority", "Give the priority to set.")
+    return _bulk(
+        ids,
+        lambda m: write(m.name, project=_tier_of(m), priority=priority),
+        f"Set priority {priority}",
+    )
+
+
+def bulk_shift_priority(ids, by) -> BulkResult:
+    """Add `by` to each priority, held within 0 (most important) and 100."""
+    if isinstance(by, bool) or not isinstance(by, int):
+        raise InvalidField("shift", "Shift the priority by a whole number.")
+
+    def shift(memory: Memory) -> WriteResult:
+        moved = min(max(memory.priority + by, f.PRIORITY_MIN), f.PRIORITY_MAX)
+        return write(memory.name, project=_tier_of(memory), priority=moved)
+
+    return _bulk(ids, shift, f"Shift priority by {by:+d}")
+
+
+def bulk_set_load(ids, load) -> BulkResult:
+    load = f.load(load)
+    if load is None:
+        raise InvalidField("load", "Give the load to set: inline, index or search.")
+    return _bulk(ids, lambda m: write(m.name, project=_tier_of(m), load=load), f"Set load {load}")
+
+
+def bulk_verify(ids) -> BulkResult:
+    return _bulk(ids, lambda m: write(m.name, project=_tier_of(m), verified=True), "Verify")
+
+
+def bulk_move(ids, to) -> BulkResult:
+    """Re-file each memory in the tier `to` (None: the global tier)."""
+    if to is not None:
+        project_or_refuse(f.project_name(to))
+    where = "the global tier" if to is None else to
+    return _bulk(ids, lambda m: move(m.name, project=_tier_of(m), to=to), f"Move to {where}")
+
+
+def bulk_delete(ids) -> BulkResult:
+    """Delete each memory; the outcomes name who still references each one."""
+    return _bulk(ids, lambda m: delete(m.name, project=_tier_of(m)), "Delete")

@@ -156,8 +156,11 @@ def expires(value) -> dt.datetime | None | str:
         except ValueError:
             raise InvalidField("expires", f"'{text}' is not a calendar date.") from None
         # The note stops applying when the next day begins, in the server's time zone.
-        next_day = day + dt.timedelta(days=1)
-        return dt.datetime.combine(next_day, dt.time(), tzinfo=local_zone())
+        try:
+            next_day = day + dt.timedelta(days=1)
+        except OverflowError:
+            raise InvalidField("expires", f"'{text}' is past the last date we can store.") from None
+        return _storable(dt.datetime.combine(next_day, dt.time(), tzinfo=local_zone()), text)
     if not re.fullmatch(
         r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})", text
     ):
@@ -166,9 +169,19 @@ def expires(value) -> dt.datetime | None | str:
             f"'{text}' is not an RFC 3339 timestamp (2026-10-25T18:00:00Z) or a date (2026-10-25).",
         )
     try:
-        return dt.datetime.fromisoformat(text.replace("z", "Z"))
+        moment = dt.datetime.fromisoformat(text.replace("z", "Z"))
     except ValueError:
         raise InvalidField("expires", f"'{text}' is not a valid date and time.") from None
+    return _storable(moment, text)
+
+
+def _storable(moment: dt.datetime, text: str) -> dt.datetime:
+    """The store keeps UTC: an instant with no UTC year between 1 and 9999 is refused."""
+    try:
+        moment.astimezone(dt.UTC)
+    except OverflowError:
+        raise InvalidField("expires", f"'{text}' is outside the years 1 to 9999 in UTC.") from None
+    return moment
 
 
 def period(value, field: str = "unverified") -> dt.timedelta | None:

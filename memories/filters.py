@@ -64,7 +64,11 @@ class MemoryFilters:
         elif self.expired is False:
             queryset = queryset.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
         if self.unverified:
-            cutoff = now - memory_fields.period(self.unverified)
+            try:
+                cutoff = now - memory_fields.period(self.unverified)
+            except OverflowError:
+                # A period reaching back before year 1: nothing was verified that long ago.
+                return queryset.none()
             queryset = queryset.filter(verified_at__lt=cutoff)
         if self.referencing:
             citing = Reference.objects.filter(target=self.referencing).values("memory_id")
@@ -145,8 +149,30 @@ class QueryListField(forms.Field):
 BOOL_CHOICES = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 
-class MemoryFilterForm(forms.Form):
+class TierForm(forms.Form):
+    """`project=` alone, as the single-memory routes and pages address a tier."""
+
     project = forms.CharField(required=False, max_length=64)
+
+    def clean_project(self):
+        if "project" not in self.data:
+            return ANY_TIER
+        value = self.cleaned_data["project"].strip()
+        if value == "":
+            return None
+        try:
+            return memory_fields.project_name(value)
+        except InvalidField as error:
+            raise forms.ValidationError(error.message) from None
+
+    def first_error(self) -> str:
+        for field, errors in self.errors.items():
+            prefix = "" if field == "__all__" else f"{field}: "
+            return prefix + errors[0]
+        return ""
+
+
+class MemoryFilterForm(TierForm):
     expired = forms.CharField(required=False)
     unverified = forms.CharField(required=False, max_length=10)
     referencing = forms.CharField(required=False, max_length=memory_fields.MAX_REFERENCE_LENGTH)
@@ -163,17 +189,6 @@ class MemoryFilterForm(forms.Form):
     q = QueryListField(required=False)
     limit = forms.IntegerField(required=False, min_value=1, max_value=500)
     offset = forms.IntegerField(required=False, min_value=0, max_value=10_000_000)
-
-    def clean_project(self):
-        if "project" not in self.data:
-            return ANY_TIER
-        value = self.cleaned_data["project"].strip()
-        if value == "":
-            return None
-        try:
-            return memory_fields.project_name(value)
-        except InvalidField as error:
-            raise forms.ValidationError(error.message) from None
 
     def clean_expired(self):
         value = self.cleaned_data["expired"].strip().lower()
@@ -214,9 +229,3 @@ class MemoryFilterForm(forms.Form):
         return MemoryFilters(
             **{f.name: self.cleaned_data.get(f.name) for f in fields(MemoryFilters)}
         )
-
-    def first_error(self) -> str:
-        for field, errors in self.errors.items():
-            prefix = "" if field == "__all__" else f"{field}: "
-            return prefix + errors[0]
-        return ""

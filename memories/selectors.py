@@ -2,8 +2,10 @@
 
 from dataclasses import dataclass
 
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.utils import timezone
 
+from memories import budget, fields, pagination
 from memories.errors import AmbiguousName, MemoryNotFound, UnknownProject
 from memories.filters import ANY_TIER, MemoryFilters
 from memories.models import GLOBAL_TIER, Memory, Reference
@@ -30,12 +32,16 @@ SORTS = {
 }
 
 
+def sort_keys(sort: str) -> list[pagination.Key]:
+    return [pagination.Key.parse(spec) for spec in SORTS.get(sort, INDEX_ORDER)]
+
+
 def memories(filters: MemoryFilters | None = None, *, sort: str = "index", now=None) -> QuerySet:
     """Every memory the filters admit, in index order unless another sort is named."""
     queryset = Memory.objects.select_related("project")
     if filters is not None:
         queryset = filters.apply(queryset, now)
-    return queryset.order_by(*SORTS.get(sort, INDEX_ORDER))
+    return queryset.order_by(*(key.order() for key in sort_keys(sort)))
 
 
 @dataclass
@@ -49,6 +55,54 @@ def list_memories(
 ) -> Page:
     queryset = memories(filters, sort=sort, now=now)
     return Page(memories=list(queryset[offset : offset + limit]), count=queryset.count())
+
+
+@dataclass
+class KeysetListing:
+    memories: list[Memory]
+    count: int
+    next_cursor: str | None
+    previous_cursor: str | None
+    cited_by: dict[int, int]  # memory id: how many memories reference it, from their band
+
+
+def page_memories(
+    filters: MemoryFilters,
+    *,
+    sort: str = "index",
+    limit: int = 50,
+    after: str | None = None,
+    before: str | None = None,
+    now=None,
+) -> KeysetListing:
+    """A page of the list, by keyset (`after`/`before` cursors) rather than by offset."""
+    queryset = Memory.objects.select_related("project")
+    queryset = filters.apply(queryset, now)
+    page = pagination.page(
+        queryset,
+        sort_keys(sort),
+        limit=limit,
+        after_cursor=after,
+        before_cursor=before,
+    )
+    return KeysetListing(
+        memories=page.rows,
+        count=queryset.count(),
+        next_cursor=page.next_cursor,
+        previous_cursor=page.previous_cursor,
+        cited_by=citation_counts(page.rows),
+    )
+
+
+def matching_ids(filters: MemoryFilters, *, limit: int, now=None) -> list[int]:
+    """The ids of the memories the filters admit, in index order, at most `limit`."""
+    queryset = filters.apply(Memory.objects.all(), now).order_by(*INDEX_ORDER)
+    return list(queryset.values_list("id", flat=True)[:limit])
+
+
+def memories_by_id(ids) -> list[Memory]:
+    """The memories of these ids that still exist, in index order."""
+    return list(Memory.objects.select_related("project").filter(id__in=ids).order_by(*INDEX_ORDER))
 
 
 def project_or_refuse(name: str) -> Project:
@@ -79,12 +133,17 @@ def locate(name: str, project=ANY_TIER, *, for_update: bool = False) -> Memory:
         raise MemoryNotFound(name, project) from None
 
 
-def referenced_by(memory: Memory) -> list[Memory]:
-    """Memories whose references name this one, as seen from their own band.
+def cites_from_band(citing_tier: int, cited_tier: int) -> bool:
+    """Whether a memory of `citing_tier` naming a memory of `cited_tier` means that one.
 
     A project memory is cited by its own project's memories and by global ones; memories of
     another project citing the same name mean their own.
     """
+    return cited_tier == GLOBAL_TIER or citing_tier in (GLOBAL_TIER, cited_tier)
+
+
+def referenced_by(memory: Memory) -> list[Memory]:
+    """Memories whose references name this one, as seen from their own band."""
     citing = Reference.objects.filter(target=memory.name).values("memory_id")
     queryset = Memory.objects.select_related("project").filter(id__in=citing)
     if memory.tier != GLOBAL_TIER:
@@ -92,11 +151,54 @@ def referenced_by(memory: Memory) -> list[Memory]:
     return list(queryset.exclude(id=memory.id).order_by(*INDEX_ORDER))
 
 
+def backlink(citing: Memory) -> dict:
+    """One entry of `referenced_by`, as the API and a delete's answer give it."""
+    return {"name": citing.name, "project": citing.project_name, "description": citing.description}
+
+
+def referenced_by_each(memories: list[Memory]) -> dict[int, list[Memory]]:
+    """referenced_by for several memories in one query (the bulk delete's confirmation)."""
+    found: dict[int, list[Memory]] = {m.id: [] for m in memories}
+    if not memories:
+        return found
+    by_name: dict[str, list[Memory]] = {}
+    for memory in memories:
+        by_name.setdefault(memory.name, []).append(memory)
+    citations = (
+        Reference.objects.filter(target__in=list(by_name))
+        .select_related("memory", "memory__project")
+        .order_by("memory__priority", "-memory__created_at", "-memory_id")
+    )
+    for citation in citations:
+        citing = citation.memory
+        for cited in by_name[citation.target]:
+            if citing.id != cited.id and cites_from_band(citing.tier, cited.tier):
+                found[cited.id].append(citing)
+    return found
+
+
+def citation_counts(memories: list[Memory]) -> dict[int, int]:
+    """How many memories reference each of these, counted as referenced_by counts them."""
+    counts = {m.id: 0 for m in memories}
+    if not memories:
+        return counts
+    rows = list(
+        Reference.objects.filter(target__in={m.name for m in memories})
+        .values_list("target", "memory__tier")
+        .annotate(citing=Count("memory_id"))
+        .order_by()
+    )
+    for memory in memories:
+        for target, citing_tier, citing in rows:
+            if target == memory.name and cites_from_band(citing_tier, memory.tier):
+                counts[memory.id] += citing
+        if memory.name in memory.references:
+            counts[memory.id] -= 1
+    return counts
+
+
 def backlink_dicts(memory: Memory) -> list[dict]:
-    return [
-        {"name": m.name, "project": m.project_name, "description": m.description}
-        for m in referenced_by(memory)
-    ]
+    return [backlink(m) for m in referenced_by(memory)]
 
 
 @dataclass
@@ -136,3 +238,63 @@ def dangling_references() -> QuerySet:
 
 def tier_label(project_name: str | None) -> str:
     return "global" if project_name is None else project_name
+
+
+@dataclass
+class TierCount:
+    project: str | None  # None: the global tier
+    count: int
+
+
+@dataclass
+class Overview:
+    total: int
+    tiers: list[TierCount]
+    expired: int
+    unverified: int
+    unverified_period: str
+    dangling_references: int
+    dangling_targets: list[tuple[str, int]]  # the most cited dangling targets, with counts
+    dangling_target_count: int
+    bands: list[budget.Band]
+
+    @property
+    def bands_over(self) -> list[budget.Band]:
+        return [band for band in self.bands if band.over]
+
+
+def overview(now=None, *, unverified: str = "90d", top: int = 10) -> Overview:
+    """The figures of the dashboard's front page, each one a filter of the list."""
+    now = now or timezone.now()
+    cutoff = now - fields.period(unverified)
+    counts = Memory.objects.aggregate(
+        total=Count("id"),
+        global_tier=Count("id", filter=Q(tier=GLOBAL_TIER)),
+        expired=Count("id", filter=Q(expires_at__lte=now)),
+        unverified=Count("id", filter=Q(verified_at__lt=cutoff)),
+    )
+    tiers = [TierCount(None, counts["global_tier"])]
+    tiers += [
+        TierCount(name, count)
+        for name, count in Project.objects.annotate(n=Count("memories"))
+        .order_by("name")
+        .values_list("name", "n")
+    ]
+    dangling = dangling_references().order_by()
+    dangling_totals = dangling.aggregate(
+        references=Count("id"), targets=Count("target", distinct=True)
+    )
+    most_cited = (
+        dangling.values_list("target").annotate(n=Count("id")).order_by("-n", "target")[:top]
+    )
+    return Overview(
+        total=counts["total"],
+        tiers=tiers,
+        expired=counts["expired"],
+        unverified=counts["unverified"],
+        unverified_period=unverified,
+        dangling_references=dangling_totals["references"],
+        dangling_targets=list(most_cited),
+        dangling_target_count=dangling_totals["targets"],
+        bands=budget.bands(now),
+    )

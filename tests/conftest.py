@@ -45,3 +45,12 @@ def write(db):
         return doors.write(name, **values)
 
     return _write
+
+
+@pytest.fixture(autouse=True)
+def _static_files_without_manifest(settings):
+    """Pages link static files by name; tests run without collectstatic's manifest."""
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }

@@ -130,3 +130,20 @@ def test_a_table_rebuild_drops_triggers_and_the_system_check_says_so():
         fts.rebuild()
     assert not [e for e in checks.run_checks(databases=["default"]) if e.id == "memories.E001"]
     assert fts.check().ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_fts_migration_reverses_and_reapplies_cleanly():
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    executor.migrate([("memories", "0001_initial")])
+    with connection.cursor() as cursor:
+        assert sorted(fts.missing_triggers(cursor)) == sorted(fts.TRIGGERS)
+        cursor.execute("SELECT count(*) FROM sqlite_master WHERE name = 'memories_fts'")
+        assert cursor.fetchone()[0] == 0
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    report = fts.check()
+    assert report.ok, report.problems

@@ -41,7 +41,10 @@ def test_atomic_blocks_take_the_write_lock_at_begin():
 
 
 def _run(args, **env):
-    full_env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memadmin.settings", **env}
+    # The browser suite allows sync database calls beside Playwright's loop in its own
+    # process; a deployment never has that variable.
+    inherited = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    full_env = {**inherited, "DJANGO_SETTINGS_MODULE": "memadmin.settings", **env}
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
@@ -103,3 +106,21 @@ def test_settings_come_from_the_environment(tmp_path):
     assert result.stdout.strip().splitlines()[-1] == (
         f"True ['memory.example.org'] Asia/Tokyo 1000 {tmp_path / 'memadmin.sqlite3'}"
     )
+
+
+def test_loading_the_wsgi_app_opens_no_database_connection(tmp_path):
+    """gunicorn forks workers after loading the app: a connection opened before would be
+    shared by every worker."""
+    code = (
+        "import memadmin.wsgi; from django.db import connections; "
+        "print(connections['default'].connection is None)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "MEMADMIN_DATA_DIR": str(tmp_path)},
+    )
+    assert result.stdout.strip() == "True", result.stderr

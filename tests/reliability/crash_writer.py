@@ -16,11 +16,15 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspa
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
 
 
-def child(start: int) -> None:
-    from django.db import transaction
+def child(start: int, ready_fd: int) -> None:
+    from django.db import connection, transaction
 
     from memories import doors
 
+    # Connect before telling the parent to start its clock, so that on a loaded machine
+    # the kills still land among the writes rather than during start-up.
+    connection.ensure_connection()
+    os.write(ready_fd, b"r")
     number = start
     while True:
         with transaction.atomic():
@@ -51,17 +55,18 @@ def main() -> None:
     import django
 
     django.setup()
-    # Imported once here, not in each child, so a child starts writing at once: on a busy
-    # machine the import alone could outlast the kill delay, and no round would commit.
-    from memories import doors  # noqa: F401
-
     rng = random.Random(seed)
     for round_number in range(rounds):
+        ready_read, ready_write = os.pipe()
         pid = os.fork()
         if pid == 0:
-            child(round_number * 1_000_000)
+            os.close(ready_read)
+            child(round_number * 1_000_000, ready_write)
             os._exit(0)
-        time.sleep(rng.uniform(0.002, 0.100))
+        os.close(ready_write)
+        os.read(ready_read, 1)
+        os.close(ready_read)
+        time.sleep(rng.uniform(0.001, 0.060))
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
     os.write(1, f"rounds {rounds}\n".encode())

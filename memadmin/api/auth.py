@@ -1,0 +1,54 @@
+"""Bearer tokens for /v1. The API reads no cookies: a session is never a credential here,
+which is why its views can be exempt from CSRF."""
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.http import HttpRequest
+
+from memadmin import roles, tokens
+from memadmin.api.responses import error
+from memadmin.models import ApiToken
+
+READ, WRITE = ApiToken.Scope.READ, ApiToken.Scope.WRITE
+
+
+def authorize(scope: str) -> Callable:
+    """Require a live token of `scope` (read or write) whose user may do that.
+
+    No token, an unknown or a revoked one: 401. A read token writing, or a token whose user
+    lacks the role (an auditor's token writing, a user with no role at all): 403.
+    """
+
+    def decorator(view: Callable) -> Callable:
+        @wraps(view)
+        def wrapper(request: HttpRequest, **kwargs):
+            token = tokens.authenticate(request.headers.get("Authorization"))
+            if token is None:
+                response = error(
+                    "A valid API token is required: send Authorization: Bearer <token>.", 401
+                )
+                response["WWW-Authenticate"] = 'Bearer realm="memadmin"'
+                return response
+            user = token.user
+            if not roles.can_read(user):
+                return error(
+                    f"The account '{user.get_username()}' has no role, so its tokens can do "
+                    "nothing.",
+                    403,
+                )
+            if scope == WRITE:
+                if token.scope != WRITE:
+                    return error("This token is read-only; writing needs a write token.", 403)
+                if not roles.can_write(user):
+                    return error(
+                        f"The account '{user.get_username()}' is an {roles.role_of(user)} "
+                        "and cannot write.",
+                        403,
+                    )
+            request.api_token = token
+            return view(request, **kwargs)
+
+        return wrapper
+
+    return decorator

@@ -1,0 +1,221 @@
+"""/v1/memories: list and search, get, put, edit, the agent's read, delete."""
+
+from urllib.parse import urlencode
+
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils import timezone
+
+from memadmin.api.auth import READ, WRITE, authorize
+from memadmin.api.responses import BadRequest, json_body, ok
+from memories import doors, selectors
+from memories import fields as f
+from memories.filters import ANY_TIER, MemoryFilterForm, TierForm
+from memories.models import Memory
+
+DEFAULT_LIMIT = 50
+# What PUT may set. `expires_at` is the name a fetched memory carries it under.
+WRITABLE = {
+    "description",
+    "body",
+    "tags",
+    "references",
+    "priority",
+    "load",
+    "source",
+    "expires",
+    "expires_at",
+    "verified",
+    "project",
+}
+# What GET answers beside the writable fields: accepted and ignored, so that a memory
+# fetched, changed and sent back is a valid PUT.
+SHOWN = {
+    "name",
+    "created_at",
+    "updated_at",
+    "verified_at",
+    "read_count",
+    "expired",
+    "referenced_by",
+    "notes",
+}
+EDIT_FIELDS = {"old_string", "new_string", "replace_all", "verified"}
+READ_FIELDS = {"offset"}
+
+
+def _form_error(form) -> BadRequest:
+    field = next(iter(form.errors))
+    return BadRequest(form.first_error(), **({} if field == "__all__" else {"field": field}))
+
+
+def _tier(request: HttpRequest):
+    """`project=` of a single-memory route: ANY_TIER absent, None empty, else a name."""
+    form = TierForm(request.GET)
+    if not form.is_valid():
+        raise _form_error(form)
+    return form.cleaned_data["project"]
+
+
+def _detail(memory: Memory, now=None) -> dict:
+    return {
+        **memory.to_dict(now),
+        "body": memory.body,
+        "referenced_by": selectors.backlink_dicts(memory),
+    }
+
+
+def _location(memory: Memory) -> str:
+    url = reverse("api:memory", args=[memory.name])
+    return url + "?" + urlencode({"project": memory.project_name or ""})
+
+
+@authorize(READ)
+def list_memories(request: HttpRequest):
+    form = MemoryFilterForm(request.GET)
+    if not form.is_valid():
+        raise _form_error(form)
+    filters = form.filters()
+    limit = form.cleaned_data["limit"] or DEFAULT_LIMIT
+    offset = form.cleaned_data["offset"] or 0
+    now = timezone.now()
+    page = selectors.list_memories(filters, limit=limit, offset=offset, now=now)
+    return ok(
+        {
+            "memories": [memory.to_dict(now) for memory in page.memories],
+            "count": page.count,
+            "summary": filters.summary(page.count),
+        }
+    )
+
+
+@authorize(READ)
+def get_memory(request: HttpRequest, name: str):
+    memory = selectors.locate(f.name(name), _tier(request))
+    return ok(_detail(memory), etag=memory.etag)
+
+
+@authorize(WRITE)
+def put_memory(request: HttpRequest, name: str):
+    name = f.name(name)
+    project = _tier(request)
+    data = json_body(request, allowed=WRITABLE | SHOWN)
+    if data.get("name") not in (None, name):
+        raise BadRequest(
+            f"The body names '{data['name']}' but the URL '{name}'; PUT does not rename.",
+            field="name",
+        )
+    expires = data.get("expires")
+    if "expires_at" in data:
+        if expires is not None and data["expires_at"] not in (None, expires):
+            raise BadRequest("expires and expires_at disagree; send one.", field="expires")
+        expires = data["expires_at"] if expires is None else expires
+    move_to = ANY_TIER
+    if "project" in data:
+        move_to = data["project"]
+        if not isinstance(move_to, str | None):
+            raise BadRequest(
+                "project is a project's name, or null for the global tier.", field="project"
+            )
+        # "" is the global tier, as an empty `project=` is.
+        move_to = move_to or None
+    result = doors.write(
+        name,
+        project=project,
+        description=data.get("description"),
+        body=data.get("body"),
+        tags=data.get("tags"),
+        references=data.get("references"),
+        priority=data.get("priority"),
+        load=data.get("load"),
+        source=data.get("source"),
+        expires=expires,
+        verified=_flag(data, "verified"),
+        move_to=move_to,
+        if_match=request.headers.get("If-Match"),
+    )
+    memory = result.memory
+    response = ok(
+        {**_detail(memory), "notes": result.notes},
+        201 if result.created else 200,
+        etag=memory.etag,
+    )
+    if result.created:
+        response["Location"] = _location(memory)
+    return response
+
+
+def _flag(data: dict, key: str) -> bool:
+    """A true/false field where null is the field left out (false)."""
+    value = data.get(key)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise BadRequest(f"{key} is true or false.", field=key)
+    return value
+
+
+@authorize(WRITE)
+def edit_memory(request: HttpRequest, name: str):
+    name = f.name(name)
+    project = _tier(request)
+    data = json_body(request, allowed=EDIT_FIELDS)
+    result = doors.edit(
+        name,
+        project=project,
+        old_string=data.get("old_string"),
+        new_string=data.get("new_string"),
+        replace_all=_flag(data, "replace_all"),
+        verified=_flag(data, "verified"),
+        if_match=request.headers.get("If-Match"),
+    )
+    memory = result.memory
+    return ok(
+        {**_detail(memory), "replacements": result.replacements, "context": result.context},
+        etag=memory.etag,
+    )
+
+
+@authorize(READ)
+def read_memory(request: HttpRequest, name: str):
+    """The agent's read: the one route that counts a read. Read authority is enough, as the
+    agent's memory tools ask only for read."""
+    name = f.name(name)
+    project = _tier(request)
+    data = json_body(request, allowed=READ_FIELDS, optional=True)
+    offset = data.get("offset")
+    result = doors.read(name, project=project, offset=0 if offset is None else offset)
+    memory = result.memory
+    return ok(
+        {
+            **memory.to_dict(),
+            "body": result.text,
+            "caption": result.caption,
+            "offset": result.offset,
+            "next_offset": result.next_offset,
+            "resolved_references": [
+                {
+                    "reference": ref.target,
+                    "project": ref.memory.project_name if ref.memory else None,
+                    "description": ref.memory.description if ref.memory else None,
+                }
+                for ref in selectors.resolve_references(memory)
+            ],
+            "referenced_by": selectors.backlink_dicts(memory),
+        },
+        etag=memory.etag,
+    )
+
+
+@authorize(WRITE)
+def delete_memory(request: HttpRequest, name: str):
+    result = doors.delete(
+        f.name(name), project=_tier(request), if_match=request.headers.get("If-Match")
+    )
+    return ok(
+        {
+            "deleted": result.name,
+            "project": result.project,
+            "referenced_by": [selectors.backlink(m) for m in result.referenced_by],
+        }
+    )

@@ -1,0 +1,608 @@
+"""The OpenAPI 3.1 document of /v1, built from the same limits the validators use."""
+
+from functools import cache
+
+from django.http import HttpRequest
+
+from memadmin.api.responses import ok
+from memories import fields as f
+
+NAME_PATTERN = f"^{f.NAME_RE.pattern}$"
+TEXT = {"type": "string"}
+NULLABLE_TEXT = {"type": ["string", "null"]}
+MOMENT = {"type": "string", "format": "date-time"}
+LINES = {"type": "array", "items": TEXT}
+
+
+def _obj(properties: dict, *, required=None, description: str = "") -> dict:
+    schema = {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties) if required is None else required,
+        "additionalProperties": False,
+    }
+    if description:
+        schema["description"] = description
+    return schema
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+MEMORY_FIELDS = {
+    "name": {"type": "string", "pattern": NAME_PATTERN, "maxLength": f.MEMORY_NAME_MAX},
+    "project": {"type": ["string", "null"], "description": "null: the global tier"},
+    "description": TEXT,
+    "priority": {"type": "integer", "minimum": f.PRIORITY_MIN, "maximum": f.PRIORITY_MAX},
+    "load": {"type": "string", "enum": list(f.LOADS)},
+    "tags": LINES,
+    "references": LINES,
+    "source": TEXT,
+    "created_at": MOMENT,
+    "updated_at": MOMENT,
+    "verified_at": MOMENT,
+    "expires_at": {"type": ["string", "null"], "format": "date-time"},
+    "read_count": {"type": "integer", "minimum": 0},
+    "expired": {"type": "boolean"},
+}
+BACKLINK = _obj({"name": TEXT, "project": NULLABLE_TEXT, "description": TEXT})
+DETAIL_FIELDS = {
+    **MEMORY_FIELDS,
+    "body": TEXT,
+    "referenced_by": {"type": "array", "items": _ref("Backlink")},
+}
+LARGEST = {
+    "type": "array",
+    "items": _obj({"name": TEXT, "project": NULLABLE_TEXT, "bytes": {"type": "integer"}}),
+}
+COUNT = {"type": "integer", "minimum": 0}
+
+ERROR_DETAILS = {
+    "field": {"type": "string", "description": "the field or parameter at fault"},
+    "name": TEXT,
+    "project": NULLABLE_TEXT,
+    "projects": {"type": "array", "items": TEXT},
+    "total_bytes": {"type": "integer"},
+    "budget_bytes": {"type": "integer"},
+    "largest": LARGEST,
+    "etag": {"type": "string", "description": "the memory's current ETag"},
+    "matches": {"type": "integer"},
+    "memory_count": {"type": "integer"},
+    "max_bytes": {"type": "integer"},
+    "retry_after": {"type": "integer"},
+}
+
+SCHEMAS = {
+    "Error": {
+        "type": "object",
+        "description": "Every failure: one human sentence, and the data behind it.",
+        "properties": {"error": {"type": "string", "minLength": 1}, **ERROR_DETAILS},
+        "required": ["error"],
+    },
+    "InlineBudgetRefusal": {
+        "type": "object",
+        "description": "The write would take an inline band past the budget; nothing landed.",
+        "properties": {
+            "error": TEXT,
+            "total_bytes": {"type": "integer"},
+            "budget_bytes": {"type": "integer"},
+            "largest": LARGEST,
+        },
+        "required": ["error", "total_bytes", "budget_bytes", "largest"],
+    },
+    "AmbiguousName": {
+        "type": "object",
+        "description": "Several projects hold the name; name one with project=.",
+        "properties": {"error": TEXT, "name": TEXT, "projects": {"type": "array", "items": TEXT}},
+        "required": ["error", "name", "projects"],
+    },
+    "Memory": _obj(MEMORY_FIELDS, description="A memory as listed: no body, no backlinks."),
+    "Backlink": BACKLINK,
+    "MemoryDetail": _obj(DETAIL_FIELDS),
+    "MemoryWritten": _obj(
+        {**DETAIL_FIELDS, "notes": LINES},
+        description="The memory as written, with notes (a long or near-duplicate description).",
+    ),
+    "MemoryEdited": _obj(
+        {
+            **DETAIL_FIELDS,
+            "replacements": {"type": "integer", "minimum": 1},
+            "context": {"type": "string", "description": "the lines around the change"},
+        }
+    ),
+    "MemoryRead": _obj(
+        {
+            **MEMORY_FIELDS,
+            "body": {"type": "string", "description": "up to 16,000 characters from offset"},
+            "caption": {"type": "string", "examples": ["Recorded 47 days ago, verified yesterday"]},
+            "offset": {"type": "integer", "minimum": 0},
+            "next_offset": {"type": ["integer", "null"], "description": "null: nothing more"},
+            "resolved_references": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "reference": TEXT,
+                        "project": NULLABLE_TEXT,
+                        "description": {
+                            "type": ["string", "null"],
+                            "description": "null: the reference names no memory",
+                        },
+                    }
+                ),
+            },
+            "referenced_by": {"type": "array", "items": _ref("Backlink")},
+        }
+    ),
+    "MemoryList": _obj(
+        {
+            "memories": {"type": "array", "items": _ref("Memory")},
+            "count": {**COUNT, "description": "every match, not just this page"},
+            "summary": {"type": "string", "examples": ["3 memories tagged infra"]},
+        }
+    ),
+    "MemoryDeleted": _obj(
+        {
+            "deleted": TEXT,
+            "project": NULLABLE_TEXT,
+            "referenced_by": {
+                "type": "array",
+                "items": _ref("Backlink"),
+                "description": "memories still citing it; their references stay",
+            },
+        }
+    ),
+    "MemoryWrite": {
+        "type": "object",
+        "description": (
+            'A null or missing field keeps what is there; "" clears body or expires; [] '
+            "clears a list. A `project` key moves the memory (null: the global tier). The "
+            "read-only fields of a fetched memory are accepted and ignored."
+        ),
+        "properties": {
+            "description": {
+                "type": ["string", "null"],
+                "description": "required to create; collapsed to one line",
+            },
+            "body": NULLABLE_TEXT,
+            "tags": {
+                "type": ["array", "null"],
+                "items": {"type": "string", "maxLength": f.MAX_TAG_LENGTH},
+                "maxItems": f.MAX_TAGS,
+            },
+            "references": {
+                "type": ["array", "null"],
+                "items": {"type": "string", "maxLength": f.MAX_REFERENCE_LENGTH},
+                "maxItems": f.MAX_REFERENCES,
+            },
+            "priority": {
+                "type": ["integer", "null"],
+                "minimum": f.PRIORITY_MIN,
+                "maximum": f.PRIORITY_MAX,
+                "description": "lower is more important",
+            },
+            "load": {"type": ["string", "null"], "enum": [*f.LOADS, None]},
+            "source": NULLABLE_TEXT,
+            "expires": {
+                "type": ["string", "null"],
+                "description": 'RFC 3339, or YYYY-MM-DD (the whole day, server time); "" clears',
+            },
+            "expires_at": {"type": ["string", "null"], "description": "the same as expires"},
+            "verified": {"type": ["boolean", "null"], "description": "true stamps verified_at"},
+            "project": {"type": ["string", "null"], "description": "moves the memory"},
+            **{
+                key: {"description": "read-only: ignored"}
+                for key in (
+                    "name",
+                    "created_at",
+                    "updated_at",
+                    "verified_at",
+                    "read_count",
+                    "expired",
+                    "referenced_by",
+                    "notes",
+                )
+            },
+        },
+        "additionalProperties": False,
+    },
+    "MemoryEdit": {
+        "type": "object",
+        "properties": {
+            "old_string": {"type": "string", "minLength": 1},
+            "new_string": {"type": "string", "description": '"" deletes old_string'},
+            "replace_all": {"type": ["boolean", "null"]},
+            "verified": {"type": ["boolean", "null"]},
+        },
+        "required": ["old_string", "new_string"],
+        "additionalProperties": False,
+    },
+    "MemoryReadRequest": {
+        "type": "object",
+        "properties": {"offset": {"type": ["integer", "null"], "minimum": 0}},
+        "additionalProperties": False,
+    },
+    "Project": _obj({"name": TEXT, "created_at": MOMENT, "memory_count": COUNT}),
+    "ProjectList": _obj({"projects": {"type": "array", "items": _ref("Project")}, "count": COUNT}),
+    "ProjectName": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "pattern": NAME_PATTERN, "maxLength": f.PROJECT_NAME_MAX}
+        },
+        "required": ["name"],
+        "additionalProperties": False,
+    },
+    "ProjectDeleted": _obj({"deleted": TEXT}),
+    "Budget": _obj(
+        {
+            "budget_bytes": {"type": "integer"},
+            "global_write_bytes": {
+                "type": "integer",
+                "description": "what a global write is measured against: the global inline "
+                "bodies and the fullest project's",
+            },
+            "bands": {"type": "array", "items": _ref("Band")},
+            "largest": LARGEST,
+        }
+    ),
+    "Band": _obj(
+        {
+            "project": {
+                "type": ["string", "null"],
+                "description": "null: a session on no project (the global tier alone)",
+            },
+            "inline_bytes": {"type": "integer", "description": "global_bytes + project_bytes"},
+            "global_bytes": {"type": "integer"},
+            "project_bytes": {"type": "integer"},
+            "budget_bytes": {"type": "integer"},
+            "over_budget": {"type": "boolean"},
+            "inline_shown": COUNT,
+            "inline_not_shown": COUNT,
+            "largest": LARGEST,
+            "index": _ref("IndexUsage"),
+        }
+    ),
+    "IndexUsage": _obj(
+        {
+            "entries": COUNT,
+            "bytes": COUNT,
+            "max_entries": COUNT,
+            "max_bytes": COUNT,
+            "left_out": COUNT,
+            "search_only": COUNT,
+            "expired": COUNT,
+        }
+    ),
+}
+
+
+def _error(description: str, schema: str = "Error", headers: dict | None = None) -> dict:
+    response = {
+        "description": description,
+        "content": {"application/json": {"schema": _ref(schema)}},
+    }
+    if headers:
+        response["headers"] = headers
+    return response
+
+
+def _success(description: str, schema: str, *, etag: bool = False, location: bool = False):
+    response = _error(description, schema)
+    headers = {}
+    if etag:
+        headers["ETag"] = {"schema": TEXT, "description": "the memory's version, for If-Match"}
+    if location:
+        headers["Location"] = {"schema": TEXT}
+    if headers:
+        response["headers"] = headers
+    return response
+
+
+UNAUTHORIZED = _error(
+    "No token, or an unknown or revoked one.",
+    headers={"WWW-Authenticate": {"schema": TEXT}},
+)
+FORBIDDEN = _error("The token's scope or its user's role does not allow this.")
+BAD_REQUEST = _error("Malformed JSON, a bad parameter, or an invalid field (see `field`).")
+TOO_LARGE = _error("The request body is larger than the server accepts.")
+BUSY = _error(
+    "The store is busy with another write; retry after Retry-After seconds.",
+    headers={"Retry-After": {"schema": TEXT}},
+)
+CONFLICT_409 = {
+    "description": "Refused: the inline budget, a name clash, or a name several projects hold.",
+    "content": {
+        "application/json": {
+            "schema": {"anyOf": [_ref("InlineBudgetRefusal"), _ref("AmbiguousName"), _ref("Error")]}
+        }
+    },
+}
+AMBIGUOUS_409 = _error("Several projects hold the name and none was named.", "AmbiguousName")
+PRECONDITION = _error("If-Match names a version that is no longer current (`etag`: the current).")
+
+
+def _responses(ok_status: str, ok_response: dict, **others) -> dict:
+    responses = {ok_status: ok_response, "401": UNAUTHORIZED, "403": FORBIDDEN, "503": BUSY}
+    responses.update({status.lstrip("_"): response for status, response in others.items()})
+    return dict(sorted(responses.items()))
+
+
+def _query(name: str, schema: dict, description: str, **extra) -> dict:
+    return {"name": name, "in": "query", "schema": schema, "description": description, **extra}
+
+
+TIER = _query(
+    "project",
+    {"type": "string", "pattern": f"^({f.NAME_RE.pattern})?$", "maxLength": f.PROJECT_NAME_MAX},
+    "absent: find the name in any tier; empty: the global tier; a name: that project's tier",
+)
+NAME = {
+    "name": "name",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "pattern": NAME_PATTERN, "maxLength": f.MEMORY_NAME_MAX},
+}
+PROJECT_PATH = {
+    "name": "name",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "pattern": NAME_PATTERN, "maxLength": f.PROJECT_NAME_MAX},
+}
+IF_MATCH = {
+    "name": "If-Match",
+    "in": "header",
+    "schema": TEXT,
+    "description": "the ETag last read; a mismatch is refused with 412 (* matches any)",
+}
+PRIORITY_BOUND = {"type": "integer", "minimum": f.PRIORITY_MIN, "maximum": f.PRIORITY_MAX}
+LIST_PARAMETERS = [
+    {**TIER, "description": "absent: every tier; empty: the global tier; a name: that tier"},
+    _query(
+        "expired",
+        {"type": "string", "enum": ["", "true", "false", "1", "0", "yes", "no"]},
+        "true: only expired memories; false: only those in force",
+    ),
+    _query(
+        "unverified",
+        {"type": "string", "pattern": "^[1-9][0-9]{0,5}[mhdw]$"},
+        "not verified within this period: minutes, hours, days or weeks (90d, 12h, 2w)",
+    ),
+    _query(
+        "referencing",
+        {"type": "string", "maxLength": f.MAX_REFERENCE_LENGTH},
+        "memories whose references include this memory name, path, URL or id",
+    ),
+    _query("tag", {"type": "string", "maxLength": f.MAX_TAG_LENGTH}, "memories with this tag"),
+    _query("load", {"type": "string", "enum": ["", *f.LOADS]}, "memories of this load"),
+    _query("priority_min", PRIORITY_BOUND, "priority at least this"),
+    _query("priority_max", PRIORITY_BOUND, "priority at most this"),
+    _query(
+        "q",
+        {
+            "type": "array",
+            "items": {"type": "string", "maxLength": 500},
+            "maxItems": 20,
+        },
+        "search: repeat for synonyms (q=terse&q=brevity); hits are ranked",
+        style="form",
+        explode=True,
+    ),
+    _query("limit", {"type": "integer", "minimum": 1, "maximum": 500}, "page size (default 50)"),
+    _query("offset", {"type": "integer", "minimum": 0, "maximum": 10_000_000}, "rows to skip"),
+]
+
+
+def _body(schema: str, *, required: bool = True) -> dict:
+    return {"required": required, "content": {"application/json": {"schema": _ref(schema)}}}
+
+
+BEARER = [{"bearer": []}]
+
+PATHS = {
+    "/v1/memories": {
+        "get": {
+            "operationId": "listMemories",
+            "summary": "List memories in index order, or search them with q",
+            "parameters": LIST_PARAMETERS,
+            "security": BEARER,
+            "responses": _responses(
+                "200",
+                _success("A page of memories and the count of all that match.", "MemoryList"),
+                _400=BAD_REQUEST,
+                _404=_error("The project named by project= does not exist."),
+            ),
+        }
+    },
+    "/v1/memories/{name}": {
+        "parameters": [NAME, TIER],
+        "get": {
+            "operationId": "getMemory",
+            "summary": "One memory with its body and what references it",
+            "security": BEARER,
+            "responses": _responses(
+                "200",
+                _success("The memory.", "MemoryDetail", etag=True),
+                _400=BAD_REQUEST,
+                _404=_error("No such memory, or no such project."),
+                _409=AMBIGUOUS_409,
+            ),
+        },
+        "put": {
+            "operationId": "putMemory",
+            "summary": "Create (201) or update (200) a memory; omitted fields keep their value",
+            "description": "Needs a write token.",
+            "parameters": [IF_MATCH],
+            "requestBody": _body("MemoryWrite"),
+            "security": BEARER,
+            "responses": _responses(
+                "200",
+                _success("Updated.", "MemoryWritten", etag=True),
+                _201=_success("Created.", "MemoryWritten", etag=True, location=True),
+                _400=BAD_REQUEST,
+                _404=_error("The project addressed or moved to does not exist."),
+                _409=CONFLICT_409,
+                _412=PRECONDITION,
+                _413=TOO_LARGE,
+            ),
+        },
+        "delete": {
+            "operationId": "deleteMemory",
+            "summary": "Delete a memory; those citing it keep their references",
+            "description": "Needs a write token.",
+            "parameters": [IF_MATCH],
+            "security": BEARER,
+            "responses": _responses(
+                "200",
+                _success("Deleted.", "MemoryDeleted"),
+                _400=BAD_REQUEST,
+                _404=_error("No such memory, or no such project."),
+                _409=AMBIGUOUS_409,
+                _412=PRECONDITION,
+            ),
+        },
+    },
+    "/v1/memories/{name}/edit": {
+        "parameters": [NAME, TIER],
+        "post": {
+            "operationId": "editMemory",
+            "summary": "Replace old_string, found exactly once (or everywhere), in the body",
+            "description": "Needs a write token.",
+            "parameters": [IF_MATCH],
+            "requestBody": _body("MemoryEdit"),
+            "security": BEARER,
+            "responses": _responses(
+                "200",
+                _success("Edited.", "MemoryEdited", etag=True),
+                _400=_error("old_string found nowhere, or more than once without replace_all."),
+                _404=_error("No such memory, or no such project."),
+                _409=CONFLICT_409,
+                _412=PRECONDITION,
+                _413=TOO_LARGE,
+            ),
+        },
+    },
+    "/v1/memories/{name}/read": {
+        "parameters": [NAME, TIER],
+        "post": {
+            "operationId": "readMemory",
+            "summary": "The agent's read: the body with its caption; counts one read",
+            "description": "The only route that increments read_count. A read token is enough.",
+            "requestBody": _body("MemoryReadRequest", required=False),
+            "security": BEARER,
+            "responses": _responses(
+                "200",
+                _success(
+                    "Up to 16,000 characters of the body from offset.", "MemoryRead", etag=True
+                ),
+                _400=BAD_REQUEST,
+                _404=_error("No such memory, or no such project."),
+                _409=AMBIGUOUS_409,
+                _413=TOO_LARGE,
+            ),
+        },
+    },
+    "/v1/projects": {
+        "get": {
+            "operationId": "listProjects",
+            "summary": "Every project with its memory count",
+            "security": BEARER,
+            "responses": _responses("200", _success("The projects, by name.", "ProjectList")),
+        },
+        "post": {
+            "operationId": "addProject",
+            "summary": "Add a project",
+            "description": "Needs a write token.",
+            "requestBody": _body("ProjectName"),
+            "security": BEARER,
+            "responses": _responses(
+                "201",
+                _success("Added.", "Project", location=True),
+                _400=BAD_REQUEST,
+                _409=_error("A project of that name exists."),
+                _413=TOO_LARGE,
+            ),
+        },
+    },
+    "/v1/projects/{name}": {
+        "parameters": [PROJECT_PATH],
+        "patch": {
+            "operationId": "renameProject",
+            "summary": "Rename a project; its memories move with it",
+            "description": "Needs a write token.",
+            "requestBody": _body("ProjectName"),
+            "security": BEARER,
+            "responses": _responses(
+                "200",
+                _success("Renamed.", "Project"),
+                _400=BAD_REQUEST,
+                _404=_error("No such project."),
+                _409=_error("A project of the new name exists."),
+                _413=TOO_LARGE,
+            ),
+        },
+        "delete": {
+            "operationId": "removeProject",
+            "summary": "Remove a project; refused while any memory remains in it",
+            "description": "Needs a write token.",
+            "security": BEARER,
+            "responses": _responses(
+                "200",
+                _success("Removed.", "ProjectDeleted"),
+                _404=_error("No such project."),
+                _409=_error("Memories remain in the project (`memory_count`)."),
+            ),
+        },
+    },
+    "/v1/budget": {
+        "get": {
+            "operationId": "getBudget",
+            "summary": "Inline bytes of every band against the budget, and index usage",
+            "security": BEARER,
+            "responses": _responses("200", _success("The budget report.", "Budget")),
+        }
+    },
+    "/v1/openapi.json": {
+        "get": {
+            "operationId": "getOpenAPI",
+            "summary": "This document",
+            "security": [],
+            "responses": {
+                "200": {
+                    "description": "The OpenAPI document.",
+                    "content": {"application/json": {"schema": {"type": "object"}}},
+                }
+            },
+        }
+    },
+}
+
+DESCRIPTION = """\
+The JSON API of memadmin, the store of an AI agent's durable memory.
+
+Every response is JSON; every failure is `{"error": "<one sentence>", ...details}`.
+Authenticate with `Authorization: Bearer <token>` (`manage.py apitoken create USER --scope
+read|write`). A read token may call every GET and the agent's read; writes need a write token
+whose user is an operator or admin. An unknown route answers 404, a wrong method 405 (with
+Allow), malformed JSON or parameters 400, an oversized body 413.
+"""
+
+
+@cache
+def document() -> dict:
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "memadmin", "version": "1", "description": DESCRIPTION},
+        "paths": PATHS,
+        "components": {
+            "schemas": SCHEMAS,
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer", "description": "an API token"}
+            },
+        },
+        "security": BEARER,
+    }
+
+
+def openapi_json(request: HttpRequest):
+    """No token needed: the document describes the API, it holds no memory."""
+    return ok(document())

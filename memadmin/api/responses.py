@@ -1,0 +1,144 @@
+"""Every /v1 answer is JSON: the one error() helper, request-body parsing, and the
+dispatcher that turns a wrong method, a refusal or an unexpected failure into JSON too."""
+
+import json
+import logging
+from collections.abc import Callable
+from functools import wraps
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.db import OperationalError
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from memories.errors import DomainError
+
+logger = logging.getLogger(__name__)
+
+RETRY_AFTER_SECONDS = 2
+JSON_DEPTH_LIMIT = 50
+
+
+class BadRequest(DomainError):
+    """A request /v1 cannot read: malformed JSON, a wrong type, a bad query parameter."""
+
+
+def error(message: str, status: int, **details) -> JsonResponse:
+    return JsonResponse({"error": message, **details}, status=status)
+
+
+def domain_error(refusal: DomainError) -> JsonResponse:
+    return error(refusal.message, refusal.status, **refusal.details)
+
+
+def ok(data: dict, status: int = 200, *, etag: str | None = None) -> JsonResponse:
+    response = JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False})
+    if etag is not None:
+        response["ETag"] = etag
+    return response
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _check_text(value, depth: int = 0) -> None:
+    """Lone surrogates cannot be stored as UTF-8; refuse them here rather than at the database."""
+    if depth > JSON_DEPTH_LIMIT:
+        raise BadRequest(f"The request body nests deeper than {JSON_DEPTH_LIMIT} levels.")
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadRequest("The request body holds text that is not valid Unicode.") from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_text(key, depth + 1)
+            _check_text(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _check_text(item, depth + 1)
+
+
+def json_body(request: HttpRequest, *, allowed: set[str], optional: bool = False) -> dict:
+    """The request body as a JSON object holding only `allowed` keys.
+
+    `optional`: an empty body reads as {}.
+    """
+    raw = request.body
+    if optional and not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw, parse_constant=_reject_constant)
+    except RecursionError:
+        raise BadRequest(f"The request body nests deeper than {JSON_DEPTH_LIMIT} levels.") from None
+    except ValueError as problem:
+        raise BadRequest(f"The request body is not valid JSON ({problem}).") from None
+    if not isinstance(data, dict):
+        raise BadRequest("The request body must be a JSON object.")
+    _check_text(data)
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        listed = ", ".join(f"'{key}'" for key in unknown)
+        raise BadRequest(
+            f"Unknown field {listed}; this route takes {', '.join(sorted(allowed))}.",
+            field=unknown[0],
+        )
+    return data
+
+
+def _locked(problem: OperationalError) -> bool:
+    return "locked" in str(problem) or "busy" in str(problem)
+
+
+def methods(**handlers: Callable) -> Callable:
+    """One URL, one view per HTTP method; anything else is a JSON 405 with Allow.
+
+    Refusals become their JSON error, an oversized body a 413, and anything unexpected a
+    JSON 500 (a busy database a 503 with Retry-After) instead of Django's HTML page.
+    """
+    if "GET" in handlers:
+        handlers.setdefault("HEAD", handlers["GET"])
+    allow = ", ".join(sorted(handlers))
+
+    @csrf_exempt
+    @wraps(next(iter(handlers.values())))
+    def dispatch(request: HttpRequest, **kwargs):
+        handler = handlers.get(request.method)
+        if handler is None:
+            response = error(
+                f"{request.method} is not allowed on {request.path}; use {allow}.",
+                405,
+                allowed=sorted(handlers),
+            )
+            response["Allow"] = allow
+            return response
+        try:
+            return handler(request, **kwargs)
+        except DomainError as refusal:
+            return domain_error(refusal)
+        except RequestDataTooBig:
+            return error(
+                "The request body is larger than this server accepts.",
+                413,
+                max_bytes=settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
+            )
+        except SuspiciousOperation as problem:
+            return error(f"The request was refused: {problem}.", 400)
+        except OperationalError as problem:
+            if not _locked(problem):
+                logger.exception("database failure under %s", request.path)
+                return error("The store could not complete this request; try again.", 500)
+            response = error(
+                "The store is busy with another write; retry in a moment.",
+                503,
+                retry_after=RETRY_AFTER_SECONDS,
+            )
+            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+            return response
+        except Exception:
+            logger.exception("unexpected failure under %s", request.path)
+            return error("Something failed on the server; its log says what.", 500)
+
+    return dispatch

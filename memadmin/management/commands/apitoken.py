@@ -1,0 +1,104 @@
+"""`manage.py apitoken create|list|revoke`: API tokens from the shell.
+
+`create` prints the token as the last line of its output, so a script can take it with
+`tail -n 1`.
+"""
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from memadmin import roles, tokens
+from memadmin.models import ApiToken
+from memories.errors import DomainError
+
+
+class Command(BaseCommand):
+    help = "Create, list and revoke API tokens for /v1."
+
+    def add_arguments(self, parser):
+        actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+        create = actions.add_parser("create", help="make a token and print it (last line)")
+        create.add_argument("user", metavar="USER")
+        create.add_argument("--scope", choices=ApiToken.Scope.values, required=True)
+        create.add_argument("--label", default="")
+        create.add_argument(
+            "--create-user",
+            action="store_true",
+            help="create USER if missing (a sign-in without a password), in the --role group",
+        )
+        create.add_argument(
+            "--role",
+            choices=roles.ROLES,
+            default=roles.OPERATOR,
+            help="the role of a user made by --create-user (default: operator)",
+        )
+        listing = actions.add_parser("list", help="every token, newest first")
+        listing.add_argument("--user", help="only this user's tokens")
+        revoke = actions.add_parser("revoke", help="revoke a token by its id")
+        revoke.add_argument("id", type=int, metavar="ID")
+
+    def handle(self, *args, action, **options):
+        try:
+            return getattr(self, f"handle_{action}")(**options)
+        except DomainError as error:
+            raise CommandError(error.message) from None
+
+    def handle_create(self, *, user, scope, label, create_user, role, **options):
+        users = get_user_model()
+        with transaction.atomic():
+            account = users.objects.filter(username=user).first()
+            if account is None:
+                if not create_user:
+                    raise CommandError(
+                        f"There is no user '{user}'; pass --create-user to make one."
+                    )
+                account = users.objects.create_user(username=user)
+                account.groups.add(Group.objects.get(name=role))
+                self.stdout.write(f"Created user '{user}' ({role}).")
+            token, secret = tokens.create_token(account, scope, label)
+        self.stdout.write(
+            f"Created {scope} token {token.id} ({token.prefix}…) for '{user}'. "
+            "It is shown this once; keep it somewhere safe:"
+        )
+        self.stdout.write(secret)
+
+    def handle_list(self, *, user, **options):
+        queryset = tokens.all_tokens()
+        if user:
+            queryset = queryset.filter(user__username=user)
+        rows = [
+            (
+                str(t.id),
+                t.user.get_username(),
+                t.scope,
+                t.prefix + "…",
+                t.created_at.strftime("%Y-%m-%d %H:%M"),
+                t.last_used_at.strftime("%Y-%m-%d %H:%M") if t.last_used_at else "never",
+                "revoked " + t.revoked_at.strftime("%Y-%m-%d") if t.revoked_at else "active",
+                t.label,
+            )
+            for t in queryset
+        ]
+        if not rows:
+            self.stdout.write("No API tokens.")
+            return
+        header = ("ID", "USER", "SCOPE", "PREFIX", "CREATED", "LAST USED", "STATUS", "LABEL")
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+        for row in [header, *rows]:
+            self.stdout.write(
+                "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+            )
+
+    def handle_revoke(self, *, id, **options):
+        try:
+            token = tokens.all_tokens().get(id=id)
+        except ApiToken.DoesNotExist:
+            raise CommandError(f"There is no API token {id}.") from None
+        was_revoked = token.revoked
+        tokens.revoke(token)
+        if was_revoked:
+            self.stdout.write(f"Token {id} ({token.prefix}…) was already revoked.")
+        else:
+            self.stdout.write(f"Revoked token {id} ({token.prefix}…) of '{token.user}'.")

@@ -1,0 +1,34 @@
+"""Error answers of the dashboard: a page for a browser, a message in place for htmx."""
+
+from django.http import HttpRequest, HttpResponse
+from django.template.loader import render_to_string
+from django_htmx.http import reswap, retarget
+
+TITLES = {
+    400: "That request could not be read",
+    403: "Not allowed",
+    404: "Not found",
+    405: "Not allowed here",
+    409: "Refused",
+    412: "Changed meanwhile",
+    500: "Something went wrong on the server",
+}
+
+
+def error_response(request: HttpRequest, status: int, message: str) -> HttpResponse:
+    """One human sentence, as a full page or, for an htmx request, in the page's flash area.
+
+    The page need not be a signed-in one (sign-in pages and CSRF failures land here too),
+    so the template gets no request context beyond what it is given.
+    """
+    title = TITLES.get(status, "Refused")
+    if getattr(request, "htmx", False):
+        html = render_to_string(
+            "partials/flash.html", {"messages": [{"level_tag": "error", "message": message}]}
+        )
+        response = HttpResponse(html, status=status)
+        return reswap(retarget(response, "#flash"), "innerHTML")
+    html = render_to_string(
+        "error.html", {"status": status, "title": title, "message": message}, request=request
+    )
+    return HttpResponse(html, status=status)

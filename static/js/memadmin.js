@@ -1,0 +1,79 @@
+// memadmin's few behaviours beyond htmx. Loaded as a static file: the CSP forbids inline script.
+"use strict";
+
+document.documentElement.classList.add("js");
+
+function showFlash(text) {
+  const area = document.getElementById("flash");
+  if (!area) return;
+  const message = document.createElement("p");
+  message.className = "flash flash-error";
+  message.setAttribute("role", "alert");
+  message.textContent = text;
+  area.replaceChildren(message);
+}
+
+// A 5xx, or no answer at all: htmx swaps nothing, so say so where messages appear.
+document.addEventListener("htmx:responseError", (event) => {
+  const status = event.detail.xhr ? event.detail.xhr.status : 0;
+  showFlash(`The server failed to answer that request (HTTP ${status}); nothing on this page changed. Try again.`);
+});
+document.addEventListener("htmx:sendError", () => {
+  showFlash("The server could not be reached; nothing on this page changed. Check the connection and try again.");
+});
+
+// The row checkboxes of the list and their "select every row on this page" box.
+document.addEventListener("change", (event) => {
+  const box = event.target;
+  if (box.matches("[data-select-all]")) {
+    for (const row of document.querySelectorAll('input[name="id"][form="bulk"]')) {
+      row.checked = box.checked;
+    }
+  }
+});
+
+// Enter in an inline edit sends it once: without this the browser's implicit submission and
+// the change event would each send it.
+document.addEventListener("keydown", (event) => {
+  const input = event.target;
+  if (event.key !== "Enter" || !input.closest || !input.closest("form.inline-edit")) return;
+  event.preventDefault();
+  input.closest("form").requestSubmit();
+});
+
+// The bulk bar shows the value input its chosen action needs, and only that one.
+function syncBulkInputs() {
+  const action = document.querySelector("[data-bulk-action]");
+  if (!action) return;
+  for (const holder of document.querySelectorAll("[data-bulk-for]")) {
+    const wanted = holder.dataset.bulkFor === action.value;
+    holder.hidden = !wanted;
+    for (const input of holder.querySelectorAll("input, select")) input.disabled = !wanted;
+  }
+}
+document.addEventListener("change", (event) => {
+  if (event.target.matches("[data-bulk-action]")) syncBulkInputs();
+});
+document.addEventListener("DOMContentLoaded", syncBulkInputs);
+document.addEventListener("htmx:afterSettle", syncBulkInputs);
+
+// Copy buttons: data-copy names the element whose text goes to the clipboard.
+document.addEventListener("click", async (event) => {
+  const button = event.target.closest("[data-copy]");
+  if (!button) return;
+  const source = document.querySelector(button.dataset.copy);
+  if (!source) return;
+  const label = button.textContent;
+  try {
+    await navigator.clipboard.writeText(source.textContent);
+    button.textContent = "Copied";
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents(source);
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    button.textContent = "Selected: press Ctrl+C";
+  }
+  setTimeout(() => { button.textContent = label; }, 2000);
+});

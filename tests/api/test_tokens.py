@@ -1,0 +1,154 @@
+"""memadmin.tokens and `manage.py apitoken`."""
+
+import datetime as dt
+import hashlib
+import io
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.utils import timezone
+
+from memadmin import roles, tokens
+from memadmin.models import ApiToken
+from memories.errors import InvalidField
+
+from .conftest import Api, make_user
+
+
+def test_create_keeps_only_a_hash_and_a_prefix(operator):
+    token, secret = tokens.create_token(operator, "write", "deploy bot")
+    assert secret.startswith("mem_") and len(secret) == 47
+    stored = ApiToken.objects.get(id=token.id)
+    assert stored.key_hash == hashlib.sha256(secret.encode()).hexdigest()
+    assert secret not in str(ApiToken.objects.filter(id=token.id).values().get())
+    assert stored.prefix == secret[:12]
+    assert (stored.scope, stored.label, stored.last_used_at, stored.revoked_at) == (
+        "write",
+        "deploy bot",
+        None,
+        None,
+    )
+    assert tokens.authenticate(f"Bearer {secret}") == token
+
+
+def test_create_refuses_what_the_user_may_not_hold(auditor, db):
+    with pytest.raises(InvalidField):
+        tokens.create_token(auditor, "admin")
+    with pytest.raises(tokens.TokenRefused, match="auditor and cannot write"):
+        tokens.create_token(auditor, "write")
+    assert tokens.create_token(auditor, "read")[0].scope == "read"
+    nobody = make_user("nobody", None)
+    with pytest.raises(tokens.TokenRefused, match="no role"):
+        tokens.create_token(nobody, "read")
+    with pytest.raises(InvalidField):
+        tokens.create_token(auditor, "read", "x" * 101)
+
+
+def test_user_tokens_are_their_own_newest_first(operator, auditor):
+    first, _ = tokens.create_token(operator, "read")
+    second, _ = tokens.create_token(operator, "write")
+    tokens.create_token(auditor, "read")
+    assert list(tokens.user_tokens(operator)) == [second, first]
+
+
+def test_a_user_revokes_their_own_and_an_admin_anyones(operator, auditor, admin):
+    mine, secret = tokens.create_token(operator, "write")
+    theirs, _ = tokens.create_token(auditor, "read")
+    with pytest.raises(tokens.TokenNotFound):
+        tokens.revoke_token(operator, theirs.id)
+    with pytest.raises(tokens.TokenNotFound):
+        tokens.revoke_token(operator, 99999)
+    revoked = tokens.revoke_token(operator, mine.id)
+    assert revoked.revoked_at is not None
+    assert tokens.authenticate(f"Bearer {secret}") is None
+    again = tokens.revoke_token(operator, mine.id)
+    assert again.revoked_at == revoked.revoked_at
+    assert tokens.revoke_token(admin, theirs.id).revoked
+
+
+def test_last_used_is_kept_to_the_minute(operator):
+    token, secret = tokens.create_token(operator, "read")
+    api = Api(secret)
+    api.get("/v1/projects")
+    token.refresh_from_db()
+    first = token.last_used_at
+    assert first is not None
+    api.get("/v1/projects")
+    token.refresh_from_db()
+    assert token.last_used_at == first, "no write on every call"
+    ApiToken.objects.filter(id=token.id).update(last_used_at=first - dt.timedelta(minutes=2))
+    api.get("/v1/projects")
+    token.refresh_from_db()
+    assert token.last_used_at > first - dt.timedelta(seconds=1)
+
+
+def _run(*args) -> str:
+    out = io.StringIO()
+    call_command("apitoken", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_command_create_prints_the_token_last(operator):
+    output = _run("create", "otto", "--scope", "write", "--label", "ci")
+    secret = output.strip().splitlines()[-1]
+    token = tokens.authenticate(f"Bearer {secret}")
+    assert (token.user, token.scope, token.label) == (operator, "write", "ci")
+    assert Api(secret)("PUT", "/v1/memories/x", {"description": "x"}).status_code == 201
+
+
+def test_command_create_user_makes_an_operator_unless_told(db):
+    secret = _run("create", "bot", "--scope", "write", "--create-user").strip().splitlines()[-1]
+    bot = User.objects.get(username="bot")
+    assert roles.role_of(bot) == roles.OPERATOR
+    assert not bot.has_usable_password()
+    assert Api(secret)("POST", "/v1/projects", {"name": "p"}).status_code == 201
+    # The same account's read token, and a second call with --create-user, just work.
+    read = _run("create", "bot", "--scope", "read", "--create-user").strip().splitlines()[-1]
+    assert Api(read).get("/v1/projects").status_code == 200
+    _run("create", "watcher", "--scope", "read", "--create-user", "--role", "auditor")
+    assert roles.role_of(User.objects.get(username="watcher")) == roles.AUDITOR
+    with pytest.raises(CommandError, match="cannot write"):
+        _run("create", "watcher", "--scope", "write")
+
+
+def test_command_create_refuses_an_unknown_user(db):
+    with pytest.raises(CommandError, match="--create-user"):
+        _run("create", "ghost", "--scope", "read")
+    assert not User.objects.filter(username="ghost").exists()
+
+
+def test_command_refused_write_token_creates_no_user(db):
+    with pytest.raises(CommandError):
+        _run("create", "looker", "--scope", "write", "--create-user", "--role", "auditor")
+    assert not User.objects.filter(username="looker").exists()
+
+
+def test_command_list_and_revoke(operator, auditor):
+    token, secret = tokens.create_token(operator, "write", "deploy bot")
+    tokens.create_token(auditor, "read")
+    assert _run("list").splitlines()[0].split() == [
+        "ID",
+        "USER",
+        "SCOPE",
+        "PREFIX",
+        "CREATED",
+        "LAST",
+        "USED",
+        "STATUS",
+        "LABEL",
+    ]
+    listed = _run("list", "--user", "otto")
+    assert token.prefix in listed and "deploy bot" in listed and "active" in listed
+    assert "audrey" not in listed
+    assert f"Revoked token {token.id}" in _run("revoke", str(token.id))
+    assert "already revoked" in _run("revoke", str(token.id))
+    assert "revoked " + timezone.now().strftime("%Y-%m-%d") in _run("list", "--user", "otto")
+    assert Api(secret).get("/v1/memories").status_code == 401
+    with pytest.raises(CommandError, match="no API token 999"):
+        _run("revoke", "999")
+
+
+def test_command_list_with_no_tokens(db):
+    assert _run("list").strip() == "No API tokens."

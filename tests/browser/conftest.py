@@ -1,0 +1,85 @@
+"""The browser suite: Debian's chromium driven by Playwright against a live server on
+127.0.0.1, signed in through the sign-in page as a person would."""
+
+import os
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import Group, User
+
+# Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
+# between browser steps are ordinary blocking calls all the same.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PASSWORD = "a long enough password"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+@pytest.fixture(scope="session")
+def live_server():
+    """pytest-django's live server, bound to 127.0.0.1 on this checkout's own ports: 8302
+    for the first xdist worker, 8303 for the second, and so on."""
+    from pytest_django.live_server_helper import LiveServer
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    server = LiveServer(f"127.0.0.1:{8302 + int(worker.removeprefix('gw') or 0)}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def make_user(username: str, role: str) -> User:
+    user = User.objects.create_user(username, password=PASSWORD)
+    user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return user
+
+
+@pytest.fixture
+def sign_in(chromium, live_server, transactional_db):
+    """A new browser context signed in as a new user of the role; returns its page."""
+    contexts = []
+
+    def _sign_in(role: str = "operator", *, width: int = 1280, username: str | None = None):
+        user = make_user(username or f"{role}-{len(contexts)}", role)
+        context = chromium.new_context(viewport={"width": width, "height": 900})
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        page.errors = []
+        page.on("pageerror", lambda error: page.errors.append(str(error)))
+        page.goto(live_server.url + "/memories/")
+        assert "/sign-in/" in page.url
+        page.fill("#id_username", user.username)
+        page.fill("#id_password", PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_url(live_server.url + "/memories/")
+        return page
+
+    yield _sign_in
+    for context in contexts:
+        context.close()

@@ -1,0 +1,154 @@
+"""Bulk actions on the list: one transaction, all or nothing, every refusal beside its row."""
+
+import datetime as dt
+
+import pytest
+from django.contrib.messages import get_messages
+from django.utils import timezone
+
+from memories import doors
+from memories.models import Memory
+from tests.conftest import backdate
+from tests.pages.conftest import chrome_free
+
+
+@pytest.fixture
+def three(db, project):
+    a = doors.write("a", description="first", priority=1, body="a" * 60).memory
+    b = doors.write("b", description="second", priority=2, body="b" * 60, references=["a"]).memory
+    c = doors.write("c", project="webdev", description="third", priority=3, references=["a"])
+    return a, b, c.memory
+
+
+def bulk(client, *, ids=(), query="", **data):
+    payload = {"query": query, **{k: str(v) for k, v in data.items()}}
+    payload["id"] = [str(i) for i in ids]
+    return client.post("/memories/_bulk/", payload, HTTP_HX_REQUEST="true")
+
+
+def test_set_priority_on_the_selected_rows(operator, three):
+    a, b, _ = three
+    response = bulk(operator, ids=[a.id, b.id], action="set_priority", priority=7)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert {m.name: m.priority for m in Memory.objects.all()} == {"a": 7, "b": 7, "c": 3}
+    assert "Set priority 7 on 2 memories." in html
+    assert chrome_free(html)
+    assert 'id="budget" class="budget-strip" hx-swap-oob="true"' in html
+    assert 'id="flash" class="flash-area" aria-live="polite" hx-swap-oob="true"' in html
+
+
+def test_shift_priority_is_held_within_0_and_100(operator, three):
+    a, b, c = three
+    bulk(operator, ids=[a.id, b.id, c.id], action="shift_priority", shift=-2)
+    assert [m.priority for m in Memory.objects.order_by("name")] == [0, 0, 1]
+    bulk(operator, ids=[a.id], action="shift_priority", shift=100)
+    assert Memory.objects.get(name="a").priority == 100
+
+
+def test_set_load_mark_verified_and_move(operator, three):
+    a, b, c = three
+    bulk(operator, ids=[a.id, b.id], action="set_load", load="search")
+    assert set(Memory.objects.filter(load="search").values_list("name", flat=True)) == {"a", "b"}
+    backdate(a, days=100)
+    bulk(operator, ids=[a.id], action="verify")
+    a.refresh_from_db()
+    assert timezone.now() - a.verified_at < dt.timedelta(minutes=1)
+    response = bulk(operator, ids=[b.id], action="move", to="webdev")
+    assert Memory.objects.get(name="b").project.name == "webdev"
+    assert "Moved 1 memory to webdev." in response.content.decode()
+    bulk(operator, ids=[c.id], action="move", to="")
+    assert Memory.objects.get(name="c").project is None
+
+
+def test_a_refused_batch_changes_nothing_and_says_why_beside_each_row(
+    operator, three, small_budget
+):
+    a, b, c = three
+    response = bulk(
+        operator, ids=[a.id, b.id, c.id], action="set_load", load="inline", query="project="
+    )
+    html = response.content.decode()
+    assert response.status_code == 409
+    assert Memory.objects.filter(load="inline").count() == 0
+    assert "Nothing was changed: 1 of 3 memories would be refused" in html
+    assert "&#x27;b&#x27;: inline memories would total" in html
+    # a (60 bytes) fits the 100-byte band; b would take it to 120; c has no body
+    refused_rows = [row for row in html.split("<tbody") if 'class="refusal"' in row]
+    assert len(refused_rows) == 1 and ">b</a>" in refused_rows[0]
+
+
+def test_every_row_matching_the_filters(operator, three):
+    response = bulk(operator, scope="matching", query="project=", action="set_priority", priority=9)
+    assert response.status_code == 200
+    assert {m.name: m.priority for m in Memory.objects.all()} == {"a": 9, "b": 9, "c": 3}
+
+
+def test_every_row_a_search_found(operator, three):
+    response = bulk(operator, scope="matching", query="q=second", action="set_priority", priority=8)
+    assert response.status_code == 200
+    assert {m.name: m.priority for m in Memory.objects.all()} == {"a": 1, "b": 8, "c": 3}
+    assert "Set priority 8 on 1 memory." in response.content.decode()
+
+
+def test_matching_more_than_the_limit_is_refused(operator, three, monkeypatch):
+    monkeypatch.setattr(doors, "BULK_LIMIT", 2)
+    response = bulk(operator, scope="matching", action="verify")
+    assert response.status_code == 400
+    assert "3 memories match; a bulk action takes at most 2" in (response.content.decode())
+
+
+def test_delete_asks_first_naming_who_references_them(operator, three):
+    a, b, _ = three
+    response = bulk(operator, ids=[a.id], action="delete", query="tag=x")
+    html = response.content.decode()
+    assert response.status_code == 200 and chrome_free(html)
+    assert Memory.objects.count() == 3
+    assert "Delete 1 memory?" in html
+    assert "Still referenced by:" in html and ">b</a>" in html and ">c</a>" in html
+    assert 'name="confirm" value="true"' in html and 'name="query" value="tag=x"' in html
+    done = bulk(operator, ids=[a.id], action="delete", confirm="true")
+    assert not Memory.objects.filter(name="a").exists()
+    assert "Deleted 1 memory. Still referencing them, as markers to revisit: b, c." in (
+        done.content.decode()
+    )
+
+
+def test_delete_confirmation_marks_citations_deleted_together(operator, three):
+    a, b, _ = three
+    html = bulk(operator, ids=[a.id, b.id], action="delete").content.decode()
+    assert "Also referenced by b, deleted with it." in html
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"action": "set_priority", "priority": "3"}, "Select some rows first"),
+        ({"action": "set_priority", "id": "1"}, "Set priority to what?"),
+        ({"action": "shift_priority", "id": "1", "shift": "x"}, "Enter a whole number"),
+        ({"action": "launch", "id": "1"}, "Select a valid choice"),
+        ({"action": "verify", "id": "one"}, "The selected rows are not valid"),
+        ({"action": "move", "id": "1", "to": "no such"}, "starts with a letter or digit"),
+        ({"action": "verify", "scope": "matching", "query": "expired=maybe"}, "true or false"),
+    ],
+)
+def test_bad_bulk_input_is_a_400_with_a_sentence(operator, three, data, message):
+    response = operator.post("/memories/_bulk/", data, HTTP_HX_REQUEST="true")
+    assert response.status_code == 400
+    assert message in response.content.decode()
+
+
+def test_moving_to_an_unknown_project_is_refused(operator, three):
+    a, _, _ = three
+    response = bulk(operator, ids=[a.id], action="move", to="nowhere")
+    assert response.status_code == 404
+    assert "There is no project named" in response.content.decode()
+
+
+def test_without_javascript_the_outcome_is_a_message_on_the_list(operator, three):
+    a, _, _ = three
+    response = operator.post(
+        "/memories/_bulk/", {"action": "verify", "id": [a.id], "query": "project="}
+    )
+    assert response.status_code == 302 and response["Location"] == "/memories/?project="
+    assert [str(m) for m in get_messages(response.wsgi_request)] == ["Marked 1 memory verified."]

@@ -1,0 +1,264 @@
+"""One memory's page: fields, body, references both ways, the edit form, delete, create."""
+
+import datetime as dt
+
+import pytest
+from django.contrib.messages import get_messages
+from django.utils import timezone
+
+from memories import doors
+from memories.forms import MemoryForm
+from memories.models import Memory
+from memories.views.detail import body_digest, initial_values
+from tests.conftest import backdate
+from tests.pages.conftest import chrome_free
+
+BODY = "# Deploys\n\nGo through **bastion-2**.\n\n- one\n- two\n"
+
+
+@pytest.fixture
+def memory(db, project):
+    doors.write("deploy-host", description="Where deploys go", body="host-7")
+    doors.write("citer", project="webdev", description="cites the note", references=["note"])
+    note = doors.write(
+        "note",
+        description="Deploy notes",
+        body=BODY,
+        tags=["ops", "infra"],
+        references=["deploy-host", "docs/runbook.md"],
+        priority=3,
+        source="ops chat",
+    ).memory
+    return backdate(note, days=47, verified_days=1)
+
+
+def edit(client, memory, **changes):
+    """What the browser sends from the page it showed of `memory` (every field with its
+    hidden initial), with some fields changed."""
+    form = MemoryForm(initial=initial_values(memory), projects=["webdev"])
+    data = {"body_sha": body_digest(memory.body)}
+    for name, field in form.fields.items():
+        if name == "verified":
+            continue
+        value = form[name].value()
+        shown = field.prepare_value(value) if hasattr(field, "prepare_value") else value
+        shown = "" if shown is None else str(shown)
+        data[name] = shown
+        data[f"initial-{name}"] = shown
+    data["body"] = data["body"].replace("\n", "\r\n")  # as a browser sends a textarea
+    data.update({key: str(value) for key, value in changes.items()})
+    return client.post(f"/memories/{memory.name}/?project=", data)
+
+
+def test_every_field_and_the_caption(auditor, memory):
+    html = auditor.get("/memories/note/?project=").content.decode()
+    assert "Recorded 47 days ago, verified yesterday." in html
+    for text in ("Deploy notes", "ops chat", "priority 3", ">ops</a>", ">infra</a>"):
+        assert text in html
+    assert "0 times by the agent" in html
+    assert "<h1>Deploys</h1>" in html and "<strong>bastion-2</strong>" in html
+
+
+def test_references_resolved_and_dangling_marked_and_referenced_by(auditor, memory):
+    html = auditor.get("/memories/note/?project=").content.decode()
+    assert 'href="/memories/deploy-host/?project="' in html and "Where deploys go" in html
+    assert 'docs/runbook.md</span> <span class="badge badge-dangling"' in html
+    assert 'href="/memories/citer/?project=webdev"' in html and "cites the note" in html
+
+
+def test_the_raw_toggle_is_a_fragment(auditor, memory, htmx):
+    response = auditor.get("/memories/note/?project=&view=raw", **htmx)
+    html = response.content.decode()
+    assert chrome_free(html)
+    assert '<pre class="raw-body" id="raw-body">\n# Deploys' in html
+    assert 'aria-current="true">Raw</a>' in html
+    assert "HX-Request" in response["Vary"]
+    full = auditor.get("/memories/note/?project=&view=raw").content.decode()
+    assert "site-header" in full and "raw-body" in full
+
+
+def test_an_edit_sends_only_what_changed(operator, memory):
+    Memory.objects.filter(id=memory.id).update(priority=1)  # someone else, meanwhile
+    response = edit(operator, memory, description="Deploy notes, reworded")
+    assert response.status_code == 302
+    saved = Memory.objects.get(id=memory.id)
+    assert saved.description == "Deploy notes, reworded"
+    assert saved.priority == 1  # theirs, kept
+    assert saved.body == BODY  # untouched, line endings and all
+    assert saved.verified_at == memory.verified_at
+
+
+def test_a_body_edit_keeps_the_stored_line_endings(operator, memory):
+    edit(operator, memory, body="line one\r\nline two\r\n")
+    assert Memory.objects.get(id=memory.id).body == "line one\nline two\n"
+
+
+def test_verified_stamps_verified_at(operator, memory):
+    edit(operator, memory, verified="on")
+    saved = Memory.objects.get(id=memory.id)
+    assert timezone.now() - saved.verified_at < dt.timedelta(minutes=1)
+    assert saved.created_at == memory.created_at
+
+
+def test_clearing_the_expiry_and_setting_one(operator, memory):
+    edit(operator, memory, expires="2030-01-01")
+    assert Memory.objects.get(id=memory.id).expires_at.year == 2030
+    fresh = Memory.objects.get(id=memory.id)
+    page = operator.get("/memories/note/?project=")
+    assert "2030-01-02T00:00:00Z" in page.content.decode()
+    edit(operator, fresh, expires="")
+    assert Memory.objects.get(id=memory.id).expires_at is None
+
+
+def test_a_stale_body_conflict_is_shown_and_nothing_is_lost(operator, memory):
+    doors.write("note", project=None, body="somebody else's body")
+    response = edit(operator, memory, body="my careful edit")
+    html = response.content.decode()
+    assert response.status_code == 409
+    assert "changed while you were editing it; nothing was saved" in html
+    assert "my careful edit</textarea>" in html
+    assert "somebody else&#x27;s body</pre>" in html
+    assert "+my careful edit" in html  # the diff of theirs against mine
+    assert Memory.objects.get(id=memory.id).body == "somebody else's body"
+    # Saving again from the conflict page is deliberate: it replaces the current body.
+    current = Memory.objects.get(id=memory.id)
+    assert f'name="body_sha" value="{body_digest(current.body)}"' in html
+    again = edit(operator, current, body="my careful edit")
+    assert again.status_code == 302
+    assert Memory.objects.get(id=memory.id).body == "my careful edit"
+
+
+def test_a_body_left_alone_is_no_conflict(operator, memory):
+    doors.write("note", project=None, body="theirs")
+    edit(operator, memory, priority=9)
+    saved = Memory.objects.get(id=memory.id)
+    assert (saved.body, saved.priority) == ("theirs", 9)
+
+
+def test_moving_to_another_tier(operator, memory):
+    response = edit(operator, memory, project="webdev")
+    assert response["Location"] == "/memories/note/?project=webdev"
+    assert Memory.objects.get(id=memory.id).project.name == "webdev"
+    messages = [str(m) for m in get_messages(response.wsgi_request)]
+    assert messages == ["Saved. Moved from global to webdev."]
+
+
+def test_a_budget_refusal_is_a_form_error_and_nothing_lands(operator, memory, small_budget):
+    response = edit(operator, memory, load="inline", body="x" * 200)
+    html = response.content.decode()
+    assert response.status_code == 409
+    assert "inline memories would total" in html and 'role="alert"' in html
+    assert Memory.objects.get(id=memory.id).load == "index"
+    assert "x" * 200 + "</textarea>" in html
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"expires": "next week"}, "is not an RFC 3339 timestamp"),
+        ({"priority": "-1"}, "greater than or equal to 0"),
+        ({"description": ""}, "This field is required"),
+        ({"load": "sometimes"}, "Select a valid choice"),
+        ({"project": "nowhere"}, "Select a valid choice"),
+        ({"tags": "\n".join(f"t{n}" for n in range(60))}, "at most 50 tags"),
+    ],
+)
+def test_bad_input_is_a_form_error(operator, memory, changes, message):
+    response = edit(operator, memory, **changes)
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert Memory.objects.get(id=memory.id).description == "Deploy notes"
+
+
+def test_saving_nothing_says_so(operator, memory):
+    response = edit(operator, memory)
+    messages = [str(m) for m in get_messages(response.wsgi_request)]
+    assert messages == ["Nothing to save: no field was changed."]
+
+
+def test_a_name_several_projects_hold_asks_which(auditor, project, other_project):
+    doors.write("twin", project="webdev", description="web twin")
+    doors.write("twin", project="infra", description="infra twin")
+    response = auditor.get("/memories/twin/")
+    html = response.content.decode()
+    assert response.status_code == 409
+    assert 'href="/memories/twin/?project=infra"' in html
+    assert 'href="/memories/twin/?project=webdev"' in html
+    assert auditor.get("/memories/twin/?project=infra").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [
+        ("/memories/ghost/?project=", 404),
+        ("/memories/note/?project=nowhere", 404),
+        ("/memories/note/?project=bad%20name", 400),
+    ],
+)
+def test_unknown_or_bad_addresses(auditor, memory, path, status):
+    assert auditor.get(path).status_code == status
+
+
+def test_the_page_runs_a_fixed_number_of_queries(auditor, memory, django_assert_num_queries):
+    for number in range(10):
+        doors.write(f"c{number}", description="cites", references=["note"])
+    doors.write("note", project=None, references=[f"c{n}" for n in range(10)])
+    with django_assert_num_queries(7):
+        auditor.get("/memories/note/?project=")
+
+
+def test_delete_names_the_memories_that_reference_it(operator, memory):
+    doors.write("citer2", description="cites too", references=["note"])
+    page = operator.get("/memories/note/delete/?project=").content.decode()
+    assert "These memories reference it" in page and ">citer2</a>" in page
+    response = operator.post("/memories/note/delete/?project=")
+    assert response.status_code == 302 and response["Location"] == "/memories/"
+    assert not Memory.objects.filter(name="note").exists()
+    messages = [str(m) for m in get_messages(response.wsgi_request)]
+    assert messages == [
+        "Deleted 'note'. Still referencing it, as markers of a fact to revisit: 'citer2', 'citer'."
+    ]
+
+
+def test_create_a_memory(operator, project):
+    page = operator.get("/memories/_new/?project=webdev")
+    assert '<option value="webdev" selected>' in page.content.decode()
+    response = operator.post(
+        "/memories/_new/",
+        {
+            "name": "fresh",
+            "project": "webdev",
+            "description": "A fresh   note\nover lines",
+            "body": "one\r\ntwo",
+            "tags": "a\r\nb",
+            "priority": "4",
+            "load": "index",
+        },
+    )
+    assert response.status_code == 302
+    assert response["Location"] == "/memories/fresh/?project=webdev"
+    fresh = Memory.objects.get(name="fresh")
+    assert (fresh.description, fresh.body, fresh.tags) == (
+        "A fresh note over lines",
+        "one\ntwo",
+        ["a", "b"],
+    )
+
+
+def test_create_refuses_a_name_the_tier_holds(operator, memory):
+    response = operator.post(
+        "/memories/_new/",
+        {"name": "note", "project": "", "description": "dup", "priority": "5", "load": "index"},
+    )
+    assert response.status_code == 400
+    assert "already holds a memory named &#x27;note&#x27;" in response.content.decode()
+    assert Memory.objects.get(name="note").description == "Deploy notes"
+
+
+def test_create_refuses_a_bad_name(operator, db):
+    response = operator.post(
+        "/memories/_new/",
+        {"name": "-bad", "project": "", "description": "d", "priority": "5", "load": "index"},
+    )
+    assert response.status_code == 400
+    assert "starts with a letter or digit" in response.content.decode()

@@ -1,0 +1,259 @@
+"""The memory list: filters in the URL, the summary, sorting, keyset pages, fragments."""
+
+import datetime as dt
+import re
+
+import pytest
+from django.utils import timezone
+
+from memories import doors
+from tests.conftest import backdate
+from tests.pages.conftest import chrome_free
+
+
+def names(html: str) -> list[str]:
+    return re.findall(r'<th scope="row" class="col-name"><a href="[^"]*">([^<]+)</a>', html)
+
+
+@pytest.fixture
+def store(db, project):
+    past = (timezone.now() - dt.timedelta(days=1)).isoformat()
+    doors.write("rule", description="a standing rule", priority=0, load="inline", body="x")
+    doors.write("gone", description="an expired note", priority=3, expires=past, tags=["ops"])
+    backdate(
+        doors.write("stale", description="old", priority=4, references=["rule"]).memory,
+        days=200,
+    )
+    doors.write("web", project="webdev", description="web note", priority=2, tags=["ops"])
+    doors.write("cites", description="cites", priority=6, references=["rule", "docs/x.md"])
+
+
+def test_page_lists_every_memory_in_index_order(operator, store):
+    response = operator.get("/memories/")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert names(html) == ["rule", "web", "gone", "stale", "cites"]
+    assert "5 memories, most important first" in html
+    assert "site-header" in html and "<html" in html
+
+
+def test_the_fragment_is_the_results_alone(operator, store, htmx):
+    response = operator.get("/memories/?expired=true", **htmx)
+    html = response.content.decode()
+    assert chrome_free(html)
+    assert 'id="filters"' not in html
+    assert names(html) == ["gone"]
+    assert "1 memory expired" in html
+    assert "HX-Request" in response["Vary"]
+    assert response["HX-Push-Url"] == "/memories/?expired=true"
+
+
+def test_the_full_page_varies_on_htmx_too(operator, store):
+    assert "HX-Request" in operator.get("/memories/")["Vary"]
+
+
+def test_blank_parameters_are_dropped_from_a_shared_url(operator, store):
+    response = operator.get("/memories/?project=*&expired=true&tag=&load=&q=")
+    assert response.status_code == 302
+    assert response["Location"] == "/memories/?expired=true"
+
+
+def test_htmx_gets_the_clean_url_pushed_instead_of_a_redirect(operator, store, htmx):
+    response = operator.get("/memories/?project=&expired=&tag=ops", **htmx)
+    assert response.status_code == 200
+    assert response["HX-Push-Url"] == "/memories/?project=&tag=ops"
+    assert names(response.content.decode()) == ["gone"]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected", "summary"),
+    [
+        ("project=", ["rule", "gone", "stale", "cites"], "4 memories in the global tier"),
+        ("project=webdev", ["web"], "1 memory in webdev"),
+        ("expired=true", ["gone"], "1 memory expired"),
+        ("expired=false", ["rule", "web", "stale", "cites"], "4 memories not expired"),
+        ("unverified=90d", ["stale"], "1 memory unverified for 90 days"),
+        ("referencing=rule", ["stale", "cites"], "2 memories referencing ‘rule’"),
+        ("referencing=docs/x.md", ["cites"], "1 memory referencing ‘docs/x.md’"),
+        ("tag=ops", ["web", "gone"], "2 memories tagged ops"),
+        ("load=inline", ["rule"], "1 memory load inline"),
+        ("priority_min=2&priority_max=4", ["web", "gone", "stale"], "priority 2–4"),
+        ("project=&tag=ops&expired=true", ["gone"], "1 memory in the global tier, expired, tagged"),
+    ],
+)
+def test_filters_use_the_api_parameters(auditor, store, query, expected, summary):
+    html = auditor.get("/memories/?" + query).content.decode()
+    assert names(html) == expected
+    assert summary in html
+
+
+def test_the_filter_form_shows_the_filters_in_force(auditor, store):
+    html = auditor.get("/memories/?project=&expired=true&unverified=90d&tag=ops").content.decode()
+    assert '<option value="" selected>global</option>' in html
+    assert '<option value="true" selected>expired</option>' in html
+    assert '<option value="90d" selected>90 days</option>' in html
+    assert 'name="tag" type="text" value="ops"' in html
+    every = auditor.get("/memories/").content.decode()
+    assert '<option value="*" selected>every tier</option>' in every
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("expired=perhaps", "expired is true or false"),
+        ("unverified=soon", "is not a period"),
+        ("priority_min=high", "Enter a whole number"),
+        ("priority_min=9&priority_max=2", "The lowest priority is above the highest"),
+        ("priority_max=101", "less than or equal to 100"),
+        ("load=everywhere", "Select a valid choice"),
+        ("sort=chaos", "Select a valid choice"),
+        ("limit=0", "greater than or equal to 1"),
+        ("offset=50", "use its page links"),
+        ("after=not-a-cursor", "That page link is not valid"),
+        ("after=W1sxXV0", "That page link is not valid"),
+        ("project=bad%20name", "starts with a letter or digit"),
+    ],
+)
+def test_a_bad_value_is_a_400_with_a_sentence(auditor, store, query, message):
+    response = auditor.get("/memories/?" + query)
+    assert response.status_code == 400
+    assert message in response.content.decode()
+
+
+def test_an_unknown_project_is_a_404_with_a_sentence(auditor, store):
+    response = auditor.get("/memories/?project=nowhere")
+    assert response.status_code == 404
+    assert "There is no project named &#x27;nowhere&#x27;." in response.content.decode()
+
+
+def test_a_bad_value_under_htmx_answers_in_the_results(auditor, store, htmx):
+    response = auditor.get("/memories/?expired=perhaps", **htmx)
+    assert response.status_code == 400
+    assert chrome_free(response.content.decode())
+
+
+def test_rows_mark_expiry_ages_and_citations(auditor, store):
+    html = auditor.get("/memories/").content.decode()
+    gone = html[html.index('id="memory-') :].split("</tbody>")
+    gone_row = next(row for row in gone if ">gone<" in row)
+    assert "badge-expired" in gone_row and "is-expired" in gone_row
+    rule_row = next(row for row in gone if ">rule<" in row)
+    assert 'title="memories referencing rule">2</a>' in rule_row
+    exact_time = r'<time datetime="[^"]+" title="\d{4}-\d\d-\d\d [\d:]+ UTC">today</time>'
+    assert re.search(exact_time, html)
+    stale_row = next(row for row in gone if ">stale<" in row)
+    assert "6 months ago" in stale_row
+
+
+def test_sorting_by_a_column_and_back(auditor, store):
+    html = auditor.get("/memories/?sort=name").content.decode()
+    assert names(html) == ["cites", "gone", "rule", "stale", "web"]
+    assert re.search(r'aria-sort="ascending">\s*<a href="/memories/\?sort=-name"', html)
+    assert "sorted by name" in html
+    reverse = auditor.get("/memories/?sort=-name").content.decode()
+    assert names(reverse) == ["web", "stale", "rule", "gone", "cites"]
+    assert 'aria-sort="descending"' in reverse
+
+
+@pytest.mark.parametrize(
+    ("sort", "first"),
+    [("-read_count", None), ("created", "stale"), ("expires", "gone"), ("-verified", None)],
+)
+def test_other_sorts(auditor, store, sort, first):
+    html = auditor.get(f"/memories/?sort={sort}").content.decode()
+    assert sorted(names(html)) == ["cites", "gone", "rule", "stale", "web"]
+    if first:
+        assert names(html)[0] == first
+
+
+def test_keyset_pages_walk_forward_and_back(auditor, db):
+    for number in range(7):
+        doors.write(f"m{number}", description=f"note {number}", priority=number)
+    first = auditor.get("/memories/?limit=3").content.decode()
+    assert names(first) == ["m0", "m1", "m2"]
+    assert "Previous" not in first
+    next_url = re.search(r'href="(/memories/\?limit=3&amp;after=[^"]+)" [^>]*rel="next"', first)
+    second = auditor.get(next_url.group(1).replace("&amp;", "&")).content.decode()
+    assert names(second) == ["m3", "m4", "m5"]
+    third_url = re.search(r'href="([^"]+)" [^>]*rel="next"', second).group(1)
+    third = auditor.get(third_url.replace("&amp;", "&")).content.decode()
+    assert names(third) == ["m6"] and 'rel="next"' not in third
+    back_url = re.search(r'href="([^"]+)" [^>]*rel="prev"', third).group(1)
+    back = auditor.get(back_url.replace("&amp;", "&")).content.decode()
+    assert names(back) == ["m3", "m4", "m5"]
+    assert "7 memories" in back
+
+
+def test_each_page_runs_a_fixed_number_of_queries(auditor, project, django_assert_num_queries):
+    """Session, user, role, projects, bands (2), page, count, citations: whatever the rows."""
+    doors.write("seed", description="seed", references=["x"])
+    for size in (3, 40):
+        for number in range(size):
+            doors.write(
+                f"n{size}-{number}",
+                project="webdev" if number % 2 else None,
+                description=f"note {number}",
+                references=["seed", f"n{size}-0"],
+                tags=["a", "b"],
+            )
+        with django_assert_num_queries(9):
+            auditor.get("/memories/")
+        with django_assert_num_queries(10):  # the project's id, for the tier filter
+            auditor.get("/memories/?project=webdev&tag=a&referencing=seed")
+
+
+def test_the_search_box_ranks_and_says_how_each_hit_was_found(auditor, store, htmx):
+    response = auditor.get("/memories/?q=standing&q=expired", **htmx)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert set(names(html)) == {"rule", "gone"}
+    assert "2 memories matching ‘standing’ or ‘expired’, best first" in html
+    assert html.count('class="badge badge-sense"') == 2 and "word match" in html
+    assert (
+        "aria-sort" not in html
+        and 'href="/memories/?q=standing&amp;q=expired&amp;sort=' not in (html)
+    )
+
+
+def test_a_search_keeps_to_the_filters_and_pages_by_offset(auditor, db):
+    for number in range(5):
+        doors.write(f"deploy-{number}", description=f"deploy step {number}", tags=["ops"])
+    doors.write("other", description="deploy elsewhere")
+    first = auditor.get("/memories/?q=deploy&tag=ops&limit=2").content.decode()
+    assert "5 memories matching ‘deploy’, tagged ops, best first" in first
+    assert len(names(first)) == 2
+    assert 'href="/memories/?q=deploy&amp;tag=ops&amp;limit=2&amp;offset=2"' in first
+    last = auditor.get("/memories/?q=deploy&tag=ops&limit=2&offset=4").content.decode()
+    assert len(names(last)) == 1 and 'rel="next"' not in last
+    assert 'href="/memories/?q=deploy&amp;tag=ops&amp;limit=2&amp;offset=2" ' in last
+
+
+def test_the_search_form_keeps_every_synonym(auditor, store):
+    html = auditor.get("/memories/?q=terse&q=brevity").content.decode()
+    assert 'name="q" type="search" value="terse"' in html
+    assert 'name="q" type="search" value="brevity"' in html
+    assert 'id="f-q-more" class="search-input" name="q" type="search" value=""' in html
+
+
+def test_a_search_that_only_the_text_scan_answers_says_so(auditor, db):
+    doors.write("paths", description="config lives at /etc/nginx/sites-enabled/app.conf")
+    html = auditor.get("/memories/?q=nginx/sites-enabled").content.decode()
+    assert names(html) == ["paths"]
+    assert "text match" in html or "whole-query scan" in html
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [("q=x&after=abc", "A search pages by offset"), ("q=" + "x" * 501, "at most 500 characters")],
+)
+def test_bad_search_input_is_a_400(auditor, store, query, message):
+    response = auditor.get("/memories/?" + query)
+    assert response.status_code == 400 and message in response.content.decode()
+
+
+def test_a_search_page_runs_a_fixed_number_of_queries(auditor, db, django_assert_num_queries):
+    for size in (3, 30):
+        for number in range(size):
+            doors.write(f"s{size}-{number}", description="deploy notes", references=["x"])
+        with django_assert_num_queries(8):
+            auditor.get("/memories/?q=deploy")
