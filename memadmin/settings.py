@@ -108,6 +108,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "memadmin.acting.ActingMiddleware",
     "memadmin.middleware.SecurityHeadersMiddleware",
 ]
 

@@ -16,6 +16,7 @@ urlpatterns = [
     path("sign-out/", auth_views.LogoutView.as_view(), name="logout"),
     path("memories/", include("memories.urls")),
     path("projects/", include("projects.urls")),
+    path("history/", include("memories.history_urls")),
 ]
 
 handler400 = views.bad_request

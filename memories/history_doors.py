@@ -251,6 +251,16 @@ class _Step:
         return (kind, -self.last.id)
 
 
+UNCOMPARED = ("updated_at",)  # a write that changes nothing still moves it
+
+
+def _same(before: dict | None, after: dict | None) -> bool:
+    """Whether the change set left the memory as it found it: nothing to undo then."""
+    if before is None or after is None:
+        return before is after
+    return all(before[key] == after[key] for key in before if key not in UNCOMPARED)
+
+
 def _who(revision: Revision) -> str:
     return f"revision {revision.id} ({revision.get_action_display()} by {revision.actor})"
 
@@ -307,7 +317,7 @@ def undo(change_set_id, *, reason=None) -> ChangeSet:
                 refuse(last, "it was purged from the trash")
             elif latest[memory_id] != last.id:
                 refuse(last, f"it changed since, in {_who(later[latest[memory_id]])}")
-            elif first.before is not None or last.after is not None:
+            elif not _same(first.before, last.after):
                 steps.append(_Step(first.before, last.after, last))
         if not refused and not steps:
             raise UndoRefused(

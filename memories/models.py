@@ -154,7 +154,7 @@ class Door(models.TextChoices):
     """Which way a change came in."""
 
     PAGE = "page", "page"
-    BULK = "bulk", "bulk action"
+    BULK = "bulk", "bulk"
     API = "api", "API"
     COMMAND = "command", "command"
     IMPORT = "import", "import"

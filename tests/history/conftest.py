@@ -28,3 +28,24 @@ def state_without_updated_at(memory) -> dict:
     state = history.snapshot(memory)
     state.pop("updated_at")
     return state
+
+
+@pytest.fixture
+def signed_in(db, settings):
+    """A test client signed in as a new user of `role` (None: a user with no role)."""
+    from django.test import Client
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    made = []
+
+    def _signed_in(role: str | None, username: str | None = None) -> Client:
+        user = User.objects.create_user(username or f"{role or 'nobody'}-{len(made)}")
+        if role:
+            user.groups.add(Group.objects.get(name=role))
+        made.append(user)
+        client = Client()
+        client.force_login(user)
+        client.user = user
+        return client
+
+    return _signed_in

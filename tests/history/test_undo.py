@@ -134,3 +134,34 @@ def test_an_unknown_change_set(db):
         history_doors.undo(999)
     with pytest.raises(ChangeSetNotFound):
         history_doors.undo("not-a-number")
+
+
+def test_a_bulk_action_is_one_change_set_and_undoing_it_restores_every_row(store):
+    ids = list(
+        Memory.objects.filter(name__in=["alpha", "beta", "gamma"]).values_list("id", flat=True)
+    )
+    result = doors.bulk_set_priority(ids, 0)
+    assert result.applied
+    (group,) = ChangeSet.objects.all()
+    assert (group.summary, group.door) == ("Set priority 0 on 3 memories", "bulk")
+    assert group.revisions.count() == 3
+    history_doors.undo(group.id)
+    assert _states() == store
+
+
+def test_a_refused_bulk_action_leaves_no_change_set(store, small_budget):
+    ids = list(Memory.objects.values_list("id", flat=True))
+    doors.write("wide", description="wide", body="w" * 99, load="index")
+    ids.append(Memory.objects.get(name="wide").id)
+    result = doors.bulk_set_load(ids, "inline")
+    assert not result.applied
+    assert not ChangeSet.objects.exists()
+
+
+def test_rows_the_change_set_left_as_they_were_need_no_undo(store):
+    with history.change_set("Two writes, one of them changing nothing") as group:
+        doors.write("alpha", priority=2)
+        doors.write("beta", priority=9)
+    undo_set = history_doors.undo(group.id)
+    assert [r.name for r in undo_set.revisions.all()] == ["beta"]
+    assert _states() == store
