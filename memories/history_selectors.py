@@ -21,6 +21,7 @@ from projects.models import Project
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
 EXPORT_CHUNK = 500
+MAX_ID = 2**63 - 1  # SQLite's largest integer: a larger id is refused, not overflowed
 
 
 @dataclass(frozen=True)
@@ -96,18 +97,23 @@ def _moment(value: str, field: str, *, end_of_day: bool) -> dt.datetime | None:
     text = value.strip()
     if not text:
         return None
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        try:
-            day = dt.date.fromisoformat(text)
-        except ValueError:
-            raise InvalidField(field, f"'{text}' is not a calendar date.") from None
-        if end_of_day:
-            day += dt.timedelta(days=1)
-        return dt.datetime.combine(day, dt.time(), tzinfo=memory_fields.local_zone())
     try:
-        moment = memory_fields.expires(text)
-    except InvalidField as error:
-        raise InvalidField(field, error.message.replace("expiry", field)) from None
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            try:
+                day = dt.date.fromisoformat(text)
+            except ValueError:
+                raise InvalidField(field, f"'{text}' is not a calendar date.") from None
+            if end_of_day:
+                day += dt.timedelta(days=1)
+            moment = dt.datetime.combine(day, dt.time(), tzinfo=memory_fields.local_zone())
+        else:
+            try:
+                moment = memory_fields.expires(text)
+            except InvalidField as error:
+                raise InvalidField(field, error.message.replace("expiry", field)) from None
+        moment.astimezone(dt.UTC)
+    except OverflowError:
+        raise InvalidField(field, f"'{text}' is outside the years 1 to 9999.") from None
     return moment
 
 
@@ -120,10 +126,10 @@ class AuditFilterForm(TierForm):
     memory = forms.CharField(required=False, max_length=memory_fields.MEMORY_NAME_MAX)
     since = forms.CharField(required=False, max_length=40)
     until = forms.CharField(required=False, max_length=40)
-    change_set = forms.IntegerField(required=False, min_value=1)
+    change_set = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID)
     limit = forms.IntegerField(required=False, min_value=1, max_value=MAX_LIMIT)
-    before = forms.IntegerField(required=False, min_value=1)  # older than this revision
-    after = forms.IntegerField(required=False, min_value=0)  # newer than this revision
+    before = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID)  # older than
+    after = forms.IntegerField(required=False, min_value=0, max_value=MAX_ID)  # newer than
 
     def clean_user(self):
         return self.cleaned_data["user"].strip() or None
