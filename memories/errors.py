@@ -124,6 +124,20 @@ class ProjectNotEmpty(DomainError):
         )
 
 
+class SnapshotError(DomainError):
+    """A snapshot that cannot be written or read as one: the directory, the manifest, a file."""
+
+
+class ImportRefused(DomainError):
+    """An import some of whose memories the store refuses; nothing of it lands."""
+
+    status = 409
+
+    def __init__(self, message: str, *, refused: list[dict], budget: str | None):
+        super().__init__(message, refused=refused, budget=budget)
+        self.refused = refused
+
+
 class NotPermitted(DomainError):
     """The role of the one asking does not allow the change (a purge by a non-admin)."""
 

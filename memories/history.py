@@ -221,6 +221,36 @@ def _json(state: dict | None) -> str | None:
     return None if state is None else json.dumps(state, ensure_ascii=False)
 
 
+def _row(action: str, before: dict | None, after: dict | None, subject: dict | None) -> list:
+    """The INSERT_REVISION parameters of one change, with the acting context's who and why."""
+    actor = _actor.get()
+    shown = after or before or subject
+    tier = shown["project_id"] or GLOBAL_TIER
+    previous = None
+    if before is not None and after is not None:
+        was = before["project_id"] or GLOBAL_TIER
+        previous = was if was != tier else None
+    group = _change_set.get()
+    return [
+        connection.ops.adapt_datetimefield_value(timezone.now()),
+        shown["id"],
+        shown["name"],
+        tier,
+        previous,
+        shown["project"],
+        _action.get() or action,
+        actor.door,
+        actor.label,
+        actor.username,
+        actor.user_id,
+        actor.token_id,
+        actor.reason,
+        group.id if group is not None else None,
+        _json(before),
+        _json(after),
+    ]
+
+
 def record(action: str, *, before=None, after=None, subject: dict | None = None) -> int:
     """Record one change of one memory, in the caller's transaction; return the revision id.
 
@@ -229,42 +259,46 @@ def record(action: str, *, before=None, after=None, subject: dict | None = None)
     of the store (after None) puts it in the trash, unless it is a purge. `subject` names
     the memory (id, name, project, project_id) when neither snapshot is kept (a purge).
     """
-    actor = _actor.get()
-    action = _action.get() or action
     before, after = _state(before), _state(after)
-    shown = after or before or subject
-    tier = shown["project_id"] or GLOBAL_TIER
-    previous = None
-    if before is not None and after is not None:
-        was = before["project_id"] or GLOBAL_TIER
-        previous = was if was != tier else None
-    group = _change_set.get()
+    row = _row(action, before, after, subject)
     with connection.cursor() as cursor:
-        cursor.execute(
-            INSERT_REVISION,
-            [
-                connection.ops.adapt_datetimefield_value(timezone.now()),
-                shown["id"],
-                shown["name"],
-                tier,
-                previous,
-                shown["project"],
-                action,
-                actor.door,
-                actor.label,
-                actor.username,
-                actor.user_id,
-                actor.token_id,
-                actor.reason,
-                group.id if group is not None else None,
-                _json(before),
-                _json(after),
-            ],
-        )
+        cursor.execute(INSERT_REVISION, row)
         revision_id = cursor.lastrowid
-        if after is None and action != PURGE:
-            cursor.execute(INSERT_TRASHED, [shown["id"]])
+        if after is None and row[6] != PURGE:
+            cursor.execute(INSERT_TRASHED, [row[1]])
     return revision_id
+
+
+CHUNK = 500  # ids or names per query, well under SQLite's limit of bound variables
+
+
+def states(ids: list[int]) -> dict[int, dict]:
+    """The snapshots of these memories as they stand, by id."""
+    found = {}
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start : start + CHUNK]
+        for memory in Memory.objects.select_related("project").filter(id__in=chunk):
+            found[memory.id] = snapshot(memory)
+    return found
+
+
+def record_import(keys: list[tuple[str, int | None]], before: dict[int, dict]) -> None:
+    """One revision per memory an import wrote, each named by (name, project id), with the
+    state it overwrote from `before` (by id); in the caller's transaction and change set."""
+    names = sorted({name for name, _ in keys})
+    written: dict[tuple[str, int | None], Memory] = {}
+    for start in range(0, len(names), CHUNK):
+        queryset = Memory.objects.select_related("project").filter(
+            name__in=names[start : start + CHUNK]
+        )
+        written.update({(memory.name, memory.project_id): memory for memory in queryset})
+    rows = []
+    for key in keys:
+        memory = written[key]
+        rows.append(_row(IMPORTED, before.get(memory.id), snapshot(memory), None))
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), CHUNK):
+            cursor.executemany(INSERT_REVISION, rows[start : start + CHUNK])
 
 
 # What a diff shows, in this order; updated_at is left out (it moves on every write, and
