@@ -219,3 +219,5 @@ def test_the_demo_store_is_recorded_as_its_command_on_the_dates_it_shows(db):
     )
     assert revision.at == memory.created_at
     assert revision.after == history.snapshot(memory)
+    dates = list(Revision.objects.order_by("id").values_list("at", flat=True))
+    assert dates == sorted(dates), "the log, newest first by id, is newest first by date"

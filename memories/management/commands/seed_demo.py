@@ -438,8 +438,17 @@ class Command(BaseCommand):
         Memory.objects.filter(project__name="legacy", priority=0).update(load="inline")
 
     def _date_the_history(self) -> None:
-        # Each memory's one revision, its creation, is dated and shown as the aged row.
-        for memory in Memory.objects.select_related("project"):
-            Revision.objects.filter(memory_id=memory.id).update(
-                at=memory.created_at, after=history.snapshot(memory)
+        # Each memory's one revision, its creation, is dated and shown as the aged row, and
+        # written again in the order of those dates, as the log reads newest first by id.
+        revisions = {revision.memory_id: revision for revision in Revision.objects.all()}
+        Revision.objects.all().delete()
+        dated = []
+        for memory in Memory.objects.select_related("project").order_by("created_at", "id"):
+            revision = revisions[memory.id]
+            revision.pk, revision.at, revision.after = (
+                None,
+                memory.created_at,
+                history.snapshot(memory),
             )
+            dated.append(revision)
+        Revision.objects.bulk_create(dated)
