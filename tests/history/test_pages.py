@@ -276,3 +276,15 @@ def test_no_role_no_history(store, signed_in, client):
     for url in ("/history/", "/history/trash/", "/history/changes/", "/history/log.csv"):
         assert roleless.get(url).status_code == 403
         assert client.get(url).status_code == 302
+
+
+def test_the_audit_log_runs_the_same_queries_for_a_full_page(
+    store, signed_in, django_assert_max_num_queries
+):
+    client = signed_in(roles.AUDITOR)
+    client.get("/history/")
+    for priority in range(60):
+        doors.write("rule", priority=priority)
+    with django_assert_max_num_queries(9):
+        response = client.get("/history/?project=")
+    assert len(_revision_ids(response.content.decode())) == 50
