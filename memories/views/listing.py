@@ -1,6 +1,7 @@
 """The memory list: filters, sorting, keyset pages, inline edits of a row, bulk actions."""
 
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.http import HttpResponse, QueryDict
@@ -77,6 +78,18 @@ class Row:
     refusal: str = ""
     saved: bool = False
     hit: Hit | None = None  # when the list is a search: how this memory was found
+
+    def __post_init__(self):
+        # The row's links, made here once rather than by template tags, several times over
+        # for each of a page's rows.
+        memory = self.memory
+        tier = "?" + urlencode({"project": memory.project_name or ""})
+        self.detail_url = reverse("memories:detail", args=[memory.name]) + tier
+        self.row_url = reverse("memories:row", args=[memory.name]) + tier
+        list_path = reverse("memories:list")
+        self.tier_url = list_path + tier
+        self.referencing_url = list_path + "?" + urlencode({"referencing": memory.name})
+        self.tag_links = [(tag, list_path + "?" + urlencode({"tag": tag})) for tag in memory.tags]
 
 
 def _list_url(params: QueryDict) -> str:
