@@ -219,16 +219,21 @@ def _near_duplicate(description: str, tier: int, exclude_id: int | None) -> Memo
         )
         ids = [row[0] for row in cursor.fetchall() if row[0] != exclude_id]
     tiers = (GLOBAL_TIER,) if tier == GLOBAL_TIER else (GLOBAL_TIER, tier)
-    wanted = " ".join(re.findall(r"\w+", description.lower()))
-    best, best_ratio = None, NEAR_DUPLICATE_RATIO
-    candidates = Memory.objects.filter(id__in=ids, tier__in=tiers).select_related("project")
-    for candidate in candidates.order_by("id"):
-        ratio = difflib.SequenceMatcher(
-            None, wanted, " ".join(re.findall(r"\w+", candidate.description.lower()))
-        ).ratio()
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(" ".join(re.findall(r"\w+", description.lower())))
+    best_id, best_ratio = None, NEAR_DUPLICATE_RATIO
+    candidates = Memory.objects.filter(id__in=ids, tier__in=tiers).values_list("id", "description")
+    for candidate_id, candidate_description in candidates.order_by("id"):
+        matcher.set_seq1(" ".join(re.findall(r"\w+", candidate_description.lower())))
+        # The cheap upper bounds rule most candidates out before the full comparison.
+        if matcher.real_quick_ratio() < best_ratio or matcher.quick_ratio() < best_ratio:
+            continue
+        ratio = matcher.ratio()
         if ratio >= best_ratio:
-            best, best_ratio = candidate, ratio
-    return best
+            best_id, best_ratio = candidate_id, ratio
+    if best_id is None:
+        return None
+    return Memory.objects.select_related("project").get(id=best_id)
 
 
 def write(
