@@ -6,7 +6,6 @@ the tier, name and budget rules, and raises a typed DomainError that lands nothi
 """
 
 import datetime as dt
-import difflib
 import json
 import re
 from dataclasses import dataclass, field
@@ -15,7 +14,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from memories import budget, history
+from memories import budget, history, similarity
 from memories import fields as f
 from memories.captions import read_caption
 from memories.errors import (
@@ -34,7 +33,6 @@ from memories.models import GLOBAL_TIER, Memory
 from memories.selectors import locate, memories_by_id, project_or_refuse, referenced_by
 
 READ_PAGE_CHARS = 16_000
-NEAR_DUPLICATE_RATIO = 0.8
 # Words too common to tell two descriptions apart; leaving them out keeps the candidate
 # query to the index entries of the distinguishing words.
 STOPWORDS = frozenset(
@@ -219,18 +217,8 @@ def _near_duplicate(description: str, tier: int, exclude_id: int | None) -> Memo
         )
         ids = [row[0] for row in cursor.fetchall() if row[0] != exclude_id]
     tiers = (GLOBAL_TIER,) if tier == GLOBAL_TIER else (GLOBAL_TIER, tier)
-    matcher = difflib.SequenceMatcher()
-    matcher.set_seq2(" ".join(re.findall(r"\w+", description.lower())))
-    best_id, best_ratio = None, NEAR_DUPLICATE_RATIO
     candidates = Memory.objects.filter(id__in=ids, tier__in=tiers).values_list("id", "description")
-    for candidate_id, candidate_description in candidates.order_by("id"):
-        matcher.set_seq1(" ".join(re.findall(r"\w+", candidate_description.lower())))
-        # The cheap upper bounds rule most candidates out before the full comparison.
-        if matcher.real_quick_ratio() < best_ratio or matcher.quick_ratio() < best_ratio:
-            continue
-        ratio = matcher.ratio()
-        if ratio >= best_ratio:
-            best_id, best_ratio = candidate_id, ratio
+    best_id = similarity.closest(description, candidates.order_by("id"))
     if best_id is None:
         return None
     return Memory.objects.select_related("project").get(id=best_id)

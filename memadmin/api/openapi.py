@@ -750,12 +750,15 @@ an oversized body 413.
 
 @cache
 def document() -> dict:
+    # The audit routes' part is built with this module's helpers, so it is read here.
+    from memadmin.api import openapi_audit
+
     return {
         "openapi": "3.1.0",
         "info": {"title": "memadmin", "version": "1", "description": DESCRIPTION},
-        "paths": PATHS,
+        "paths": {**PATHS, **openapi_audit.PATHS},
         "components": {
-            "schemas": SCHEMAS,
+            "schemas": {**SCHEMAS, **openapi_audit.SCHEMAS},
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer", "description": "an API token"}
             },
