@@ -6,9 +6,10 @@ Query parameter names and values are the API's (`project`, `expired=true`, `unve
 
 import datetime as dt
 from dataclasses import dataclass, fields
+from functools import cached_property
 
 from django import forms
-from django.db.models import Q, QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, Func, Q, QuerySet
 from django.utils import timezone
 
 from memories import fields as memory_fields
@@ -27,6 +28,25 @@ class _AnyTier:
 
 ANY_TIER = _AnyTier()
 
+# The share of rows a range filter is declared to admit when it admits many, or few.
+DENSE, SPARSE = 0.9, 0.05
+
+
+def likelihood(condition: Q, share: float) -> Func:
+    """`condition` wrapped in SQLite's likelihood(): the share of rows it is known to admit.
+
+    Without statistics on the value spread the planner guesses a range admits a quarter of
+    the rows. `verified_at < ?` usually admits most of a store: read through its index and
+    sorted, a first page of `unverified=90d` took 430 ms at 100,000 memories, where walking
+    the index order and stopping after a page takes 0.2 ms. A sparse range is the other way.
+    """
+    return Func(
+        ExpressionWrapper(condition, output_field=BooleanField()),
+        function="likelihood",
+        template=f"%(function)s(%(expressions)s, {float(share)!r})",
+        output_field=BooleanField(),
+    )
+
 
 @dataclass(frozen=True)
 class MemoryFilters:
@@ -41,6 +61,11 @@ class MemoryFilters:
 
     def tier_key(self) -> int | None:
         """The tier column's value for `project`, or None for every tier."""
+        return self._tier_key
+
+    @cached_property
+    def _tier_key(self) -> int | None:
+        # Looked up once, however many statements the filters go into.
         if self.project is ANY_TIER:
             return None
         if self.project is None:
@@ -52,24 +77,36 @@ class MemoryFilters:
             raise UnknownProject(self.project)
         return project_id[0]
 
-    def apply(self, queryset: QuerySet, now: dt.datetime | None = None) -> QuerySet:
+    def apply(
+        self, queryset: QuerySet, now: dt.datetime | None = None, *, dense: bool | None = None
+    ) -> QuerySet:
+        """The queryset narrowed to what the filters admit.
+
+        `dense`: whether the matches are known to be many (see `likelihood`); the date
+        ranges are then declared dense or sparse to the planner. None declares nothing.
+        """
         from memories.models import Reference, Tag
+
+        def hinted(condition: Q):
+            if dense is None:
+                return condition
+            return likelihood(condition, DENSE if dense else SPARSE)
 
         now = now or timezone.now()
         tier = self.tier_key()
         if tier is not None:
             queryset = queryset.filter(tier=tier)
         if self.expired is True:
-            queryset = queryset.filter(expires_at__lte=now)
+            queryset = queryset.filter(hinted(Q(expires_at__lte=now)))
         elif self.expired is False:
-            queryset = queryset.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+            queryset = queryset.filter(hinted(Q(expires_at__isnull=True) | Q(expires_at__gt=now)))
         if self.unverified:
             try:
                 cutoff = now - memory_fields.period(self.unverified)
             except OverflowError:
                 # A period reaching back before year 1: nothing was verified that long ago.
                 return queryset.none()
-            queryset = queryset.filter(verified_at__lt=cutoff)
+            queryset = queryset.filter(hinted(Q(verified_at__lt=cutoff)))
         if self.referencing:
             citing = Reference.objects.filter(target=self.referencing).values("memory_id")
             queryset = queryset.filter(id__in=citing)

@@ -2,7 +2,8 @@
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memories import budget, fields, pagination
@@ -50,11 +51,34 @@ class Page:
     count: int
 
 
+def _count_and_density(
+    filters: MemoryFilters, queryset: QuerySet, page_size: int
+) -> tuple[int, bool | None]:
+    """How many memories the filtered queryset holds; and, when a date range is among the
+    filters, whether they are dense in the store: so many that walking the index order finds
+    a page (after about page_size x total / count rows) sooner than reading every match and
+    sorting them (count rows). See filters.likelihood."""
+    if filters.expired is None and not filters.unverified:
+        return queryset.count(), None
+    figures = queryset.order_by().aggregate(
+        count=Count("*"),
+        # The largest id bounds the store's size and costs one step down the table's b-tree.
+        ceiling=Max(RawSQL("SELECT MAX(id) FROM memories_memory", ())),
+    )
+    count = figures["count"]
+    return count, count * count > page_size * (figures["ceiling"] or 0)
+
+
 def list_memories(
     filters: MemoryFilters, *, limit: int = 50, offset: int = 0, sort: str = "index", now=None
 ) -> Page:
-    queryset = memories(filters, sort=sort, now=now)
-    return Page(memories=list(queryset[offset : offset + limit]), count=queryset.count())
+    now = now or timezone.now()
+    count, dense = _count_and_density(
+        filters, filters.apply(Memory.objects.all(), now), offset + limit
+    )
+    queryset = filters.apply(Memory.objects.select_related("project"), now, dense=dense)
+    queryset = queryset.order_by(*(key.order() for key in sort_keys(sort)))
+    return Page(memories=list(queryset[offset : offset + limit]), count=count)
 
 
 @dataclass
@@ -76,8 +100,9 @@ def page_memories(
     now=None,
 ) -> KeysetListing:
     """A page of the list, by keyset (`after`/`before` cursors) rather than by offset."""
-    queryset = Memory.objects.select_related("project")
-    queryset = filters.apply(queryset, now)
+    now = now or timezone.now()
+    count, dense = _count_and_density(filters, filters.apply(Memory.objects.all(), now), limit)
+    queryset = filters.apply(Memory.objects.select_related("project"), now, dense=dense)
     page = pagination.page(
         queryset,
         sort_keys(sort),
@@ -87,7 +112,7 @@ def page_memories(
     )
     return KeysetListing(
         memories=page.rows,
-        count=queryset.count(),
+        count=count,
         next_cursor=page.next_cursor,
         previous_cursor=page.previous_cursor,
         cited_by=citation_counts(page.rows),
