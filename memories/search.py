@@ -55,6 +55,10 @@ from projects.models import Project
 
 # BM25 column weights: a hit on the name counts most, then the description, then the body.
 NAME_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 10.0, 4.0, 1.0
+# Where the match is, as a factor of relevance: BM25 saturates with repetition, so without
+# it a long body naming a word twenty times rivals the memory named for it.
+NAME_PLACEMENT, DESCRIPTION_PLACEMENT, BODY_PLACEMENT = 1.0, 0.7, 0.4
+TEXT_STRENGTH = 0.8  # a text match counts as a BM25 of 4: r / (1 + r) = 0.8
 PRIORITY_SCALE = 10.0  # the priority at which the declared importance is one half
 READS_SCALE = 10.0  # the read count at which the reads alone make a memory half important
 FRESHNESS_FLOOR = 0.5  # what freshness decays toward: an old note keeps half its weight
@@ -191,8 +195,12 @@ def like_pattern(text: str) -> str:
     return f"%{escaped}%"
 
 
-def word_expression(words: list[str]) -> str:
-    return " AND ".join(quote(word) for word in words)
+def word_expression(words: list[str], joiner: str = " AND ") -> str:
+    return joiner.join(quote(word) for word in words)
+
+
+def _shortest(word: str) -> int:
+    return max(MIN_SHORTENED, math.ceil(len(word) * SHORTEN_TO))
 
 
 def prefix_expression(words: list[str]) -> str:
@@ -206,16 +214,24 @@ def prefix_expression(words: list[str]) -> str:
     """
     groups = []
     for word in words:
-        options = [quote(word)]
+        forms = [quote(word)]
         if len(word) >= MIN_PREFIX:
             forward = stable_prefix(word)
             if forward:
-                options.append(quote(forward) + "*")
-            shortest = max(MIN_SHORTENED, math.ceil(len(word) * SHORTEN_TO))
-            for length in range(len(word) - 1, shortest - 1, -1)[:MAX_SHORTENINGS]:
-                options.append(quote(word[:length]) + "*")
-        groups.append("(" + " OR ".join(dict.fromkeys(options)) + ")")
+                forms.append(quote(forward) + "*")
+            for length in range(len(word) - 1, _shortest(word) - 1, -1)[:MAX_SHORTENINGS]:
+                forms.append(quote(word[:length]) + "*")
+        groups.append("(" + " OR ".join(dict.fromkeys(forms)) + ")")
     return " AND ".join(groups)
+
+
+def prefix_placement_expression(words: list[str]) -> str:
+    """Any word's widest stable prefix: where a prefix match sits, one expansion a word."""
+    forms = []
+    for word in words:
+        widest = stable_prefix(word[: _shortest(word)]) if len(word) >= MIN_PREFIX else None
+        forms.append(quote(widest) + "*" if widest else quote(word))
+    return " OR ".join(dict.fromkeys(forms))
 
 
 class _Tokenizer:
@@ -338,14 +354,28 @@ def _weight_sql(sql: _Sql, now: dt.datetime) -> None:
     )
 
 
-def _scan_relevance_sql(pattern_sql: str) -> str:
-    """Where a scanned term was found, weighted as BM25 weighs the columns, squashed to (0, 1)."""
-    raw = (
-        f"(({M}.name LIKE {pattern_sql} ESCAPE '\\') * {NAME_WEIGHT}"
-        f" + ({M}.description LIKE {pattern_sql} ESCAPE '\\') * {DESCRIPTION_WEIGHT}"
-        f" + ({M}.body LIKE {pattern_sql} ESCAPE '\\') * {BODY_WEIGHT})"
+def _text_relevance_sql(pattern_sql: str) -> str:
+    """A text match's relevance: TEXT_STRENGTH at the best place the text was found."""
+    return (
+        f"({TEXT_STRENGTH} * (CASE WHEN {M}.name LIKE {pattern_sql} ESCAPE '\\'"
+        f" THEN {NAME_PLACEMENT} WHEN {M}.description LIKE {pattern_sql} ESCAPE '\\'"
+        f" THEN {DESCRIPTION_PLACEMENT} ELSE {BODY_PLACEMENT} END))"
     )
-    return f"({raw} / (1.0 + {raw}))"
+
+
+def _index_relevance_sql(sql: _Sql, any_expression: str) -> None:
+    """An index match's relevance: the BM25 strength at the best column holding a word.
+
+    The column sets are FTS5 column filters, each read once per statement.
+    """
+    sql.add(
+        f"({RELEVANCE} * (CASE WHEN rowid IN (SELECT rowid FROM memories_fts"
+        f" WHERE memories_fts MATCH %s) THEN {NAME_PLACEMENT} WHEN rowid IN (SELECT rowid"
+        f" FROM memories_fts WHERE memories_fts MATCH %s) THEN {DESCRIPTION_PLACEMENT}"
+        f" ELSE {BODY_PLACEMENT} END))",
+        f"name : ({any_expression})",
+        f"description : ({any_expression})",
+    )
 
 
 def _text_condition(sql: _Sql, pattern: str) -> None:
@@ -379,6 +409,7 @@ class _Part:
     query: int
     sense: str
     expression: str | None = None  # FTS5 MATCH (word, prefix, joined terms)
+    any_expression: str | None = None  # word, prefix: any of the words, to place the match
     guard: str | None = None  # prefix: tried only when this word expression matches nothing
     term: str | None = None  # the scanned term, for plain_text and last_resort
     scan: bool = False  # scanned for in the memories rather than found through the index
@@ -392,10 +423,16 @@ def _parts(queries: list[Query], *, last_resort: bool) -> list[_Part]:
             continue
         if query.words:
             words = word_expression(query.words)
-            parts.append(_Part(index, "word", expression=words))
+            any_word = word_expression(query.words, " OR ")
+            parts.append(_Part(index, "word", expression=words, any_expression=any_word))
             prefix = prefix_expression(query.words)
             if prefix != words:
-                parts.append(_Part(index, "prefix", expression=prefix, guard=words))
+                any_prefix = prefix_placement_expression(query.words)
+                parts.append(
+                    _Part(
+                        index, "prefix", expression=prefix, any_expression=any_prefix, guard=words
+                    )
+                )
         for term in query.terms:
             if term.joined:
                 parts.append(
@@ -438,10 +475,9 @@ def _hits_sql(sql: _Sql, parts: list[_Part], flt: _Filter, words_found: str | No
             )
             _text_condition(sql, pattern)
         else:
-            sql.add(
-                f"SELECT rowid AS id, {head}, {RELEVANCE} AS rel, NULL AS term, NULL AS pattern"
-                " FROM memories_fts WHERE "
-            )
+            sql.add(f"SELECT rowid AS id, {head}, ")
+            _index_relevance_sql(sql, part.any_expression)
+            sql.add(" AS rel, NULL AS term, NULL AS pattern FROM memories_fts WHERE ")
             if part.guard is None:
                 sql.add("memories_fts MATCH %s", part.expression)
             elif words_found is not None:
@@ -486,7 +522,7 @@ def _ranking_sql(
     _hits_sql(sql, parts, flt)
     sql.add(
         "), scored AS (SELECT hits.id AS id, hits.q AS q, hits.sense AS sense,"
-        f" hits.term AS term, coalesce(hits.rel, {_scan_relevance_sql('hits.pattern')}) AS rel, "
+        f" hits.term AS term, coalesce(hits.rel, {_text_relevance_sql('hits.pattern')}) AS rel, "
     )
     _weight_sql(sql, now)
     sql.add(
@@ -561,14 +597,26 @@ class _Loader:
     """Memories (with their project) built from the columns the ranking statement returns,
     through each field's database converters, as a queryset would build them."""
 
+    memory_fields = Memory._meta.concrete_fields
+    project_fields = Project._meta.concrete_fields
+    _local = threading.local()  # connections are per thread, and so are their loaders
+
+    @classmethod
+    def columns(cls) -> str:
+        return ", ".join(
+            [f'{M}."{f.column}"' for f in cls.memory_fields]
+            + [f'{PROJECTS}."{f.column}"' for f in cls.project_fields]
+        )
+
+    @classmethod
+    def for_connection(cls, db) -> "_Loader":
+        loader = getattr(cls._local, "loader", None)
+        if loader is None or loader.db is not db:
+            loader = cls._local.loader = cls(db)
+        return loader
+
     def __init__(self, db):
         self.db = db
-        self.memory_fields = list(Memory._meta.concrete_fields)
-        self.project_fields = list(Project._meta.concrete_fields)
-        self.columns = ", ".join(
-            [f'{M}."{f.column}"' for f in self.memory_fields]
-            + [f'{PROJECTS}."{f.column}"' for f in self.project_fields]
-        )
         self.memory_converters = self._converters(Memory, self.memory_fields)
         self.project_converters = self._converters(Project, self.project_fields)
 
@@ -589,49 +637,83 @@ class _Loader:
                 values[index] = convert(values[index], column, self.db)
         return model.from_db(self.db.alias, [f.attname for f in fields], values)
 
-    def memory(self, values) -> Memory:
+    def memories(self, rows) -> list[Memory]:
+        """One Memory per row; the rows of one project share one Project."""
         split = len(self.memory_fields)
-        memory = self._build(Memory, self.memory_fields, self.memory_converters, values[:split])
-        if memory.project_id is not None:
-            memory.project = self._build(
-                Project, self.project_fields, self.project_converters, values[split:]
-            )
-        return memory
+        projects: dict[int, Project] = {}
+        memories = []
+        for values in rows:
+            memory = self._build(Memory, self.memory_fields, self.memory_converters, values[:split])
+            if memory.project_id is not None:
+                if memory.project_id not in projects:
+                    projects[memory.project_id] = self._build(
+                        Project, self.project_fields, self.project_converters, values[split:]
+                    )
+                memory.project = projects[memory.project_id]
+            memories.append(memory)
+        return memories
+
+
+def _statement(queries, parts, flt, now, limit, offset) -> _Sql:
+    """The ranking statement: rows of (count, capped, score, sense, terms, memory, project).
+
+    A single row of NULLs past the count when the page is empty, so the count comes back.
+    """
+    if len(queries) == 1 and all(part.sense in ("word", "prefix") for part in parts):
+        prefix = parts[1] if len(parts) > 1 else None
+        sql = _words_ranking_sql(parts[0], prefix, flt, now, limit, offset)
+    else:
+        sql = _ranking_sql(queries, parts, flt, now, limit, offset)
+    return sql.add(
+        "SELECT total.n, total.capped, page.score, page.sense_rank, page.terms, "
+        + _Loader.columns()
+        + f" FROM total LEFT JOIN page LEFT JOIN {M} ON {M}.id = page.id"
+        f" LEFT JOIN {PROJECTS} ON {PROJECTS}.id = {M}.project_id"
+        " ORDER BY page.score DESC, page.created_at DESC, page.id DESC"
+    )
 
 
 def _run(queries, parts, flt, now, limit, offset) -> tuple[int, bool, list[Hit]]:
     """Run one ranking statement: (count, capped, the page's hits)."""
     if not parts:
         return 0, False, []
-    if len(queries) == 1 and all(part.sense in ("word", "prefix") for part in parts):
-        sql = _words_ranking_sql(
-            parts[0], parts[1] if len(parts) > 1 else None, flt, now, limit, offset
-        )
-    else:
-        sql = _ranking_sql(queries, parts, flt, now, limit, offset)
+    sql = _statement(queries, parts, flt, now, limit, offset)
     db = connections[DEFAULT_DB_ALIAS]
-    loader = _Loader(db)
-    # A single row of NULLs past the count when the page is empty, so the count comes back.
-    sql.add(
-        f"SELECT total.n, total.capped, page.score, page.sense_rank, page.terms, {loader.columns}"
-        f" FROM total LEFT JOIN page LEFT JOIN {M} ON {M}.id = page.id"
-        f" LEFT JOIN {PROJECTS} ON {PROJECTS}.id = {M}.project_id"
-        " ORDER BY page.score DESC, page.created_at DESC, page.id DESC"
-    )
     with db.cursor() as cursor:
         cursor.execute(sql.text(), sql.params)
         rows = cursor.fetchall()
+    page = [row for row in rows if row[2] is not None]
+    memories = _Loader.for_connection(db).memories(row[5:] for row in page)
     hits = [
         Hit(
-            memory=loader.memory(row[5:]),
+            memory=memory,
             score=row[2],
             matched_by=SENSES[row[3]],
-            scanned_terms=json.loads(row[4]),
+            scanned_terms=json.loads(row[4]) if row[4] != "[]" else [],
         )
-        for row in rows
-        if row[2] is not None
+        for row, memory in zip(page, memories, strict=True)
     ]
     return rows[0][0], bool(rows[0][1]), hits
+
+
+def ranking_sql(
+    queries: list[str], filters: MemoryFilters, *, limit: int = 50, offset: int = 0, now=None
+) -> tuple[str, list] | None:
+    """The first statement search() runs (text with %s placeholders, and its parameters),
+    for EXPLAIN QUERY PLAN and benchmarks; None when it would run none."""
+    now = now or timezone.now()
+    parsed = _parse_all(queries)
+    flt = _filter_sql(filters, now) if parsed else None
+    parts = _parts(parsed, last_resort=False) if flt else []
+    if not parts:
+        return None
+    sql = _statement(parsed, parts, flt, now, limit, offset)
+    return sql.text(), sql.params
+
+
+def _parse_all(queries: list[str]) -> list[Query]:
+    parsed = (parse(text) for text in list(queries)[:MAX_QUERIES])
+    return [query for query in parsed if query.text]
 
 
 def search(
@@ -652,9 +734,10 @@ def search(
       as one; matched: how many of them the memory holds. A memory holding every part scores
       above any holding fewer, and a query of words alone scores relevance × importance ×
       freshness × sense.
-    * relevance, in (0, 1): r / (1 + r). For the words r is minus FTS5's BM25 with the
-      columns weighted name 10, description 4, body 1; for a text match r is the sum of the
-      same weights over the columns holding the term. With several parts, their mean.
+    * relevance, in (0, 1): strength × placement, the mean over the parts matched.
+      strength: r / (1 + r), r being minus FTS5's BM25 with the columns weighted name 10,
+      description 4, body 1; for a text match 0.8 (as a BM25 of 4). placement: 1 when
+      the name holds a word (or the term), 0.7 the description, 0.4 the body alone.
     * importance, in (0, 1]: 1 - (p / (p + 10)) × (10 / (reads + 10)), the declared priority
       p blended with the read count: priority 0 is 1, priority 10 unread is 0.5, and forty
       reads lift any priority to at least 0.8.
@@ -667,8 +750,7 @@ def search(
     `capped`); `queries` of nothing but blanks find nothing.
     """
     now = now or timezone.now()
-    parsed = [parse(text) for text in list(queries)[:MAX_QUERIES]]
-    parsed = [query for query in parsed if query.text]
+    parsed = _parse_all(queries)
     flt = _filter_sql(filters, now) if parsed else None
     if flt is None:
         return SearchResult(hits=[], count=0, last_resort=False)

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from memadmin.api.auth import READ, WRITE, authorize
 from memadmin.api.responses import BadRequest, json_body, ok
-from memories import doors, selectors
+from memories import doors, search, selectors
 from memories import fields as f
 from memories.filters import ANY_TIER, MemoryFilterForm, TierForm
 from memories.models import Memory
@@ -79,6 +79,18 @@ def list_memories(request: HttpRequest):
     limit = form.cleaned_data["limit"] or DEFAULT_LIMIT
     offset = form.cleaned_data["offset"] or 0
     now = timezone.now()
+    queries = form.cleaned_data["q"]
+    if queries:
+        found = search.search(queries, filters, limit=limit, offset=offset, now=now)
+        return ok(
+            {
+                "memories": [hit.to_dict(now) for hit in found.hits],
+                "count": found.count,
+                "summary": filters.summary(found.count, searched=True),
+                "last_resort": found.last_resort,
+                "capped": found.capped,
+            }
+        )
     page = selectors.list_memories(filters, limit=limit, offset=offset, now=now)
     return ok(
         {

@@ -6,6 +6,7 @@ from django.http import HttpRequest
 
 from memadmin.api.responses import ok
 from memories import fields as f
+from memories.search import SENSES
 
 NAME_PATTERN = f"^{f.NAME_RE.pattern}$"
 TEXT = {"type": "string"}
@@ -134,12 +135,49 @@ SCHEMAS = {
             "referenced_by": {"type": "array", "items": _ref("Backlink")},
         }
     ),
+    "SearchHit": _obj(
+        {
+            **MEMORY_FIELDS,
+            "score": {"type": "number", "description": "higher ranks first"},
+            "matched_by": {
+                "type": "string",
+                "enum": list(SENSES),
+                "description": "which sense of the search answered",
+            },
+            "scanned_terms": {
+                "type": "array",
+                "items": TEXT,
+                "description": "the terms matched as plain text",
+            },
+            "verified": {
+                "type": "boolean",
+                "description": "verified since it was recorded",
+            },
+            "body": {"type": "string", "description": "present when the body is short"},
+        },
+        required=[*MEMORY_FIELDS, "score", "matched_by", "scanned_terms", "verified"],
+        description="A search hit: a listed memory with its score and the sense that matched.",
+    ),
     "MemoryList": _obj(
         {
-            "memories": {"type": "array", "items": _ref("Memory")},
+            "memories": {
+                "type": "array",
+                "items": {"anyOf": [_ref("Memory"), _ref("SearchHit")]},
+                "description": "Memory items in index order; with q, SearchHit items, best first",
+            },
             "count": {**COUNT, "description": "every match, not just this page"},
             "summary": {"type": "string", "examples": ["3 memories tagged infra"]},
-        }
+            "last_resort": {
+                "type": "boolean",
+                "description": "with q: nothing else answered, so each whole query was scanned "
+                "for as plain text",
+            },
+            "capped": {
+                "type": "boolean",
+                "description": "with q: a text scan stopped early, so count is a lower bound",
+            },
+        },
+        required=["memories", "count", "summary"],
     ),
     "MemoryDeleted": _obj(
         {

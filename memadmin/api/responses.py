@@ -25,7 +25,9 @@ class BadRequest(DomainError):
 
 
 def error(message: str, status: int, **details) -> JsonResponse:
-    return JsonResponse({"error": message, **details}, status=status)
+    return JsonResponse(
+        {"error": message, **details}, status=status, json_dumps_params={"ensure_ascii": False}
+    )
 
 
 def domain_error(refusal: DomainError) -> JsonResponse:
@@ -142,3 +144,21 @@ def methods(**handlers: Callable) -> Callable:
             return error("Something failed on the server; its log says what.", 500)
 
     return dispatch
+
+
+def _under_api(request: HttpRequest) -> bool:
+    return request.path == "/v1" or request.path.startswith("/v1/")
+
+
+def json_under_api(page_handler: Callable, status: int, message: str) -> Callable:
+    """A root error handler (handler400, handler500...) that answers JSON under /v1, for
+    failures before or outside the API's views (a Host this server does not serve, a failing
+    middleware), and leaves every other path to the dashboard's page."""
+
+    @wraps(page_handler)
+    def handler(request: HttpRequest, *args, **kwargs):
+        if _under_api(request):
+            return error(message, status)
+        return page_handler(request, *args, **kwargs)
+
+    return handler

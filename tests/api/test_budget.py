@@ -1,10 +1,4 @@
-"""/v1/budget and the budget report it shares with the dashboard."""
-
-import datetime as dt
-
-from django.utils import timezone
-
-from memories.budget import budget_report
+"""/v1/budget: the budget report of memories.budget as JSON."""
 
 
 def test_budget_route_reports_every_band(api, write, project, settings):
@@ -29,31 +23,3 @@ def test_budget_route_reports_every_band(api, write, project, settings):
     assert global_band["index"]["entries"] == 1
     assert global_band["index"]["max_entries"] == 200
     assert data["largest"][0] == {"name": "rule", "project": None, "bytes": 40}
-
-
-def test_report_marks_a_band_over_budget_and_counts_what_it_cannot_show(write, project, settings):
-    write("rule", load="inline", body="g" * 60)
-    write("stack", project="webdev", load="inline", body="p" * 30, priority=9)
-    write("gone", load="search", expires=(timezone.now() - dt.timedelta(days=1)).isoformat())
-    settings.MEMADMIN_INLINE_MAX_BYTES = 80  # lowered beneath what the store holds
-    report = budget_report()
-    global_band, webdev = report.bands
-    assert not global_band.over_budget
-    assert webdev.over_budget
-    assert (webdev.inline_shown, webdev.inline_not_shown) == (1, 1)
-    assert global_band.index.expired == 1
-    assert report.fullest is webdev
-
-
-def test_report_queries_grow_with_bands_not_with_memories(
-    write, project, django_assert_num_queries
-):
-    """Each band is what a session on it is given, so each costs its own few queries."""
-    for number in range(30):
-        write(f"m{number}", load="inline" if number % 2 else "index", body="x", tags=["t"])
-        write(f"p{number}", project="webdev", tags=["t"])
-    # Per band: its inline bodies, its index a tier at a time, the index's count, the
-    # search-only and expired counts, its largest inline bodies.
-    global_band, project_band = 1 + 1 + 4, 1 + 2 + 4
-    with django_assert_num_queries(3 + global_band + project_band):
-        budget_report()

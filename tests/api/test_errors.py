@@ -73,3 +73,26 @@ def test_another_database_failure_is_a_json_500(api, monkeypatch):
     response = api.get("/v1/memories")
     assert response.status_code == 500
     assert response["Content-Type"] == "application/json"
+
+
+def test_a_host_this_server_does_not_serve_is_a_json_400_under_v1(api, settings):
+    settings.ALLOWED_HOSTS = ["example.org"]
+    response = api.get("/v1/memories")
+    assert response.status_code == 400
+    assert response.json()["error"].startswith("The request was refused")
+
+
+def test_a_failure_in_a_middleware_is_a_json_500_under_v1(api, settings):
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE, "tests.api.test_errors.BrokenMiddleware"]
+    api.client.raise_request_exception = False
+    response = api.get("/v1/memories")
+    assert response.status_code == 500
+    assert response.json() == {"error": "Something failed on the server; its log says what."}
+
+
+class BrokenMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        raise RuntimeError("a middleware failed")

@@ -516,3 +516,20 @@ def test_write_responses_carry_the_etag_a_get_would(api, write):
     assert created["ETag"] == api.get("/v1/memories/tz")["ETag"]
     doors.write("tz", priority=1)
     assert api.get("/v1/memories/tz")["ETag"] != created["ETag"]
+
+
+def test_every_single_memory_route_refuses_an_ambiguous_name(api, write, project, other_project):
+    write("notes", project="webdev", body="a")
+    write("notes", project="infra", body="a")
+    before = list(Memory.objects.order_by("id").values())
+    for method, path, body in [
+        ("GET", "/v1/memories/notes", None),
+        ("PUT", "/v1/memories/notes", {"priority": 1}),
+        ("POST", "/v1/memories/notes/edit", {"old_string": "a", "new_string": "b"}),
+        ("POST", "/v1/memories/notes/read", None),
+        ("DELETE", "/v1/memories/notes", None),
+    ]:
+        response = api(method, path, body)
+        assert response.status_code == 409, method + path
+        assert response.json()["projects"] == ["infra", "webdev"]
+    assert list(Memory.objects.order_by("id").values()) == before

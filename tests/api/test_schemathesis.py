@@ -33,6 +33,8 @@ CHECKS = [
 ]
 PROJECTS = ["webdev", "infra"]
 MEMORIES = ["deploy-host", "runbook", "notes", "handbook"]
+# Words of the stored memories for each sense: word, prefix, plain text, synonyms.
+SEARCHES = [["deploys"], ["deploym"], ["host-7"], ["kind", "rules"], ["東京"]]
 
 
 # Random names almost never meet a stored memory or project, so half of the generated
@@ -50,12 +52,18 @@ def flatmap_path_parameters(context, path_parameters):
 
 @schema.hook
 def flatmap_query(context, query):
-    if query is None or "project" not in query:
+    if not query:
         return st.just(query)
-    return st.one_of(
-        st.just(query),
-        st.sampled_from(["", *PROJECTS]).map(lambda project: {**query, "project": project}),
-    )
+    strategy = st.just(query)
+    if "project" in query:
+        strategy = st.one_of(
+            strategy,
+            st.sampled_from(["", *PROJECTS]).map(lambda project: {**query, "project": project}),
+        )
+    if "q" in query:
+        # Alone: beside random tag or referencing filters, a search would match nothing.
+        strategy = st.one_of(strategy, st.sampled_from(SEARCHES).map(lambda q: {"q": q}))
+    return strategy
 
 
 @schema.hook
@@ -94,6 +102,7 @@ def store(in_process, settings):
     doors.write("deploy-host", description="Where deploys go", body="host-7\n" * 40)
     doors.write("runbook", description="How to deploy", references=["deploy-host", "https://x"])
     doors.write("handbook", description="House rules", body="Be kind. " * 300, load="inline")
+    doors.write("tokyo", description="Meeting place", body="会議は東京で行います")
     for project in PROJECTS:
         doors.write("notes", project=project, description=f"Notes of {project}", body="a a")
 

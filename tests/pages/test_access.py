@@ -15,7 +15,15 @@ def note(db):
     return doors.write("note", description="a note", body="text", priority=5).memory
 
 
-READ_PAGES = ["/", "/memories/", "/memories/note/?project=", "/memories/note/?view=raw&project="]
+READ_PAGES = [
+    "/",
+    "/memories/",
+    "/memories/note/?project=",
+    "/memories/note/?view=raw&project=",
+    "/memories/_agent/",
+    "/projects/",
+    "/tokens/",
+]
 OPERATOR_PAGES = ["/memories/_new/", "/memories/note/delete/?project="]
 
 

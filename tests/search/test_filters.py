@@ -3,10 +3,12 @@
 import datetime as dt
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from memories.errors import UnknownProject
 from memories.filters import MemoryFilters
+from memories.search import ranking_sql
 from tests.search.conftest import days_ago, names, set_fields
 
 
@@ -92,3 +94,21 @@ def test_a_search_runs_a_fixed_number_of_statements(
     with django_assert_num_queries(statements + 1):  # + the project's id
         result = find(*queries, filters=MemoryFilters(project="webdev", expired=False))
         [hit.to_dict() for hit in result.hits]
+
+
+def test_ranking_sql_is_the_statement_search_runs(store, find):
+    sql, params = ranking_sql(["heron"], MemoryFilters(tag="birds"))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    assert rows[0][0] == find("heron", filters=MemoryFilters(tag="birds")).count == 2
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN QUERY PLAN " + sql, params)
+        assert any("memories_fts" in str(row) for row in cursor.fetchall())
+    assert ranking_sql(["  "], MemoryFilters()) is None
+
+
+def test_a_filter_admitting_nothing_is_an_empty_answer(store, find, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        result = find("heron", filters=MemoryFilters(unverified="999999w"))
+    assert result.hits == [] and result.count == 0

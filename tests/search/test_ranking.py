@@ -13,6 +13,20 @@ def test_relevance_a_name_hit_beats_a_description_hit_beats_a_body_hit(write, fi
     assert names(find("heron")) == ["heron", "in-description", "in-body"]
 
 
+def test_relevance_a_memory_named_for_a_word_beats_a_body_repeating_it(write, find):
+    write("runbook", description="Steps", body="Deploy step. " * 20 + "Then rest.", priority=0)
+    write("deploy-host", description="Where releases go", body="host-7", priority=5)
+    assert names(find("deploy")) == ["deploy-host", "runbook"]
+
+
+def test_relevance_placement_holds_for_a_prefix_match(write, find):
+    write("runbook", description="Steps", body="Deploys wait. " * 20 + "Then rest.", priority=0)
+    write("deploy-host", description="Where releases go", body="host-7", priority=5)
+    result = find("deployment")
+    assert names(result) == ["deploy-host", "runbook"]
+    assert {hit.matched_by for hit in result.hits} == {"prefix"}
+
+
 def test_relevance_the_same_holds_for_a_scanned_term(write, find):
     write("in-body", description="A note", body="会議室は三階")
     write("in-description", description="会議室の予約", body="Nothing more.")

@@ -1,0 +1,101 @@
+"""The "my API tokens" page: create (the secret shown once), list, revoke."""
+
+import re
+
+import pytest
+from django.test import Client
+
+from memadmin.models import ApiToken
+from tests.pages.conftest import chrome_free
+
+
+def create(client, scope="read", label="nightly job", **headers):
+    return client.post("/tokens/", {"scope": scope, "label": label}, **headers)
+
+
+def secret_in(html: str) -> str:
+    return re.search(
+        r'<code id="new-token" class="secret-value" tabindex="0">([^<]+)</code>', html
+    )[1]
+
+
+def test_create_shows_the_secret_once_and_it_opens_the_api(operator, db):
+    response = create(operator, "write")
+    html = response.content.decode()
+    assert response.status_code == 201
+    assert "no-store" in response["Cache-Control"]
+    secret = secret_in(html)
+    assert secret.startswith("mem_")
+    token = ApiToken.objects.get()
+    assert (token.scope, token.label) == ("write", "nightly job")
+    assert secret not in operator.get("/tokens/").content.decode()  # never again
+    api = Client().get("/v1/memories", HTTP_AUTHORIZATION=f"Bearer {secret}")
+    assert api.status_code == 200
+
+
+def test_the_list_and_revoke(operator, db, htmx):
+    create(operator)
+    token = ApiToken.objects.get()
+    html = operator.get("/tokens/").content.decode()
+    assert f"{token.prefix}…" in html and "nightly job" in html and "Revoke" in html
+    response = operator.post(f"/tokens/{token.id}/revoke/", **htmx)
+    assert response.status_code == 200 and chrome_free(response.content.decode())
+    assert "it no longer opens the API" in response.content.decode()
+    token.refresh_from_db()
+    assert token.revoked
+
+
+def test_an_auditor_may_hold_read_tokens_only(auditor, db):
+    html = auditor.get("/tokens/").content.decode()
+    assert 'value="read"' in html and 'value="write"' not in html
+    refused = create(auditor, "write")
+    assert refused.status_code == 403
+    assert "cannot write, so they may only hold read tokens" in refused.content.decode()
+    assert create(auditor, "read").status_code == 201
+
+
+def test_nobody_revokes_another_users_token_but_an_admin(operator, auditor, admin, db):
+    create(auditor)
+    token = ApiToken.objects.get()
+    refused = operator.post(f"/tokens/{token.id}/revoke/")
+    assert refused.status_code == 404
+    assert f"There is no API token {token.id} you may revoke." in refused.content.decode()
+    assert "Every other user" not in operator.get("/tokens/").content.decode()
+    everyone = admin.get("/tokens/").content.decode()
+    assert "Every other user's tokens" in everyone and "alice" in everyone
+    assert admin.post(f"/tokens/{token.id}/revoke/").status_code == 302
+    token.refresh_from_db()
+    assert token.revoked
+
+
+@pytest.mark.parametrize(
+    ("data", "status", "message"),
+    [
+        ({"scope": "root"}, 400, "The scope of a token is read or write."),
+        ({"scope": "read", "label": "x" * 101}, 400, "A label is at most 100 characters."),
+    ],
+)
+def test_bad_input_is_refused_in_place(operator, db, data, status, message):
+    response = operator.post("/tokens/", data)
+    assert response.status_code == status and message in response.content.decode()
+    assert not ApiToken.objects.exists()
+
+
+def test_tokens_need_a_signed_in_user_with_a_role(client, roleless, db):
+    assert client.get("/tokens/").status_code == 302
+    assert create(client).status_code == 302
+    assert roleless.get("/tokens/").status_code == 403
+    assert not ApiToken.objects.exists()
+
+
+def test_a_hostile_label_is_inert(operator, db):
+    html = create(operator, label="<img src=x onerror=alert(1)>").content.decode()
+    assert "<img" not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
+
+
+def test_a_fixed_number_of_queries(admin, operator, db, django_assert_num_queries):
+    for _ in range(5):
+        create(operator)
+        create(admin)
+    with django_assert_num_queries(5):
+        admin.get("/tokens/")
