@@ -12,6 +12,7 @@ TITLES = {
     409: "Refused",
     412: "Changed meanwhile",
     500: "Something went wrong on the server",
+    503: "The store is busy",
 }
 
 

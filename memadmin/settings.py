@@ -107,6 +107,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "memadmin.middleware.SecurityHeadersMiddleware",
+    "memadmin.middleware.BusyStoreMiddleware",
 ]
 
 ROOT_URLCONF = "memadmin.urls"
