@@ -57,13 +57,15 @@ class Memory(models.Model):
             models.CheckConstraint(condition=models.Q(read_count__gte=0), name="memory_read_count"),
         ]
         indexes = [
-            models.Index(fields=["tier", "priority", "-created_at"], name="memory_tier_order"),
-            models.Index(fields=["priority", "-created_at"], name="memory_index_order"),
+            models.Index(
+                fields=["tier", "priority", "-created_at", "-id"], name="memory_tier_order"
+            ),
+            models.Index(fields=["priority", "-created_at", "-id"], name="memory_index_order"),
             models.Index(fields=["name"], name="memory_name"),
             # A band's inline bodies, index entries and search-only count (agent_view): one
             # range per tier in index order, with expiry read off the index.
             models.Index(
-                fields=["load", "tier", "priority", "-created_at", "expires_at"],
+                fields=["load", "tier", "priority", "-created_at", "-id", "expires_at"],
                 name="memory_band",
             ),
             models.Index(fields=["expires_at"], name="memory_expires"),
