@@ -500,6 +500,8 @@ def main() -> int:
         "warmup": options.warmup,
     }
     con = sqlite3.connect(store)
+    # The connection settings the app's connections get (memory-mapped reads among them).
+    con.executescript(settings.DATABASES["default"]["OPTIONS"].get("init_command", ""))
     server = Server(options.port, store.parent, options.workers)
     results = []
     try:

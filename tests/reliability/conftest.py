@@ -1,7 +1,7 @@
 """Fixtures of the reliability suite: a store of its own in a temporary directory, served by
 gunicorn on 127.0.0.1, and the scale of the run.
 
-`RELIABILITY_LONG=1` makes the longer run: more writers, more time, more examples.
+`RELIABILITY_LONG=1` makes the longer run (tests/scale.py).
 """
 
 import http.client
@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LONG = os.environ.get("RELIABILITY_LONG", "") not in ("", "0")
 # This checkout's ports for servers the suite starts: 8710 for the first xdist worker, 8711
 # for the second, and so on.
 BASE_PORT = 8710

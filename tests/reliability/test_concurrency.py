@@ -19,7 +19,9 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import quote
 
-from .conftest import LONG, manage
+from tests.scale import LONG
+
+from .conftest import manage
 
 WRITER = Path(__file__).with_name("door_writer.py")
 NAMES = ["shared-a", "shared-b", "shared-c", "shared-d"]
