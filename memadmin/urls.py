@@ -21,6 +21,7 @@ urlpatterns = [
     path("tokens/<int:token_id>/revoke/", views.api_token_revoke, name="token-revoke"),
     path("accounts/", views.accounts, name="accounts"),
     path("accounts/<int:user_id>/", views.account_change, name="account-change"),
+    path("snapshots/", include("memories.snapshot_urls")),
 ]
 
 # Dashboard pages, except under /v1, where every answer is JSON.

@@ -122,3 +122,17 @@ class ProjectNotEmpty(DomainError):
             project=name,
             memory_count=count,
         )
+
+
+class SnapshotError(DomainError):
+    """A snapshot that cannot be written or read as one: the directory, the manifest, a file."""
+
+
+class ImportRefused(DomainError):
+    """An import some of whose memories the store refuses; nothing of it lands."""
+
+    status = 409
+
+    def __init__(self, message: str, *, refused: list[dict], budget: str | None):
+        super().__init__(message, refused=refused, budget=budget)
+        self.refused = refused

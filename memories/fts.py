@@ -161,19 +161,34 @@ def check() -> IndexReport:
     return report
 
 
-def rebuild() -> list[str]:
-    """Regenerate every derived table from the memories table; returns triggers put back."""
+REBUILD_STEPS = 4
+
+
+def rebuild(progress=None) -> list[str]:
+    """Regenerate every derived table from the memories table; returns triggers put back.
+
+    `progress(1)` is told as each of its REBUILD_STEPS steps is done.
+    """
+
+    def step() -> None:
+        if progress is not None:
+            progress(1)
+
     with transaction.atomic(), connection.cursor() as cursor:
         restored = install_triggers(cursor)
+        step()
         cursor.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
+        step()
         cursor.execute("DELETE FROM memories_reference")
         cursor.execute(
             f"INSERT INTO memories_reference(memory_id, position, target) "
             f"SELECT m.id, j.key, j.value FROM {MEMORY_TABLE} m, json_each(m.refs) j"
         )
+        step()
         cursor.execute("DELETE FROM memories_tag")
         cursor.execute(
             f"INSERT INTO memories_tag(memory_id, position, tag) "
             f"SELECT m.id, j.key, j.value FROM {MEMORY_TABLE} m, json_each(m.tags) j"
         )
+        step()
     return restored

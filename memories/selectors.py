@@ -2,8 +2,7 @@
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
-from django.db.models.expressions import RawSQL
+from django.db.models import Count, Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from memories import budget, fields, pagination
@@ -33,6 +32,11 @@ SORTS = {
 }
 
 
+# Sorts no index serves: a page of them sorts every match whatever the filters do.
+UNINDEXED_SORTS = {"created", "-created", "read_count", "-read_count"}
+WALK_AFTER = 2000
+
+
 def sort_keys(sort: str) -> list[pagination.Key]:
     return [pagination.Key.parse(spec) for spec in SORTS.get(sort, INDEX_ORDER)]
 
@@ -51,32 +55,16 @@ class Page:
     count: int
 
 
-def _count_and_density(
-    filters: MemoryFilters, queryset: QuerySet, page_size: int
-) -> tuple[int, bool | None]:
-    """How many memories the filtered queryset holds; and, when a date range is among the
-    filters, whether they are dense in the store: so many that walking the index order finds
-    a page (after about page_size x total / count rows) sooner than reading every match and
-    sorting them (count rows). See filters.likelihood."""
-    if filters.expired is None and not filters.unverified:
-        return queryset.count(), None
-    figures = queryset.order_by().aggregate(
-        count=Count("*"),
-        # The largest id bounds the store's size and costs one step down the table's b-tree.
-        ceiling=Max(RawSQL("SELECT MAX(id) FROM memories_memory", ())),
-    )
-    count = figures["count"]
-    return count, count * count > page_size * (figures["ceiling"] or 0)
-
-
 def list_memories(
     filters: MemoryFilters, *, limit: int = 50, offset: int = 0, sort: str = "index", now=None
 ) -> Page:
+    """A page by offset (the API's), walking the sort's index when many match, as
+    page_memories does."""
     now = now or timezone.now()
-    count, dense = _count_and_density(
-        filters, filters.apply(Memory.objects.all(), now), offset + limit
-    )
-    queryset = filters.apply(Memory.objects.select_related("project"), now, dense=dense)
+    base = Memory.objects.select_related("project")
+    count = filters.apply(base, now).count()
+    walk = count > WALK_AFTER and sort not in UNINDEXED_SORTS
+    queryset = filters.apply(base, now, walk_order=walk)
     queryset = queryset.order_by(*(key.order() for key in sort_keys(sort)))
     return Page(memories=list(queryset[offset : offset + limit]), count=count)
 
@@ -99,12 +87,19 @@ def page_memories(
     before: str | None = None,
     now=None,
 ) -> KeysetListing:
-    """A page of the list, by keyset (`after`/`before` cursors) rather than by offset."""
+    """A page of the list, by keyset (`after`/`before` cursors) rather than by offset.
+
+    The list shows no body: leaving it out keeps a sort that cannot walk an index (a filter
+    on verified_at, a sort by read count) to small rows.
+    """
     now = now or timezone.now()
-    count, dense = _count_and_density(filters, filters.apply(Memory.objects.all(), now), limit)
-    queryset = filters.apply(Memory.objects.select_related("project"), now, dense=dense)
+    base = Memory.objects.select_related("project").defer("body")
+    count = filters.apply(base, now).count()
+    # A filter admitting many memories reads faster by walking the sort's index than by
+    # fetching every match to sort it; one admitting few, the other way round.
+    walk = count > WALK_AFTER and sort not in UNINDEXED_SORTS
     page = pagination.page(
-        queryset,
+        filters.apply(base, now, walk_order=walk),
         sort_keys(sort),
         limit=limit,
         after_cursor=after,
@@ -292,34 +287,26 @@ def overview(now=None, *, unverified: str = "90d", top: int = 10) -> Overview:
     """The figures of the dashboard's front page, each one a filter of the list."""
     now = now or timezone.now()
     cutoff = now - fields.period(unverified)
-    counts = Memory.objects.aggregate(
-        total=Count("id"),
-        global_tier=Count("id", filter=Q(tier=GLOBAL_TIER)),
-        expired=Count("id", filter=Q(expires_at__lte=now)),
-        unverified=Count("id", filter=Q(verified_at__lt=cutoff)),
-    )
-    tiers = [TierCount(None, counts["global_tier"])]
+    # One count each, so that each reads an index rather than every row and its body.
+    memories = Memory.objects.all()
+    total = memories.count()
+    tiers = [TierCount(None, memories.filter(tier=GLOBAL_TIER).count())]
     tiers += [
         TierCount(name, count)
         for name, count in Project.objects.annotate(n=Count("memories"))
         .order_by("name")
         .values_list("name", "n")
     ]
-    dangling = dangling_references().order_by()
-    dangling_totals = dangling.aggregate(
-        references=Count("id"), targets=Count("target", distinct=True)
-    )
-    most_cited = (
-        dangling.values_list("target").annotate(n=Count("id")).order_by("-n", "target")[:top]
-    )
+    cited = list(dangling_references().order_by().values_list("target").annotate(n=Count("id")))
+    cited.sort(key=lambda row: (-row[1], row[0]))
     return Overview(
-        total=counts["total"],
+        total=total,
         tiers=tiers,
-        expired=counts["expired"],
-        unverified=counts["unverified"],
+        expired=memories.filter(expires_at__lte=now).count(),
+        unverified=memories.filter(verified_at__lt=cutoff).count(),
         unverified_period=unverified,
-        dangling_references=dangling_totals["references"],
-        dangling_targets=list(most_cited),
-        dangling_target_count=dangling_totals["targets"],
+        dangling_references=sum(n for _, n in cited),
+        dangling_targets=cited[:top],
+        dangling_target_count=len(cited),
         bands=budget.bands(now),
     )

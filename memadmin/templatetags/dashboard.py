@@ -153,7 +153,6 @@ def memory_row(context, row) -> str:
     m = row.memory
     name = _e(m.name)
     detail_url = _e(row.detail_url)
-    list_path = _e(row.list_path)
     can_write = context.get("can_write")
     classes = "memory-row"
     classes += " is-expired" if row.expired else ""
@@ -178,10 +177,7 @@ def memory_row(context, row) -> str:
         f"      {sense}</th>"
     )
     tier = _e(m.project_name) if m.project_id else "global"
-    cells.append(
-        f'<td data-label="Tier"><a class="tier" href="{list_path}?'
-        f'{_e(tier_query(m.project_name))}">{tier}</a></td>'
-    )
+    cells.append(f'<td data-label="Tier"><a class="tier" href="{_e(row.tier_url)}">{tier}</a></td>')
     if can_write:
         csrf = str(context.get("csrf_token", ""))
         next_url = context.get("list_url", "")
@@ -209,10 +205,7 @@ def memory_row(context, row) -> str:
     cells.append(f'<td data-label="Priority" class="num">\n      {priority}\n    </td>')
     cells.append(f'<td data-label="Load">\n      {load}\n    </td>')
     cells.append(f'<td data-label="Description" class="col-description">{_e(m.description)}</td>')
-    tags = "".join(
-        f'<a class="tag" href="{list_path}?{_e(query_for(tag=tag))}">{_e(tag)}</a> '
-        for tag in m.tags
-    )
+    tags = "".join(f'<a class="tag" href="{_e(url)}">{_e(tag)}</a> ' for tag, url in row.tag_links)
     tags = tags or '<span class="muted">none</span>'
     cells.append(f'<td data-label="Tags" class="col-tags">{tags}</td>')
     now = timezone.now()
@@ -223,9 +216,8 @@ def memory_row(context, row) -> str:
         f'<td data-label="Expires" class="col-date{expired}">{age(m.expires_at, now=now)}</td>',
         f'<td data-label="Reads" class="num">{_e(intcomma(m.read_count))}</td>',
         f'<td data-label="Refs out / in" class="num col-refs"><a href="{detail_url}#references"'
-        f' title="references out">{len(m.references)}</a> / <a href="{list_path}?'
-        f'{_e(query_for(referencing=m.name))}" title="memories referencing {name}">'
-        f"{row.cited_by}</a></td>",
+        f' title="references out">{len(m.references)}</a> / <a href="{_e(row.referencing_url)}"'
+        f' title="memories referencing {name}">{row.cited_by}</a></td>',
     ]
     refusal = ""
     if row.refusal:

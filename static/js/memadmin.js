@@ -22,6 +22,16 @@ document.addEventListener("htmx:sendError", () => {
   showFlash("The server could not be reached; nothing on this page changed. Check the connection and try again.");
 });
 
+// Screen readers hear that a region is being redrawn (the bar at the top shows it to eyes).
+document.addEventListener("htmx:beforeRequest", (event) => {
+  const target = event.detail.target;
+  if (target) target.setAttribute("aria-busy", "true");
+});
+document.addEventListener("htmx:afterRequest", (event) => {
+  const target = event.detail.target;
+  if (target) target.removeAttribute("aria-busy");
+});
+
 // The row checkboxes of the list and their "select every row on this page" box.
 document.addEventListener("change", (event) => {
   const box = event.target;

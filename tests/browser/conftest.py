@@ -7,10 +7,6 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import Group, User
 
-# Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
-# between browser steps are ordinary blocking calls all the same.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
     "--headless",
@@ -38,14 +34,23 @@ def live_server():
     server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium():
+    """One Chromium for a module's tests.
+
+    Playwright's sync API keeps an event loop running in this thread while it is started, so
+    Django would take the ORM calls the tests make between browser steps (ordinary blocking
+    calls all the same) for calls from async code. The permission to make them lasts as long
+    as Playwright does, and no longer: other tests, and processes they start, never see it.
+    """
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            yield browser
+            browser.close()
 
 
 @pytest.fixture(autouse=True)

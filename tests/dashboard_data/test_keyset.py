@@ -72,3 +72,39 @@ def test_a_page_runs_three_queries(varied, django_assert_num_queries):
     first = selectors.page_memories(MemoryFilters(), limit=10)
     with django_assert_num_queries(3):  # the rows, the count, the citations
         selectors.page_memories(MemoryFilters(), limit=10, after=first.next_cursor)
+
+
+FILTERS = [
+    MemoryFilters(),
+    MemoryFilters(unverified="1d"),
+    MemoryFilters(expired=True),
+    MemoryFilters(expired=False, project="webdev"),
+    MemoryFilters(load="index", priority_min=1),
+]
+
+
+@pytest.mark.parametrize("filters", FILTERS)
+def test_walking_the_sorts_index_admits_the_same_rows(varied, filters):
+    from memories.models import Memory
+
+    plain = filters.apply(Memory.objects.all()).order_by("id")
+    walked = filters.apply(Memory.objects.all(), walk_order=True).order_by("id")
+    assert list(plain.values_list("id", flat=True)) == list(walked.values_list("id", flat=True))
+    if filters.unverified or filters.expired is not None or filters.load:
+        assert '+"memories_memory".' in str(walked.query)
+
+
+@pytest.mark.parametrize("filters", FILTERS)
+@pytest.mark.parametrize("sort", ["index", "name", "expires", "-read_count"])
+def test_pages_are_the_same_whether_they_walk_or_not(varied, monkeypatch, filters, sort):
+    expected = [m.name for m in selectors.memories(filters, sort=sort)]
+    monkeypatch.setattr(selectors, "WALK_AFTER", 0)
+    seen, last = walk_forward(filters, sort, 6)
+    assert seen == expected and last.count == len(expected)
+
+
+def test_a_named_project_is_looked_up_once(varied, django_assert_num_queries):
+    filters = MemoryFilters(project="webdev")
+    with django_assert_num_queries(1):
+        filters.tier_key()
+        filters.tier_key()

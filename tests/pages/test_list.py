@@ -5,6 +5,8 @@ import re
 
 import pytest
 from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memories import doors
 from tests.conftest import backdate
@@ -257,3 +259,22 @@ def test_a_search_page_runs_a_fixed_number_of_queries(auditor, db, django_assert
             doors.write(f"s{size}-{number}", description="deploy notes", references=["x"])
         with django_assert_num_queries(8):
             auditor.get("/memories/?q=deploy")
+
+
+PARAMETERS = [
+    "project", "expired", "unverified", "referencing", "tag", "load", "q", "priority_min",
+    "priority_max", "sort", "limit", "offset", "after", "before",
+]  # fmt: skip
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    query=st.lists(
+        st.tuples(st.sampled_from(PARAMETERS), st.text(max_size=40)), min_size=1, max_size=4
+    )
+)
+def test_no_query_string_makes_a_500(auditor, store, query):
+    response = auditor.get("/memories/", query, HTTP_HX_REQUEST="true")
+    assert response.status_code in (200, 400, 404), response.content.decode()[:300]

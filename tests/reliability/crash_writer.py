@@ -17,6 +17,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
 
 
 def child(start: int, ready_fd: int) -> None:
+    """Writes pairs until killed; tells the parent it is connected, then each commit."""
     from django.db import connection, transaction
 
     from memories import doors
@@ -44,6 +45,7 @@ def child(start: int, ready_fd: int) -> None:
                 references=[f"a-{number}"],
             )
         os.write(1, f"ack {number}\n".encode())
+        os.write(ready_fd, b"c")
         number += 1
 
 
@@ -65,10 +67,14 @@ def main() -> None:
             os._exit(0)
         os.close(ready_write)
         os.read(ready_read, 1)
-        os.close(ready_read)
+        if round_number % 10 == 0:
+            # Every tenth round waits for one commit first, so that however loaded the
+            # machine, the run has acknowledged writes to look for afterwards.
+            os.read(ready_read, 1)
         time.sleep(rng.uniform(0.001, 0.060))
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+        os.close(ready_read)
     os.write(1, f"rounds {rounds}\n".encode())
 
 

@@ -1,21 +1,112 @@
-"""`manage.py memory ...`: the operator's commands on the memory store."""
+"""`manage.py memory ...`: the operator's commands on the memory store.
+
+Each subcommand is one add_parser block below and one handle_<name> method; most bodies live
+in memories.cli.
+"""
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memories import fts
+from memories import cli
+
+FORMATS = ("table", "json")
+
+
+def _tier_option(parser, what: str) -> None:
+    parser.add_argument(
+        "--project",
+        metavar="NAME",
+        help=f'the tier {what}: a project\'s name, or "" for the global tier',
+    )
 
 
 class Command(BaseCommand):
-    help = "Work with the memory store: verify [--rebuild], search QUERY..."
+    help = (
+        "Work with the memory store: list, get, show, add, edit, remove, export, import, "
+        "verify [--rebuild], search QUERY..."
+    )
 
     def add_arguments(self, parser):
         commands = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+
         verify = commands.add_parser(
             "verify",
             help="check the search index and reference tables against the memories",
         )
         verify.add_argument(
             "--rebuild", action="store_true", help="regenerate them from the memories table"
+        )
+
+        listing = commands.add_parser("list", help="list memories in index order")
+        _tier_option(listing, "to list (absent: every tier)")
+        listing.add_argument("--referencing", metavar="TARGET", help="memories citing TARGET")
+        listing.add_argument(
+            "--unverified", metavar="PERIOD", help="not verified within PERIOD (90d, 12h, 2w)"
+        )
+        listing.add_argument("--expired", action="store_true", help="past their expiry")
+        listing.add_argument("--tag", help="carrying this tag")
+        listing.add_argument("--load", metavar="{inline,index,search}", help="of this load")
+        listing.add_argument("--format", choices=FORMATS, default="table")
+
+        get = commands.add_parser("get", help="every stored field of a memory, backlinks too")
+        get.add_argument("name")
+        _tier_option(get, "holding it, when several projects hold the name")
+        get.add_argument("--format", choices=FORMATS, default="table")
+
+        show = commands.add_parser("show", help="the body of a memory, as stored")
+        show.add_argument("name")
+        _tier_option(show, "holding it, when several projects hold the name")
+        show.add_argument("--format", choices=("text", "json"), default="text")
+
+        add = commands.add_parser(
+            "add", help="add a memory (or update one with --force, keeping what is not given)"
+        )
+        add.add_argument("name")
+        add.add_argument("--description", help="one line: what the index lists")
+        body = add.add_mutually_exclusive_group()
+        body.add_argument("--body", help='the body ("" clears it)')
+        body.add_argument("--from-file", metavar="PATH", help="the body from a file (- for stdin)")
+        add.add_argument("--priority", help="0 (most important) to 100; 5 unless given")
+        add.add_argument(
+            "--tag", dest="tags", action="append", metavar="TAG", help='repeat for more; "" clears'
+        )
+        add.add_argument(
+            "--reference",
+            dest="references",
+            action="append",
+            metavar="TARGET",
+            help='a memory, path, URL or id it depends on; repeat for more; "" clears',
+        )
+        add.add_argument("--load", metavar="{inline,index,search}", help="index unless given")
+        add.add_argument("--expires", help='RFC 3339 or YYYY-MM-DD ("" clears it)')
+        add.add_argument("--source", help="where the fact came from, one line")
+        _tier_option(add, "to file it in (absent: the global tier, or wherever it is)")
+        add.add_argument(
+            "--force", action="store_true", help="update an existing memory, keeping the rest"
+        )
+        add.add_argument("--verified", action="store_true", help="the fact was checked just now")
+
+        edit = commands.add_parser("edit", help="open the body in $VISUAL, then $EDITOR")
+        edit.add_argument("name")
+        _tier_option(edit, "holding it, when several projects hold the name")
+        edit.add_argument("--verified", action="store_true", help="the fact was checked just now")
+
+        remove = commands.add_parser("remove", help="delete a memory, naming what still cites it")
+        remove.add_argument("name")
+        _tier_option(remove, "holding it, when several projects hold the name")
+
+        export = commands.add_parser("export", help="write one Markdown file per memory")
+        export.add_argument(
+            "--directory", required=True, metavar="DIR", help="a new or empty directory"
+        )
+        _tier_option(export, "to export (absent: every tier)")
+
+        restore = commands.add_parser("import", help="read a snapshot back into this store")
+        restore.add_argument("directory", metavar="DIR")
+        restore.add_argument(
+            "--force", action="store_true", help="overwrite memories the store already holds"
+        )
+        restore.add_argument(
+            "--dry-run", action="store_true", help="say what would happen; change nothing"
         )
 
         search = commands.add_parser(
@@ -34,25 +125,35 @@ class Command(BaseCommand):
         search.add_argument("--format", choices=["text", "json"], default="text")
 
     def handle(self, *args, action, **options):
-        return getattr(self, f"handle_{action}")(**options)
+        with cli.piped():
+            getattr(self, f"handle_{action}")(**options)
 
-    def handle_verify(self, *, rebuild: bool, **options):
-        if rebuild:
-            restored = fts.rebuild()
-            if restored:
-                self.stdout.write("Put back missing triggers: " + ", ".join(restored))
-            self.stdout.write("Rebuilt the search index, references and tags from the table.")
-        report = fts.check()
-        if not report.ok:
-            raise CommandError(
-                "The search index is out of step: "
-                + "; ".join(report.problems)
-                + ". Run `manage.py memory verify --rebuild` to regenerate it."
-            )
-        self.stdout.write(
-            f"The search index is sound and holds {report.documents} documents "
-            f"for {report.rows} memories."
-        )
+    def handle_verify(self, **options):
+        cli.verify(self.stdout, self.stderr, **options)
+
+    def handle_list(self, **options):
+        cli.list_memories(self.stdout, **options)
+
+    def handle_get(self, **options):
+        cli.get_memory(self.stdout, **options)
+
+    def handle_show(self, **options):
+        cli.show_memory(self.stdout, **options)
+
+    def handle_add(self, **options):
+        cli.add_memory(self.stdout, **options)
+
+    def handle_edit(self, **options):
+        cli.edit_memory(self.stdout, **options)
+
+    def handle_remove(self, **options):
+        cli.remove_memory(self.stdout, **options)
+
+    def handle_export(self, **options):
+        cli.export(self.stdout, self.stderr, **options)
+
+    def handle_import(self, **options):
+        cli.import_(self.stdout, self.stderr, **options)
 
     def handle_search(self, *, queries, limit, format, **options):
         import json

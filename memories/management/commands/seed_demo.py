@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from memories import doors
 from memories.models import Memory
+from memories.progress import Progress
 from projects import doors as project_doors
 
 PROJECTS = ["webdev", "infra", "movie", "research", "legacy"]
@@ -206,6 +207,16 @@ PATHS = ["/etc/nginx/sites-enabled/app.conf", "src/settings/production.py", "doc
 IDS = ["JIRA-4312", "INC-2291", "RFC-0042"]
 DANGLING = ["write-me-later", "old-vpn-notes", "vendor-contacts"]
 TAGS = ["infra", "people", "decisions", "process", "security", "tooling", "release", "style"]
+BULK, LEGACY_RULES = 240, 16
+WRITES = (
+    len(RULES)
+    + 2 * len(PEOPLE)
+    + len(CJK)
+    + 1
+    + sum(len(topics) for topics in TOPICS.values())
+    + BULK
+    + LEGACY_RULES
+)
 
 
 def _long_body(rng: random.Random, title: str, paragraphs: int) -> str:
@@ -245,7 +256,7 @@ class Command(BaseCommand):
             raise CommandError("The store is not empty; seed_demo only fills an empty store.")
         rng = random.Random(seed)
         now = timezone.now()
-        with transaction.atomic():
+        with transaction.atomic(), Progress(self.stderr, WRITES, "Seeding") as self._bar:
             for name in PROJECTS:
                 project_doors.add(name)
             written = self._write_all(rng)
@@ -254,6 +265,7 @@ class Command(BaseCommand):
         self.stdout.write(f"Loaded the demo store: {written} memories in {len(PROJECTS)} projects.")
 
     def _write(self, name, project=None, **values) -> None:
+        self._bar.advance()
         doors.write(name, project=project, **values)
 
     def _write_all(self, rng: random.Random) -> int:
@@ -351,7 +363,7 @@ class Command(BaseCommand):
             "version 2 of the schema",
         ]
         tiers = [None, None, "webdev", "infra", "movie", "research"]
-        for number in range(240):
+        for number in range(BULK):
             subject = rng.choice(subjects)
             project = rng.choice(tiers)
             name = f"{subject}-decision-{number:03d}"
@@ -392,7 +404,7 @@ class Command(BaseCommand):
             except Exception:  # a name another tier holds: the demo skips it as a user would
                 continue
             count += 1
-        for number in range(16):
+        for number in range(LEGACY_RULES):
             self._write(
                 f"legacy-rule-{number:02d}",
                 project="legacy",
