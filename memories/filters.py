@@ -77,7 +77,12 @@ class MemoryFilters:
         return self.__dict__["_project_id"]
 
     def apply(
-        self, queryset: QuerySet, now: dt.datetime | None = None, *, walk_order: bool = False
+        self,
+        queryset: QuerySet,
+        now: dt.datetime | None = None,
+        *,
+        walk_order: bool = False,
+        sparse: bool = False,
     ) -> QuerySet:
         """The filters' conditions on `queryset`.
 
@@ -86,11 +91,16 @@ class MemoryFilters:
         index instead, testing each row. Same rows; for a filter that admits many memories
         (unverified for 90 days on an old store) a page then reads about its own rows, where
         the lookup would fetch and sort every match (0.2 ms against 470 ms at 100,000).
+
+        `sparse` is the other way round: it declares those conditions to admit few rows
+        (see `likelihood`), so that SQLite looks them up rather than walking the sort's index
+        past every row they reject (`load=inline`, 200 of 100,000 memories: 0.3 ms against
+        22 ms walked).
         """
         from memories.models import Reference, Tag
 
         now = now or timezone.now()
-        column = _walked if walk_order else F
+        column = _walked if walk_order else (_declared_sparse if sparse else F)
         tier = self.tier_key()
         if tier is not None:
             queryset = queryset.filter(tier=tier)
@@ -165,11 +175,17 @@ def _walked(name: str) -> Func:
     return Func(F(name), template="+%(expressions)s", output_field=Memory._meta.get_field(name))
 
 
+def _declared_sparse(name: str) -> F:
+    """The column as it is; `_compare` declares a condition on it sparse."""
+    return F(name)
+
+
 def _compare(column, name: str, lookup: str, value) -> Q:
     """`column(name) <lookup> value` as a filter condition."""
     expression = column(name)
     if isinstance(expression, F):
-        return Q(**{f"{name}__{lookup}": value})
+        condition = Q(**{f"{name}__{lookup}": value})
+        return Q(likelihood(condition, SPARSE)) if column is _declared_sparse else condition
     return Q(expression.get_lookup(lookup)(expression, value))
 
 

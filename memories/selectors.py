@@ -64,7 +64,7 @@ def list_memories(
     base = Memory.objects.select_related("project")
     count = filters.apply(base, now).count()
     walk = count > WALK_AFTER and sort not in UNINDEXED_SORTS
-    queryset = filters.apply(base, now, walk_order=walk)
+    queryset = filters.apply(base, now, walk_order=walk, sparse=not walk)
     queryset = queryset.order_by(*(key.order() for key in sort_keys(sort)))
     return Page(memories=list(queryset[offset : offset + limit]), count=count)
 
@@ -99,7 +99,7 @@ def page_memories(
     # fetching every match to sort it; one admitting few, the other way round.
     walk = count > WALK_AFTER and sort not in UNINDEXED_SORTS
     page = pagination.page(
-        filters.apply(base, now, walk_order=walk),
+        filters.apply(base, now, walk_order=walk, sparse=not walk),
         sort_keys(sort),
         limit=limit,
         after_cursor=after,
