@@ -110,6 +110,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "memadmin.acting.ActingMiddleware",
     "memadmin.middleware.SecurityHeadersMiddleware",
+    "memadmin.middleware.BusyStoreMiddleware",
 ]
 
 ROOT_URLCONF = "memadmin.urls"

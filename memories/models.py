@@ -57,10 +57,17 @@ class Memory(models.Model):
             models.CheckConstraint(condition=models.Q(read_count__gte=0), name="memory_read_count"),
         ]
         indexes = [
-            models.Index(fields=["tier", "priority", "-created_at"], name="memory_tier_order"),
-            models.Index(fields=["priority", "-created_at"], name="memory_index_order"),
+            models.Index(
+                fields=["tier", "priority", "-created_at", "-id"], name="memory_tier_order"
+            ),
+            models.Index(fields=["priority", "-created_at", "-id"], name="memory_index_order"),
             models.Index(fields=["name"], name="memory_name"),
-            models.Index(fields=["load", "tier"], name="memory_load_tier"),
+            # A band's inline bodies, index entries and search-only count (agent_view): one
+            # range per tier in index order, with expiry read off the index.
+            models.Index(
+                fields=["load", "tier", "priority", "-created_at", "-id", "expires_at"],
+                name="memory_band",
+            ),
             models.Index(fields=["expires_at"], name="memory_expires"),
             models.Index(fields=["verified_at"], name="memory_verified"),
         ]
@@ -135,7 +142,8 @@ class Reference(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["memory", "position"], name="reference_position")
         ]
-        indexes = [models.Index(fields=["target"], name="reference_target")]
+        # Covering: `referencing` and backlinks read the citing ids off the index alone.
+        indexes = [models.Index(fields=["target", "memory"], name="reference_target_memory")]
 
 
 class Tag(models.Model):
