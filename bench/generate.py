@@ -273,12 +273,20 @@ def ensure_store(count: int, data_dir: Path | None = None, seed: int = 1) -> Pat
         raise SystemExit(f"{data_dir} holds another generated store; pick another --data-dir.")
     data_dir.mkdir(parents=True, exist_ok=True)
     setup_django(data_dir)
-    if marker.exists():
-        return store_path(data_dir)
     from django.core.management import call_command
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
 
     from memories.models import Memory
 
+    if marker.exists():
+        # A store generated before a later migration gets it, and statistics on its indexes.
+        executor = MigrationExecutor(connection)
+        if executor.migration_plan(executor.loader.graph.leaf_nodes()):
+            call_command("migrate", verbosity=0)
+            with connection.cursor() as cursor:
+                cursor.execute("ANALYZE")
+        return store_path(data_dir)
     call_command("migrate", verbosity=0)
     if Memory.objects.exists():
         raise SystemExit(f"{data_dir} already holds memories; pick another --data-dir.")

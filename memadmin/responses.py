@@ -11,7 +11,9 @@ TITLES = {
     405: "Not allowed here",
     409: "Refused",
     412: "Changed meanwhile",
+    413: "Too large",
     500: "Something went wrong on the server",
+    503: "The store is busy",
 }
 
 

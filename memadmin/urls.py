@@ -22,6 +22,7 @@ urlpatterns = [
     path("accounts/", views.accounts, name="accounts"),
     path("accounts/<int:user_id>/", views.account_change, name="account-change"),
     path("snapshots/", include("memories.snapshot_urls")),
+    path("history/", include("memories.history_urls")),
     path("", include("memories.urls_audit")),
 ]
 

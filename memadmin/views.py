@@ -1,7 +1,9 @@
 """The dashboard's own pages: the overview, API tokens, accounts, error pages and the CSRF
 refusal."""
 
+from django.conf import settings
 from django.contrib import messages
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.loader import render_to_string
@@ -23,6 +25,13 @@ def overview(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if isinstance(exception, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE / 1024 / 1024
+        return error_response(
+            request,
+            413,
+            f"The form is larger than this server accepts ({limit:g} MiB); nothing was saved.",
+        )
     return error_response(request, 400, "The request could not be read.")
 
 

@@ -6,14 +6,18 @@ one budget; a session on no project sees the global tier alone.
 
 import datetime as dt
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from django.conf import settings
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from memories import budget
 from memories.captions import short_age
+from memories.filters import DENSE, SPARSE, likelihood
 from memories.models import GLOBAL_TIER, Memory, Tag
+
+INDEX_ORDER = ("priority", "-created_at", "-id")
 
 SEARCH_POINTER = "use `memory_search` to find them"
 
@@ -25,7 +29,27 @@ class Listing:
     lines: list[tuple[Memory, str]] = field(default_factory=list)
     bytes: int = 0
     left_out: int = 0
-    left_out_tags: list[tuple[str, int]] = field(default_factory=list)
+    # The memories the listing was drawn from, for the tags of those left out.
+    scope: QuerySet | None = None
+
+    @cached_property
+    def left_out_tags(self) -> list[tuple[str, int]]:
+        """The three most common tags of the memories left out, with their counts.
+
+        Counted only when asked for: at 100,000 memories the count reads every tag of the
+        band, and the budget report, which never shows it, builds a view of every band.
+        """
+        if not self.left_out or self.scope is None:
+            return []
+        listed = [memory.id for memory, _ in self.lines]
+        counts = (
+            Tag.objects.filter(memory__in=self.scope)
+            .exclude(memory_id__in=listed)
+            .values("tag")
+            .annotate(n=Count("id"))
+            .order_by("-n", "tag")[:3]
+        )
+        return [(row["tag"], row["n"]) for row in counts]
 
     def footer(self) -> str:
         if not self.left_out:
@@ -74,7 +98,7 @@ def index_line(memory: Memory, now: dt.datetime) -> str:
 
 def _held_to_ceilings(rows: list[Memory], total: int, now, tag_scope) -> Listing:
     """List rows by description within 8 KiB and 200 entries, counting the rest."""
-    listing = Listing()
+    listing = Listing(scope=tag_scope)
     max_bytes = settings.MEMADMIN_INDEX_MAX_BYTES
     max_entries = settings.MEMADMIN_INDEX_MAX_ENTRIES
     for memory in rows:
@@ -85,20 +109,7 @@ def _held_to_ceilings(rows: list[Memory], total: int, now, tag_scope) -> Listing
         listing.lines.append((memory, line))
         listing.bytes += size
     listing.left_out = total - len(listing.lines)
-    if listing.left_out:
-        listed = [m.id for m, _ in listing.lines]
-        counts = (
-            Tag.objects.filter(memory__in=tag_scope)
-            .exclude(memory_id__in=listed)
-            .values("tag")
-            .annotate(n=Count("id"))
-            .order_by("-n", "tag")[:3]
-        )
-        listing.left_out_tags = [(row["tag"], row["n"]) for row in counts]
     return listing
-
-
-INDEX_ORDER = ("priority", "-created_at", "-id")
 
 
 def _band(project):
@@ -107,12 +118,26 @@ def _band(project):
 
 
 def _in_force(now: dt.datetime) -> Q:
-    return Q(expires_at__isnull=True) | Q(expires_at__gt=now)
+    return likelihood(Q(expires_at__isnull=True) | Q(expires_at__gt=now), DENSE)
 
 
 def index_candidates(project, now: dt.datetime):
     """The memories the index of `project`'s band would list, in index order, ceilings aside."""
     return _band(project).filter(_in_force(now), load="index").order_by(*INDEX_ORDER)
+
+
+def _first_in_index_order(queryset: QuerySet, tiers: tuple[int, ...], limit: int) -> list[Memory]:
+    """The first `limit` memories of `queryset` in index order, taken a tier at a time.
+
+    Each tier's rows come in index order off one range of the band index and stop at
+    `limit`; `tier IN (...)` instead reads every row of the tiers and sorts them (70 ms
+    against 0.6 ms for a band of 30,000 memories).
+    """
+    rows: list[Memory] = []
+    for tier in tiers:
+        rows += queryset.filter(tier=tier).order_by(*INDEX_ORDER)[:limit]
+    rows.sort(key=lambda m: (m.priority, -m.created_at.timestamp(), -m.id))
+    return rows[:limit]
 
 
 def agent_view(project=None, now: dt.datetime | None = None) -> AgentView:
@@ -141,15 +166,15 @@ def agent_view(project=None, now: dt.datetime | None = None) -> AgentView:
 
     listable = index_candidates(project, now)
     cap = settings.MEMADMIN_INDEX_MAX_ENTRIES + 1
-    candidates = list(listable[:cap])
+    candidates = _first_in_index_order(listable, tiers, cap)
     index = _held_to_ceilings(candidates, listable.count(), now, listable)
     # Grouped for reading, global first; which entries survive was decided in index order.
     index.lines.sort(key=lambda pair: pair[0].project_id is not None)
 
-    counts = in_band.aggregate(
-        search_only=Count("id", filter=Q(in_force, load="search")),
-        expired=Count("id", filter=Q(expires_at__lte=now)),
-    )
+    # Two counts, each off its own index, where one pass over the band with both conditions
+    # as FILTERs reads every row of it.
+    search_only = in_band.filter(in_force, load="search").count()
+    expired = in_band.filter(likelihood(Q(expires_at__lte=now), SPARSE)).count()
     return AgentView(
         tier=tiers[-1],
         project=project.name if project else None,
@@ -158,8 +183,8 @@ def agent_view(project=None, now: dt.datetime | None = None) -> AgentView:
         inline_shown=shown,
         inline_unshown=unshown_listing,
         index=index,
-        search_only=counts["search_only"],
-        expired=counts["expired"],
+        search_only=search_only,
+        expired=expired,
         inline_walk=walk,
     )
 

@@ -18,7 +18,11 @@ from memories.errors import InlineBudgetExceeded
 from memories.models import GLOBAL_TIER
 from projects.models import Project
 
-IN_FORCE_INLINE = "load = 'inline' AND body != '' AND (expires_at IS NULL OR expires_at > %s)"
+# likelihood(): most memories are in force. Left to guess, the planner reads the whole store
+# through the expiry index as two ranges (114 ms at 100,000 memories, against 0.5 ms).
+IN_FORCE_INLINE = (
+    "load = 'inline' AND body != '' AND likelihood((expires_at IS NULL OR expires_at > %s), 0.9)"
+)
 
 
 def budget_bytes() -> int:

@@ -8,7 +8,7 @@ import datetime as dt
 from dataclasses import dataclass, fields
 
 from django import forms
-from django.db.models import F, Func, Q, QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, F, Func, Q, QuerySet
 from django.utils import timezone
 
 from memories import fields as memory_fields
@@ -26,6 +26,25 @@ class _AnyTier:
 
 
 ANY_TIER = _AnyTier()
+
+# The share of rows a condition is declared to admit when it admits most of them, or few.
+DENSE, SPARSE = 0.9, 0.05
+
+
+def likelihood(condition: Q, share: float) -> Func:
+    """`condition` wrapped in SQLite's likelihood(): the share of rows it is known to admit.
+
+    Without statistics on how values spread, the planner guesses that a range admits a
+    quarter of the rows. "In force" (`expires_at IS NULL OR expires_at > ?`) admits nearly
+    every memory: left to guess, the planner read a band's rows as two ranges of the expiry
+    index, and its counts took 150 ms at 100,000 memories where the band index takes 2 ms.
+    """
+    return Func(
+        ExpressionWrapper(condition, output_field=BooleanField()),
+        function="likelihood",
+        template=f"%(function)s(%(expressions)s, {float(share)!r})",
+        output_field=BooleanField(),
+    )
 
 
 @dataclass(frozen=True)
@@ -58,7 +77,12 @@ class MemoryFilters:
         return self.__dict__["_project_id"]
 
     def apply(
-        self, queryset: QuerySet, now: dt.datetime | None = None, *, walk_order: bool = False
+        self,
+        queryset: QuerySet,
+        now: dt.datetime | None = None,
+        *,
+        walk_order: bool = False,
+        sparse: bool = False,
     ) -> QuerySet:
         """The filters' conditions on `queryset`.
 
@@ -67,11 +91,16 @@ class MemoryFilters:
         index instead, testing each row. Same rows; for a filter that admits many memories
         (unverified for 90 days on an old store) a page then reads about its own rows, where
         the lookup would fetch and sort every match (0.2 ms against 470 ms at 100,000).
+
+        `sparse` is the other way round: it declares those conditions to admit few rows
+        (see `likelihood`), so that SQLite looks them up rather than walking the sort's index
+        past every row they reject (`load=inline`, 200 of 100,000 memories: 0.3 ms against
+        22 ms walked).
         """
         from memories.models import Reference, Tag
 
         now = now or timezone.now()
-        column = _walked if walk_order else F
+        column = _walked if walk_order else (_declared_sparse if sparse else F)
         tier = self.tier_key()
         if tier is not None:
             queryset = queryset.filter(tier=tier)
@@ -149,11 +178,17 @@ def _walked(name: str) -> Func:
     return Func(F(name), template="+%(expressions)s", output_field=Memory._meta.get_field(name))
 
 
+def _declared_sparse(name: str) -> F:
+    """The column as it is; `_compare` declares a condition on it sparse."""
+    return F(name)
+
+
 def _compare(column, name: str, lookup: str, value) -> Q:
     """`column(name) <lookup> value` as a filter condition."""
     expression = column(name)
     if isinstance(expression, F):
-        return Q(**{f"{name}__{lookup}": value})
+        condition = Q(**{f"{name}__{lookup}": value})
+        return Q(likelihood(condition, SPARSE)) if column is _declared_sparse else condition
     return Q(expression.get_lookup(lookup)(expression, value))
 
 

@@ -58,8 +58,15 @@ class Page:
 def list_memories(
     filters: MemoryFilters, *, limit: int = 50, offset: int = 0, sort: str = "index", now=None
 ) -> Page:
-    queryset = memories(filters, sort=sort, now=now)
-    return Page(memories=list(queryset[offset : offset + limit]), count=queryset.count())
+    """A page by offset (the API's), walking the sort's index when many match, as
+    page_memories does."""
+    now = now or timezone.now()
+    base = Memory.objects.select_related("project")
+    count = filters.apply(base, now).count()
+    walk = count > WALK_AFTER and sort not in UNINDEXED_SORTS
+    queryset = filters.apply(base, now, walk_order=walk, sparse=not walk)
+    queryset = queryset.order_by(*(key.order() for key in sort_keys(sort)))
+    return Page(memories=list(queryset[offset : offset + limit]), count=count)
 
 
 @dataclass
@@ -92,7 +99,7 @@ def page_memories(
     # fetching every match to sort it; one admitting few, the other way round.
     walk = count > WALK_AFTER and sort not in UNINDEXED_SORTS
     page = pagination.page(
-        filters.apply(base, now, walk_order=walk),
+        filters.apply(base, now, walk_order=walk, sparse=not walk),
         sort_keys(sort),
         limit=limit,
         after_cursor=after,

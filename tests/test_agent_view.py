@@ -5,6 +5,7 @@ import datetime as dt
 from django.utils import timezone
 
 from memories.agent_view import agent_view
+from memories.models import Memory
 
 
 def test_index_lists_index_memories_and_counts_the_rest(write):
@@ -58,3 +59,42 @@ def test_over_budget_band_shows_bodies_that_fit_and_lists_the_rest(write, settin
     text = view.text()
     assert "Inline memories total 0.1 KiB against the 0.1 KiB inline budget" in text
     assert "b" * 30 not in text, "no body is cut partway or shown past the budget"
+
+
+def test_the_index_of_a_project_band_is_cut_in_index_order_across_both_tiers(write, project):
+    """Taken a tier at a time and merged: the 200 that survive are the first in index order."""
+    now = timezone.now()
+    written = []
+    for number in range(260):
+        memory = write(
+            f"m{number:03d}",
+            project="webdev" if number % 3 else None,
+            priority=number % 7,
+            description="d",
+        ).memory
+        written.append(memory)
+    # Several memories share a created_at, so the id breaks their tie as the index does.
+    Memory.objects.filter(id__in=[m.id for m in written[::2]]).update(created_at=now)
+    Memory.objects.filter(id__in=[m.id for m in written[1::2]]).update(
+        created_at=now - dt.timedelta(days=3)
+    )
+    expected = list(
+        Memory.objects.filter(tier__in=(0, project.id))
+        .order_by("priority", "-created_at", "-id")
+        .values_list("name", flat=True)[:200]
+    )
+    view = agent_view(project)
+    assert sorted(m.name for m, _ in view.index.lines) == sorted(expected)
+    assert view.index.left_out == 60
+
+
+def test_the_left_out_tags_are_counted_only_when_shown(write, django_assert_num_queries):
+    for number in range(210):
+        listed = number < 200
+        write(f"m{number:03d}", tags=["ops" if listed else "people"], priority=1 if listed else 9)
+    view = agent_view(None)
+    assert view.index.left_out == 10
+    with django_assert_num_queries(1):
+        assert view.index.left_out_tags == [("people", 10)]
+    with django_assert_num_queries(0):
+        view.text()

@@ -3,12 +3,15 @@
 import datetime as dt
 
 import pytest
+from django.db import connection
 from django.http import QueryDict
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from memories import selectors
 from memories.errors import UnknownProject
 from memories.filters import ANY_TIER, MemoryFilterForm, MemoryFilters
+from memories.models import Memory
 from tests.conftest import backdate
 
 
@@ -134,3 +137,34 @@ def test_listing_runs_a_fixed_number_of_queries(write, project, django_assert_nu
     with django_assert_num_queries(2):
         page = selectors.list_memories(MemoryFilters(), limit=50)
         [m.project_name for m in page.memories]
+
+
+def _page_statement(filters) -> tuple[str, str]:
+    """The statement that reads a page's rows, and its plan."""
+    with CaptureQueriesContext(connection) as captured:
+        selectors.page_memories(filters, limit=10)
+    (rows,) = [q["sql"] for q in captured.captured_queries if "LIMIT 11" in q["sql"]]
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN QUERY PLAN " + rows)
+        return rows, " ".join(row[3] for row in cursor.fetchall())
+
+
+@pytest.mark.parametrize("dense", [True, False])
+def test_a_date_range_admitting_most_memories_walks_the_index_order(write, monkeypatch, dense):
+    """When most memories are unverified the page walks the index order and stops after a
+    page; when few are, it is declared so and they are read by date and sorted."""
+    monkeypatch.setattr(selectors, "WALK_AFTER", 100)
+    now = timezone.now()
+    for number in range(300):
+        write(f"m{number:03d}", priority=number % 10)
+    old = Memory.objects.all() if dense else Memory.objects.filter(name__in=["m001", "m002"])
+    old.update(verified_at=now - dt.timedelta(days=400))
+    filters = MemoryFilters(unverified="90d")
+    sql, plan = _page_statement(filters)
+    if dense:
+        assert "memory_index_order" in plan and "memory_verified" not in plan, plan
+    else:
+        assert "likelihood(" in sql and "memory_verified" in plan, plan
+    listed = [m.name for m in selectors.page_memories(filters, limit=10).memories]
+    expected = old.order_by("priority", "-created_at", "-id").values_list("name", flat=True)
+    assert listed == list(expected[:10])

@@ -90,7 +90,8 @@ def json_body(request: HttpRequest, *, allowed: set[str], optional: bool = False
     return data
 
 
-def _locked(problem: OperationalError) -> bool:
+def store_busy(problem: OperationalError) -> bool:
+    """Whether the store refused because another writer held it past the busy timeout."""
     return "locked" in str(problem) or "busy" in str(problem)
 
 
@@ -129,7 +130,7 @@ def methods(**handlers: Callable) -> Callable:
         except SuspiciousOperation as problem:
             return error(f"The request was refused: {problem}.", 400)
         except OperationalError as problem:
-            if not _locked(problem):
+            if not store_busy(problem):
                 logger.exception("database failure under %s", request.path)
                 return error("The store could not complete this request; try again.", 500)
             response = error(

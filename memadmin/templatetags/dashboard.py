@@ -1,14 +1,18 @@
 """Template helpers of the dashboard: ages with the exact time on hover, sizes, query strings."""
 
 import datetime as dt
+import html
 import re
 from urllib.parse import urlencode
 
 from django import template
+from django.contrib.humanize.templatetags.humanize import intcomma
 from django.http import QueryDict
+from django.template.defaultfilters import floatformat
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 from memories import budget
 from memories.captions import relative
@@ -16,17 +20,21 @@ from memories.captions import relative
 register = template.Library()
 
 
+def _e(value) -> str:
+    """Escaped for HTML text and attribute values: what Django's escape() does, without
+    its lazy-string wrapper, which cost a row 0.1 ms on its own."""
+    return html.escape(str(value), quote=True)
+
+
 @register.simple_tag
 def age(moment: dt.datetime | None, empty: str = "never", now: dt.datetime | None = None) -> str:
     """'47 days ago' (or 'in 3 days') in a <time> whose title holds the exact time."""
     if moment is None:
-        return format_html('<span class="muted">{}</span>', empty)
-    local = timezone.localtime(moment)
-    return format_html(
-        '<time datetime="{}" title="{}">{}</time>',
-        moment.isoformat(),
-        local.strftime("%Y-%m-%d %H:%M:%S %Z"),
-        relative(moment, now),
+        return mark_safe(f'<span class="muted">{_e(empty)}</span>')
+    exact = timezone.localtime(moment).strftime("%Y-%m-%d %H:%M:%S %Z")
+    return mark_safe(
+        f'<time datetime="{_e(moment.isoformat())}" title="{_e(exact)}">'
+        f"{_e(relative(moment, now))}</time>"
     )
 
 
@@ -111,3 +119,114 @@ SENSE_WORDS = {
 def sense_words(sense: str) -> str:
     """Which of search's senses found a memory, in words."""
     return SENSE_WORDS.get(sense, sense)
+
+
+LOAD_OPTIONS = ("inline", "index", "search")
+
+
+def _inline_edit(row, csrf: str, next_url: str, control: str) -> str:
+    """One of a row's inline edit forms (priority or load), posted by htmx or plainly.
+    `control` is HTML already escaped."""
+    url = _e(row.row_url)
+    return (
+        f'<form class="inline-edit" method="post" action="{url}"\n'
+        f'            hx-post="{url}" hx-target="#memory-{row.memory.id}" hx-swap="outerHTML"\n'
+        '            hx-trigger="change, submit" hx-sync="this:replace">\n'
+        f'        <input type="hidden" name="csrfmiddlewaretoken" value="{_e(csrf)}">'
+        f'<input type="hidden" name="next" value="{_e(next_url)}">\n'
+        f"        {control}\n"
+        '        <button type="submit" class="no-js-only">Save</button>\n'
+        "      </form>"
+    )
+
+
+@register.simple_tag(takes_context=True)
+def memory_row(context, row) -> str:
+    """One row of the memory list, with its inline edits for a writer.
+
+    Built here rather than in a template, as Django's admin builds its change list's rows
+    (items_for_result), and with plain string formatting: a row costs about 45 nodes of
+    Django's template engine, and a 50-row page at 100,000 memories spent 13 ms of its
+    22 ms in them (bench/run.py); this is the same HTML. Every value that is not our own
+    markup goes through _e().
+    """
+    m = row.memory
+    name = _e(m.name)
+    detail_url = _e(row.detail_url)
+    can_write = context.get("can_write")
+    classes = "memory-row"
+    classes += " is-expired" if row.expired else ""
+    classes += " is-saved" if row.saved else ""
+    classes += " is-refused" if row.refusal else ""
+    cells = []
+    if can_write:
+        cells.append(
+            f'<td class="col-select"><input type="checkbox" name="id" value="{m.id}" '
+            f'form="bulk" aria-label="Select {name}"></td>'
+        )
+    badges = ' <span class="badge badge-expired">expired</span>' if row.expired else ""
+    sense = ""
+    if row.hit:
+        terms = ": " + ", ".join(row.hit.scanned_terms) if row.hit.scanned_terms else ""
+        sense = (
+            f'<span class="badge badge-sense" title="score {_e(floatformat(row.hit.score, 3))}">'
+            f"{_e(sense_words(row.hit.matched_by))}{_e(terms)}</span>"
+        )
+    cells.append(
+        f'<th scope="row" class="col-name"><a href="{detail_url}">{name}</a>{badges}\n'
+        f"      {sense}</th>"
+    )
+    tier = _e(m.project_name) if m.project_id else "global"
+    cells.append(f'<td data-label="Tier"><a class="tier" href="{_e(row.tier_url)}">{tier}</a></td>')
+    if can_write:
+        csrf = str(context.get("csrf_token", ""))
+        next_url = context.get("list_url", "")
+        priority = _inline_edit(
+            row,
+            csrf,
+            next_url,
+            f'<input type="number" name="priority" value="{m.priority}" min="0" max="100" '
+            f'inputmode="numeric" aria-label="Priority of {name}">',
+        )
+        options = "\n          ".join(
+            f'<option value="{load}"{" selected" if m.load == load else ""}>{load}</option>'
+            for load in LOAD_OPTIONS
+        )
+        load = _inline_edit(
+            row,
+            csrf,
+            next_url,
+            f'<select name="load" aria-label="Load of {name}">\n          {options}\n'
+            "        </select>",
+        )
+    else:
+        priority = str(m.priority)
+        load = f'<span class="load load-{_e(m.load)}">{_e(m.load)}</span>'
+    cells.append(f'<td data-label="Priority" class="num">\n      {priority}\n    </td>')
+    cells.append(f'<td data-label="Load">\n      {load}\n    </td>')
+    cells.append(f'<td data-label="Description" class="col-description">{_e(m.description)}</td>')
+    tags = "".join(f'<a class="tag" href="{_e(url)}">{_e(tag)}</a> ' for tag, url in row.tag_links)
+    tags = tags or '<span class="muted">none</span>'
+    cells.append(f'<td data-label="Tags" class="col-tags">{tags}</td>')
+    now = timezone.now()
+    expired = " expired" if row.expired else ""
+    cells += [
+        f'<td data-label="Recorded" class="col-date">{age(m.created_at, now=now)}</td>',
+        f'<td data-label="Verified" class="col-date">{age(m.verified_at, now=now)}</td>',
+        f'<td data-label="Expires" class="col-date{expired}">{age(m.expires_at, now=now)}</td>',
+        f'<td data-label="Reads" class="num">{_e(intcomma(m.read_count))}</td>',
+        f'<td data-label="Refs out / in" class="num col-refs"><a href="{detail_url}#references"'
+        f' title="references out">{len(m.references)}</a> / <a href="{_e(row.referencing_url)}"'
+        f' title="memories referencing {name}">{row.cited_by}</a></td>',
+    ]
+    refusal = ""
+    if row.refusal:
+        refusal = (
+            '\n  <tr class="refusal"><td colspan="12" role="alert">'
+            f"<strong>Not saved:</strong> {_e(row.refusal)}</td></tr>"
+        )
+    cells_html = "\n    ".join(cells)
+    return mark_safe(
+        f'<tbody id="memory-{m.id}" class="{classes}">\n  <tr>\n    {cells_html}\n'
+        f"  </tr>{refusal}\n</tbody>"
+    )

@@ -1,15 +1,23 @@
 """The OpenAPI document against the API itself: schemathesis generates requests from it,
-in process through the WSGI app, and checks every answer against what it declares."""
+in process through the WSGI app, and checks every answer against what it declares, that no
+answer is a server error, and that no operation declaring a token answers without one.
+
+Two phases: every operation on its own, then the stateful phase, which chains operations
+along the links schemathesis infers (a PUT's memory fetched, edited, read, deleted; a
+project added, renamed, removed). A fixed seed makes CI reproducible;
+`RELIABILITY_LONG=1` runs 1,000 examples an operation (tests/scale.py).
+"""
 
 import pytest
 import schemathesis
 from django.core import signals
-from django.db import close_old_connections
-from hypothesis import HealthCheck, settings
+from django.db import close_old_connections, transaction
+from hypothesis import HealthCheck, seed, settings
 from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    ignored_auth,
     response_headers_conformance,
     response_schema_conformance,
     status_code_conformance,
@@ -19,6 +27,7 @@ from memadmin import tokens
 from memadmin.wsgi import application
 from memories import doors
 from projects import doors as project_doors
+from tests.scale import LONG
 
 from .conftest import make_user
 
@@ -30,7 +39,10 @@ CHECKS = [
     status_code_conformance,
     content_type_conformance,
     response_headers_conformance,
+    ignored_auth,
 ]
+SEED = 20261129
+EXAMPLES = 1000 if LONG else 100
 PROJECTS = ["webdev", "infra"]
 MEMORIES = ["deploy-host", "runbook", "notes", "handbook"]
 # Words of the stored memories for each sense: word, prefix, plain text, synonyms.
@@ -114,6 +126,47 @@ def bearer(store):
 
 
 @schema.parametrize()
-@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@seed(SEED)
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 def test_the_api_keeps_its_openapi_document(case, bearer):
     case.call_and_validate(headers=bearer, checks=CHECKS)
+
+
+Workflow = schema.as_state_machine()
+
+
+def test_chains_of_operations_keep_the_document(bearer):
+    class Authorized(Workflow):
+        """Each chain starts from the fixture's store: what one chain wrote is rolled back,
+        so a failing chain replays alike while hypothesis shrinks it."""
+
+        def setup(self):
+            self.chain = transaction.atomic()
+            self.chain.__enter__()
+
+        def teardown(self):
+            transaction.set_rollback(True)
+            self.chain.__exit__(None, None, None)
+
+        def get_call_kwargs(self, case):
+            return {"headers": bearer}
+
+        def validate_response(self, response, case, additional_checks=None, **kwargs):
+            # The call's headers go along, so ignored_auth knows the token sent was valid.
+            case.validate_response(
+                response,
+                checks=CHECKS,
+                headers=kwargs.get("headers"),
+                transport_kwargs=kwargs,
+                recorder=self.recorder,
+            )
+
+    Authorized.run(
+        settings=settings(
+            max_examples=EXAMPLES // 2,
+            stateful_step_count=8,
+            derandomize=True,  # the state machine's fixed seed
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+        )
+    )

@@ -10,21 +10,23 @@ from django.db import connection
 
 from memories import fts
 from memories.models import Memory
+from tests.scale import LONG
 
 WRITER = Path(__file__).with_name("crash_writer.py")
+ROUNDS = 1000 if LONG else 200
 
 
 @pytest.mark.django_db(transaction=True)
 def test_sigkilled_writers_lose_no_acknowledged_write_and_leave_no_half_transaction():
     connection.close()  # the writer processes own the file while they run
     result = subprocess.run(
-        [sys.executable, str(WRITER), connection.settings_dict["NAME"], "200", "7"],
+        [sys.executable, str(WRITER), connection.settings_dict["NAME"], str(ROUNDS), "7"],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=ROUNDS * 1.5,
     )
     assert result.returncode == 0, result.stderr[-2000:]
-    assert "rounds 200" in result.stdout
+    assert f"rounds {ROUNDS}" in result.stdout
     acknowledged = {int(n) for n in re.findall(r"^ack (\d+)$", result.stdout, re.M)}
     assert acknowledged, "the writers committed nothing: the test would prove nothing"
 

@@ -12,6 +12,7 @@ from memories import budget, doors, fts
 from memories.errors import DomainError
 from memories.models import Memory
 from projects import doors as project_doors
+from tests.scale import LONG
 
 NAMES = st.sampled_from(["alpha", "beta", "gamma"])
 TIERS = st.sampled_from([None, "p1", "p2"])
@@ -65,7 +66,7 @@ def _check_invariants(created: dict[int, object]) -> None:
 
 @pytest.mark.django_db
 @settings(
-    max_examples=150,
+    max_examples=1000 if LONG else 150,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -1,0 +1,564 @@
+"""The benchmark: every page and API route under gunicorn, against the bare SQL it runs.
+
+    .venv/bin/python bench/run.py --memories 100000
+    .venv/bin/python bench/run.py --memories 10000 --requests 60 --seconds 4
+
+One command: builds (or reuses) a generated store of N memories (bench/generate.py), starts
+the production server on it (gunicorn, 2 sync workers, 127.0.0.1, the settings' CONN_MAX_AGE)
+and, for each route,
+
+* captures the SQL one request runs (in process, through a Django execute wrapper on the
+  same store) and the `EXPLAIN QUERY PLAN` of each statement, flagging every full scan of
+  `memories_memory`;
+* alternates requests to the server with runs of that SQL through the sqlite3 module on the
+  same file (no Django), so a busy machine slows both alike, until the route has
+  --requests requests or --seconds of them; the median and p95 of each;
+* checks the target: the route's median at most 3 x its bare SQL's median plus 5 ms.
+
+Then 8 clients on `/v1/memories` at once for --rps-seconds give requests per second.
+Results go to bench/out/<timestamp>.json and .md (the table is also printed). The exit
+status is 1 when a route misses its target or a plan scans the whole memories table.
+"""
+
+import argparse
+import datetime as dt
+import http.client
+import json
+import os
+import re
+import signal
+import sqlite3
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from urllib.parse import urlencode
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import generate  # noqa: E402
+
+ROOT = generate.ROOT
+OUT = ROOT / "bench" / "out"
+RATIO_TARGET = 3.0
+OVERHEAD_MS = 5.0
+USER = "bench"
+# Django's SQLite cursor turns the format placeholders into qmarks the same way.
+FORMAT_QMARK = re.compile(r"(?<!%)%s")
+
+
+@dataclass
+class Route:
+    label: str
+    path: str
+    api: bool = False
+    htmx: bool = False
+
+
+@dataclass
+class Statement:
+    sql: str
+    params: list
+    plan: list[str]
+    full_scans: list[str]
+    median_ms: float = 0.0
+
+
+@dataclass
+class Result:
+    label: str
+    path: str
+    bytes: int
+    requests: int
+    median_ms: float
+    p95_ms: float
+    bare_median_ms: float
+    bare_p95_ms: float
+    ratio: float
+    target_ms: float
+    meets: bool
+    statements: list[Statement] = field(default_factory=list)
+    skipped_statements: list[str] = field(default_factory=list)
+
+    @property
+    def main(self) -> Statement | None:
+        return max(self.statements, key=lambda s: s.median_ms, default=None)
+
+    @property
+    def full_scans(self) -> list[str]:
+        return [scan for s in self.statements for scan in s.full_scans]
+
+
+def percentile_95(samples: list[float]) -> float:
+    if len(samples) < 20:
+        return max(samples)
+    return statistics.quantiles(samples, n=20)[18]
+
+
+# ---------------------------------------------------------------------------- the store
+
+
+def prepare_store() -> dict:
+    """Static files, a signed-in admin and an API token on the configured store; the names
+    the routes use (a busy project, a much-cited memory, a reference target)."""
+    from django.contrib.auth.models import Group, User
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import Client
+
+    from memadmin import roles, tokens
+    from memories.models import Memory
+
+    call_command("collectstatic", interactive=False, verbosity=0)
+    user, _ = User.objects.get_or_create(username=USER)
+    user.groups.add(Group.objects.get(name=roles.ADMIN))
+    client = Client(HTTP_HOST="127.0.0.1")
+    client.force_login(user)
+    session = client.cookies["sessionid"].value
+    token = tokens.create_token(user, "read", "benchmark")[1]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT r.target FROM memories_reference r "
+            "WHERE EXISTS (SELECT 1 FROM memories_memory m WHERE m.name = r.target) "
+            "GROUP BY r.target ORDER BY count(*) DESC, r.target LIMIT 1"
+        )
+        cited_name = cursor.fetchone()[0]
+        cursor.execute(
+            "SELECT target FROM memories_reference WHERE target LIKE 'https://%' "
+            "GROUP BY target ORDER BY count(*) DESC, target LIMIT 1"
+        )
+        url_target = cursor.fetchone()[0]
+    cited = Memory.objects.select_related("project").get(name=cited_name)
+    return {
+        "session": session,
+        "token": token,
+        "project": generate.PROJECTS[0],
+        "cited": cited.name,
+        "cited_project": cited.project_name or "",
+        "reference_target": url_target,
+    }
+
+
+def routes(facts: dict) -> list[Route]:
+    filters = [
+        ("none", {}),
+        ("project", {"project": facts["project"]}),
+        ("expired", {"expired": "true"}),
+        ("unverified", {"unverified": "90d"}),
+        ("referencing", {"referencing": facts["reference_target"]}),
+        ("tag", {"tag": "infra"}),
+        ("load", {"load": "inline"}),
+    ]
+    found = []
+    for label, query in filters:
+        path = "/memories/" + ("?" + urlencode(query) if query else "")
+        found.append(Route(f"list, {label}", path))
+        found.append(Route(f"list, {label} (htmx)", path, htmx=True))
+    searches = [
+        ("common word", generate.COMMON_WORD),
+        ("rare word", generate.RARE_WORD),
+        ("prefix", generate.PREFIX_WORD + "ab"),
+        ("CJK", generate.CJK_TERM),
+    ]
+    for label, query in searches:
+        found.append(Route(f"search page, {label}", "/memories/?" + urlencode({"q": query})))
+    for label, query in searches:
+        found.append(Route(f"/v1 search, {label}", "/v1/memories?" + urlencode({"q": query}), True))
+    tier = urlencode({"project": facts["cited_project"]})
+    found += [
+        Route("memory detail", f"/memories/{facts['cited']}/?{tier}"),
+        Route("tier view", "/memories/_agent/?" + urlencode({"project": facts["project"]})),
+        Route("budget report (/v1/budget)", "/v1/budget", True),
+        Route("/v1 list", "/v1/memories", True),
+        Route("/v1 get", f"/v1/memories/{facts['cited']}?{tier}", True),
+    ]
+    return found
+
+
+def request_headers(route: Route, facts: dict) -> dict:
+    headers = {"Host": "127.0.0.1"}
+    if route.api:
+        headers["Authorization"] = f"Bearer {facts['token']}"
+    else:
+        headers["Cookie"] = f"sessionid={facts['session']}"
+    if route.htmx:
+        headers["HX-Request"] = "true"
+    return headers
+
+
+# ------------------------------------------------------------------------ the bare SQL
+
+
+def capture(route: Route, facts: dict) -> tuple[list[tuple[str, list]], int]:
+    """The statements one request of the route runs, as sqlite3 takes them; the body size."""
+    from django.db import connection
+    from django.test import Client
+
+    statements = []
+
+    def record(execute, sql, params, many, context):
+        if params is None:
+            statements.append((sql, []))
+        elif isinstance(params, list | tuple) and not many:
+            statements.append((FORMAT_QMARK.sub("?", sql).replace("%%", "%"), list(params)))
+        else:
+            raise SystemExit(f"{route.label}: a statement the benchmark cannot replay: {sql}")
+        return execute(sql, params, many, context)
+
+    client = Client()
+    headers = {k: v for k, v in request_headers(route, facts).items() if k != "Cookie"}
+    client.cookies["sessionid"] = facts["session"]
+    with connection.execute_wrapper(record):
+        response = client.get(route.path, headers=headers)
+    if response.status_code != 200:
+        raise SystemExit(f"{route.label}: {route.path} answered {response.status_code}")
+    return statements, len(response.content)
+
+
+def table_aliases(sql: str) -> set[str]:
+    aliases = {"memories_memory"}
+    for match in re.finditer(r'"?memories_memory"?\s+(?:AS\s+)?"?(\w+)"?', sql, re.I):
+        if match.group(1).upper() not in {"WHERE", "ON", "LEFT", "JOIN", "INNER", "ORDER"}:
+            aliases.add(match.group(1))
+    return aliases
+
+
+def plan(con: sqlite3.Connection, sql: str, params: list) -> tuple[list[str], list[str]]:
+    """EXPLAIN QUERY PLAN, one indented line per step, and the steps that read every row of
+    memories_memory without an index."""
+    rows = con.execute("EXPLAIN QUERY PLAN " + sql, params).fetchall()
+    depth = {0: -1}
+    lines = []
+    for node, parent, _, detail in rows:
+        depth[node] = depth.get(parent, -1) + 1
+        lines.append("  " * depth[node] + detail)
+    aliases = table_aliases(sql)
+    scans = []
+    for _, _, _, detail in rows:
+        match = re.match(r"SCAN (\w+)(.*)", detail)
+        if match and match.group(1) in aliases and "INDEX" not in match.group(2):
+            scans.append(detail)
+    return lines, scans
+
+
+def replayable(sql: str) -> bool:
+    return sql.lstrip().upper().startswith(("SELECT", "WITH"))
+
+
+def run_statements(con: sqlite3.Connection, statements: list[Statement]) -> list[float]:
+    """Each statement's time in seconds, rows fetched as Django fetches them."""
+    times = []
+    for statement in statements:
+        started = time.perf_counter()
+        con.execute(statement.sql, statement.params).fetchall()
+        times.append(time.perf_counter() - started)
+    return times
+
+
+# --------------------------------------------------------------------------- the server
+
+
+class Server:
+    """gunicorn memadmin.wsgi on 127.0.0.1:port with the store's data dir."""
+
+    def __init__(self, port: int, data_dir: Path, workers: int):
+        self.port = port
+        self.log = data_dir / "gunicorn.log"
+        env = {**os.environ, "MEMADMIN_DATA_DIR": str(data_dir)}
+        command = [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "memadmin.wsgi",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--worker-class",
+            "sync",
+        ]
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(
+                command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+            )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise SystemExit(f"gunicorn exited; see {self.log}")
+            try:
+                status, _, _ = self.get("/sign-in/", {"Host": "127.0.0.1"})
+                if status == 200:
+                    return
+            except OSError:
+                time.sleep(0.2)
+        self.stop()
+        raise SystemExit(f"gunicorn did not answer on port {port}; see {self.log}")
+
+    def get(self, path: str, headers: dict) -> tuple[int, bytes, float]:
+        started = time.perf_counter()
+        con = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            con.request("GET", path, headers=headers)
+            response = con.getresponse()
+            body = response.read()
+        finally:
+            con.close()
+        return response.status, body, time.perf_counter() - started
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+# ------------------------------------------------------------------------- measuring
+
+
+def measure(route, facts, server, con, *, requests, seconds, warmup) -> Result:
+    captured, size = capture(route, facts)
+    statements, skipped = [], []
+    for sql, params in captured:
+        if replayable(sql):
+            lines, scans = plan(con, sql, params)
+            statements.append(Statement(sql, params, lines, scans))
+        else:
+            skipped.append(sql)
+    headers = request_headers(route, facts)
+    for _ in range(warmup):
+        status, _, _ = server.get(route.path, headers)
+        if status != 200:
+            raise SystemExit(f"{route.label}: the server answered {status}")
+        run_statements(con, statements)
+    served, bare, each = [], [], [[] for _ in statements]
+    deadline = time.monotonic() + seconds
+    while len(served) < requests and (len(served) < 5 or time.monotonic() < deadline):
+        status, _, elapsed = server.get(route.path, headers)
+        if status != 200:
+            raise SystemExit(f"{route.label}: the server answered {status}")
+        served.append(elapsed * 1000)
+        times = run_statements(con, statements)
+        bare.append(sum(times) * 1000)
+        for samples, taken in zip(each, times, strict=True):
+            samples.append(taken * 1000)
+    for statement, samples in zip(statements, each, strict=True):
+        statement.median_ms = statistics.median(samples)
+    median, bare_median = statistics.median(served), statistics.median(bare)
+    target = RATIO_TARGET * bare_median + OVERHEAD_MS
+    return Result(
+        label=route.label,
+        path=route.path,
+        bytes=size,
+        requests=len(served),
+        median_ms=median,
+        p95_ms=percentile_95(served),
+        bare_median_ms=bare_median,
+        bare_p95_ms=percentile_95(bare),
+        ratio=median / bare_median if bare_median else float("inf"),
+        target_ms=target,
+        meets=median <= target,
+        statements=statements,
+        skipped_statements=skipped,
+    )
+
+
+def throughput(server: Server, path: str, headers: dict, *, clients, seconds, cap) -> dict:
+    """Requests per second of `clients` threads asking for `path` at once, for `seconds`
+    or `cap` requests in all."""
+    lock = threading.Lock()
+    statuses: dict[int, int] = {}
+    latencies: list[float] = []
+    stop_at = time.monotonic() + seconds
+
+    def client():
+        while time.monotonic() < stop_at:
+            with lock:
+                if len(latencies) >= cap:
+                    return
+            status, _, elapsed = server.get(path, headers)
+            with lock:
+                statuses[status] = statuses.get(status, 0) + 1
+                latencies.append(elapsed * 1000)
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - started
+    return {
+        "path": path,
+        "clients": clients,
+        "requests": len(latencies),
+        "seconds": wall,
+        "rps": len(latencies) / wall,
+        "statuses": {str(k): v for k, v in sorted(statuses.items())},
+        "median_ms": statistics.median(latencies),
+        "p95_ms": percentile_95(latencies),
+    }
+
+
+# ---------------------------------------------------------------------------- reports
+
+
+def markdown(run: dict, results: list[Result]) -> str:
+    lines = [
+        f"# Benchmark, {run['memories']:,} memories, {run['started']}",
+        "",
+        f"gunicorn {run['workers']} sync workers on 127.0.0.1, CONN_MAX_AGE "
+        f"{run['conn_max_age']}; SQLite {run['sqlite']}; {run['cpus']} CPUs; load average "
+        f"{run['load_before']} before, {run['load_after']} after. Requests per route: up to "
+        f"{run['max_requests']} or {run['max_seconds']} s after {run['warmup']} warm-up ones, "
+        "alternating with the bare SQL. Target: median <= "
+        f"{RATIO_TARGET:g} x bare SQL + {OVERHEAD_MS:g} ms.",
+        "",
+        "| route | median ms | p95 ms | bare SQL ms | statements | ratio | target ms | meets |"
+        " full scans |",
+        "|---|---:|---:|---:|---:|---:|---:|:---:|---|",
+    ]
+    for r in results:
+        scans = "; ".join(r.full_scans) or "none"
+        lines.append(
+            f"| {r.label} | {r.median_ms:.2f} | {r.p95_ms:.2f} | {r.bare_median_ms:.2f} | "
+            f"{len(r.statements)} | {r.ratio:.2f} | {r.target_ms:.2f} | "
+            f"{'yes' if r.meets else '**no**'} | {scans} |"
+        )
+    rps = run["throughput"]
+    lines += [
+        "",
+        f"`{rps['path']}` under {rps['clients']} concurrent clients: **{rps['rps']:.0f} "
+        f"requests/s** ({rps['requests']} requests in {rps['seconds']:.1f} s, median "
+        f"{rps['median_ms']:.1f} ms, p95 {rps['p95_ms']:.1f} ms, statuses {rps['statuses']}).",
+        "",
+        "## The main query of each route (its slowest statement) and its plan",
+        "",
+    ]
+    for r in results:
+        main = r.main
+        lines.append(f"### {r.label}: `{r.path}`")
+        lines.append("")
+        if main is None:
+            lines.append("No SQL.")
+            continue
+        lines.append(f"{main.median_ms:.2f} ms of {r.bare_median_ms:.2f} ms bare SQL:")
+        lines.append("")
+        lines.append("```sql")
+        lines.append(main.sql)
+        lines.append("```")
+        lines.append("```")
+        lines.extend(main.plan)
+        lines.append("```")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def print_row(r: Result) -> None:
+    flag = "" if r.meets else "  MISSES"
+    flag += "  FULL SCAN" if r.full_scans else ""
+    print(
+        f"{r.label:<34} {r.median_ms:8.2f} {r.p95_ms:8.2f} {r.bare_median_ms:8.2f} "
+        f"{r.ratio:6.2f} {r.target_ms:8.2f} {r.requests:5d}{flag}",
+        flush=True,
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--data-dir", type=Path, help="default: var/bench/<memories>-<seed>/")
+    parser.add_argument("--port", type=int, default=8701)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--requests", type=int, default=200, help="at most, per route")
+    parser.add_argument("--seconds", type=float, default=8.0, help="at most, per route")
+    parser.add_argument("--warmup", type=int, default=6)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--rps-seconds", type=float, default=10.0)
+    parser.add_argument("--only", help="run the routes whose label holds this text")
+    options = parser.parse_args()
+
+    store = generate.ensure_store(options.memories, options.data_dir, options.seed)
+    from django.conf import settings
+
+    facts = prepare_store()
+    chosen = [r for r in routes(facts) if not options.only or options.only in r.label]
+    run = {
+        "memories": options.memories,
+        "store": str(store),
+        "started": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "workers": options.workers,
+        "conn_max_age": settings.DATABASES["default"]["CONN_MAX_AGE"],
+        "sqlite": sqlite3.sqlite_version,
+        "cpus": os.cpu_count(),
+        "load_before": [round(x, 2) for x in os.getloadavg()],
+        "max_requests": options.requests,
+        "max_seconds": options.seconds,
+        "warmup": options.warmup,
+    }
+    con = sqlite3.connect(store)
+    # The connection settings the app's connections get (memory-mapped reads among them).
+    con.executescript(settings.DATABASES["default"]["OPTIONS"].get("init_command", ""))
+    server = Server(options.port, store.parent, options.workers)
+    results = []
+    try:
+        print(f"{options.memories:,} memories in {store}, load average {run['load_before']}")
+        print(
+            f"{'route':<34} {'median':>8} {'p95':>8} {'bare':>8} {'ratio':>6} {'target':>8} "
+            f"{'reqs':>5}   (ms)"
+        )
+        for route in chosen:
+            result = measure(
+                route,
+                facts,
+                server,
+                con,
+                requests=options.requests,
+                seconds=options.seconds,
+                warmup=options.warmup,
+            )
+            results.append(result)
+            print_row(result)
+        api_list = Route("/v1 list", "/v1/memories", api=True)
+        run["throughput"] = throughput(
+            server,
+            api_list.path,
+            request_headers(api_list, facts),
+            clients=options.clients,
+            seconds=options.rps_seconds,
+            cap=50_000,
+        )
+    finally:
+        server.stop()
+        con.close()
+    run["load_after"] = [round(x, 2) for x in os.getloadavg()]
+    rps = run["throughput"]
+    print(
+        f"\n{rps['path']} under {rps['clients']} clients: {rps['rps']:.0f} requests/s, "
+        f"statuses {rps['statuses']}; load average {run['load_after']}"
+    )
+    OUT.mkdir(parents=True, exist_ok=True)
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    data = {
+        **run,
+        "routes": [
+            {**asdict(r), "main_statement": r.main.sql if r.main else None} for r in results
+        ],
+    }
+    (OUT / f"{stamp}.json").write_text(json.dumps(data, indent=2, ensure_ascii=False))
+    (OUT / f"{stamp}.md").write_text(markdown(run, results))
+    print(f"Wrote {OUT / stamp}.json and .md")
+    missed = [r.label for r in results if not r.meets]
+    scanned = [r.label for r in results if r.full_scans]
+    if missed:
+        print("Missed the target: " + ", ".join(missed))
+    if scanned:
+        print("Scan the whole memories table: " + ", ".join(scanned))
+    return 1 if missed or scanned else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

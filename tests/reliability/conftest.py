@@ -1,0 +1,124 @@
+"""Fixtures of the reliability suite: a store of its own in a temporary directory, served by
+gunicorn on 127.0.0.1, and the scale of the run.
+
+`RELIABILITY_LONG=1` makes the longer run (tests/scale.py).
+"""
+
+import http.client
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+# This checkout's ports for servers the suite starts: 8710 for the first xdist worker, 8711
+# for the second, and so on.
+BASE_PORT = 8710
+
+
+def worker_port() -> int:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    return BASE_PORT + int(worker.removeprefix("gw") or 0)
+
+
+def manage(data_dir: Path, *args: str) -> str:
+    """Run manage.py on the store in data_dir; its output."""
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**os.environ, "MEMADMIN_DATA_DIR": str(data_dir)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict
+    body: bytes
+
+    def json(self):
+        return json.loads(self.body)
+
+
+class Served:
+    """A store in data_dir served by gunicorn; `request` speaks to it with a write token."""
+
+    def __init__(self, data_dir: Path, port: int, workers: int):
+        self.data_dir = data_dir
+        self.port = port
+        self.db = data_dir / "memadmin.sqlite3"
+        self.log = data_dir / "gunicorn.log"
+        manage(data_dir, "migrate", "--noinput", "-v0")
+        output = manage(
+            data_dir, "apitoken", "create", "writer", "--scope", "write", "--create-user"
+        )
+        self.token = output.strip().splitlines()[-1]
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(
+                [
+                    str(Path(sys.executable).parent / "gunicorn"),
+                    "memadmin.wsgi",
+                    "--bind",
+                    f"127.0.0.1:{port}",
+                    "--workers",
+                    str(workers),
+                    "--timeout",
+                    "120",
+                ],
+                cwd=ROOT,
+                env={**os.environ, "MEMADMIN_DATA_DIR": str(data_dir)},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if self.request("GET", "/v1/openapi.json").status == 200:
+                    break
+            except OSError:
+                pass
+            assert self.process.poll() is None, self.log.read_text()[-3000:]
+            assert time.monotonic() < deadline, "gunicorn did not start"
+            time.sleep(0.2)
+
+    def request(self, method: str, path: str, body=None, headers=None) -> Answer:
+        sent = {"Host": "127.0.0.1", "Authorization": f"Bearer {self.token}", **(headers or {})}
+        data = None
+        if body is not None:
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            sent["Content-Type"] = "application/json"
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        try:
+            connection.request(method, path, body=data, headers=sent)
+            response = connection.getresponse()
+            return Answer(response.status, dict(response.getheaders()), response.read())
+        finally:
+            connection.close()
+
+    def stop(self) -> str:
+        """Stop the server; its log."""
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        return self.log.read_text()
+
+
+@pytest.fixture
+def served(tmp_path):
+    """A fresh store served by 4 gunicorn workers on this worker's port."""
+    server = Served(tmp_path, worker_port(), workers=4)
+    yield server
+    server.stop()
