@@ -81,6 +81,8 @@ MEMADMIN_INDEX_MAX_BYTES = 8192
 MEMADMIN_INDEX_MAX_ENTRIES = 200
 # Search freshness halves its distance to the floor every this many days since verified_at.
 MEMADMIN_SEARCH_HALF_LIFE_DAYS = env_int("MEMADMIN_SEARCH_HALF_LIFE_DAYS", 180, minimum=1)
+# Revisions older than this many days are removed by `manage.py history prune`; 0 keeps all.
+MEMADMIN_HISTORY_RETENTION_DAYS = env_int("MEMADMIN_HISTORY_RETENTION_DAYS", 0)
 
 INSTALLED_APPS = [
     "django.contrib.auth",
@@ -106,6 +108,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "memadmin.acting.ActingMiddleware",
     "memadmin.middleware.SecurityHeadersMiddleware",
     "memadmin.middleware.BusyStoreMiddleware",
 ]

@@ -22,6 +22,8 @@ urlpatterns = [
     path("accounts/", views.accounts, name="accounts"),
     path("accounts/<int:user_id>/", views.account_change, name="account-change"),
     path("snapshots/", include("memories.snapshot_urls")),
+    path("history/", include("memories.history_urls")),
+    path("", include("memories.urls_audit")),
 ]
 
 # Dashboard pages, except under /v1, where every answer is JSON.

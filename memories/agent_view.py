@@ -73,6 +73,9 @@ class AgentView:
     index: Listing
     search_only: int
     expired: int
+    # Every inline body in force in index order, as (memory, bytes spent before it, shown):
+    # the cut line of the band, and why each body beyond it is not given in full.
+    inline_walk: list[tuple[Memory, int, bool]] = field(default_factory=list)
 
     @property
     def over_budget(self) -> bool:
@@ -109,6 +112,20 @@ def _held_to_ceilings(rows: list[Memory], total: int, now, tag_scope) -> Listing
     return listing
 
 
+def _band(project):
+    tiers = (GLOBAL_TIER,) if project is None else (GLOBAL_TIER, project.id)
+    return Memory.objects.select_related("project").filter(tier__in=tiers)
+
+
+def _in_force(now: dt.datetime) -> Q:
+    return likelihood(Q(expires_at__isnull=True) | Q(expires_at__gt=now), DENSE)
+
+
+def index_candidates(project, now: dt.datetime):
+    """The memories the index of `project`'s band would list, in index order, ceilings aside."""
+    return _band(project).filter(_in_force(now), load="index").order_by(*INDEX_ORDER)
+
+
 def _first_in_index_order(queryset: QuerySet, tiers: tuple[int, ...], limit: int) -> list[Memory]:
     """The first `limit` memories of `queryset` in index order, taken a tier at a time.
 
@@ -127,14 +144,16 @@ def agent_view(project=None, now: dt.datetime | None = None) -> AgentView:
     """The [Memory] section for a session on `project` (a Project, or None for no project)."""
     now = now or timezone.now()
     tiers = (GLOBAL_TIER,) if project is None else (GLOBAL_TIER, project.id)
-    in_band = Memory.objects.select_related("project").filter(tier__in=tiers)
-    in_force = likelihood(Q(expires_at__isnull=True) | Q(expires_at__gt=now), DENSE)
+    in_band = _band(project)
+    in_force = _in_force(now)
 
     inline = list(in_band.filter(in_force, load="inline").exclude(body="").order_by(*INDEX_ORDER))
     budget_limit = budget.budget_bytes()
-    shown, unshown, spent = [], [], 0
+    shown, unshown, walk, spent = [], [], [], 0
     for memory in inline:
-        if spent + memory.body_bytes <= budget_limit:
+        fits = spent + memory.body_bytes <= budget_limit
+        walk.append((memory, spent, fits))
+        if fits:
             shown.append(memory)
             spent += memory.body_bytes
         else:
@@ -145,7 +164,7 @@ def agent_view(project=None, now: dt.datetime | None = None) -> AgentView:
         unshown, len(unshown), now, in_band.filter(id__in=unshown_ids)
     )
 
-    listable = in_band.filter(in_force, load="index")
+    listable = index_candidates(project, now)
     cap = settings.MEMADMIN_INDEX_MAX_ENTRIES + 1
     candidates = _first_in_index_order(listable, tiers, cap)
     index = _held_to_ceilings(candidates, listable.count(), now, listable)
@@ -166,6 +185,7 @@ def agent_view(project=None, now: dt.datetime | None = None) -> AgentView:
         index=index,
         search_only=search_only,
         expired=expired,
+        inline_walk=walk,
     )
 
 

@@ -6,7 +6,6 @@ the tier, name and budget rules, and raises a typed DomainError that lands nothi
 """
 
 import datetime as dt
-import difflib
 import json
 import re
 from dataclasses import dataclass, field
@@ -15,7 +14,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from memories import budget
+from memories import budget, history, similarity
 from memories import fields as f
 from memories.captions import read_caption
 from memories.errors import (
@@ -34,7 +33,6 @@ from memories.models import GLOBAL_TIER, Memory
 from memories.selectors import locate, memories_by_id, project_or_refuse, referenced_by
 
 READ_PAGE_CHARS = 16_000
-NEAR_DUPLICATE_RATIO = 0.8
 # Words too common to tell two descriptions apart; leaving them out keeps the candidate
 # query to the index entries of the distinguishing words.
 STOPWORDS = frozenset(
@@ -157,6 +155,38 @@ def _clash_across_tiers(name: str, project_id: int | None, exclude_id: int | Non
     return other.project_name or "the global tier"
 
 
+def refuse_name_clash(
+    name: str,
+    *,
+    target_id: int | None,
+    target_project: str | None,
+    exclude_id: int | None,
+    same_tier: bool = True,
+) -> None:
+    """Refuse a name the target tier already holds (when `same_tier`), or one a tier on
+    the other side of the global/project line holds."""
+    if same_tier:
+        holders = Memory.objects.filter(tier=target_id or GLOBAL_TIER, name=name)
+        if exclude_id is not None:
+            holders = holders.exclude(id=exclude_id)
+        if holders.exists():
+            raise NameClash(
+                f"'{target_project or 'the global tier'}' already holds a memory named "
+                f"'{name}'; choose another name or delete that one first.",
+                name=name,
+                project=target_project,
+            )
+    other = _clash_across_tiers(name, target_id, exclude_id)
+    if other is not None:
+        where = "the global tier" if target_id is None else f"project '{target_project}'"
+        raise NameClash(
+            f"'{name}' is already a memory of {other}, and a global name is never "
+            f"also a project's: choose another name for {where}.",
+            name=name,
+            project=target_project,
+        )
+
+
 def _near_duplicate(description: str, tier: int, exclude_id: int | None) -> Memory | None:
     """A memory of the same band whose description says nearly the same thing.
 
@@ -187,16 +217,11 @@ def _near_duplicate(description: str, tier: int, exclude_id: int | None) -> Memo
         )
         ids = [row[0] for row in cursor.fetchall() if row[0] != exclude_id]
     tiers = (GLOBAL_TIER,) if tier == GLOBAL_TIER else (GLOBAL_TIER, tier)
-    wanted = " ".join(re.findall(r"\w+", description.lower()))
-    best, best_ratio = None, NEAR_DUPLICATE_RATIO
-    candidates = Memory.objects.filter(id__in=ids, tier__in=tiers).select_related("project")
-    for candidate in candidates.order_by("id"):
-        ratio = difflib.SequenceMatcher(
-            None, wanted, " ".join(re.findall(r"\w+", candidate.description.lower()))
-        ).ratio()
-        if ratio >= best_ratio:
-            best, best_ratio = candidate, ratio
-    return best
+    candidates = Memory.objects.filter(id__in=ids, tier__in=tiers).values_list("id", "description")
+    best_id = similarity.closest(description, candidates.order_by("id"))
+    if best_id is None:
+        return None
+    return Memory.objects.select_related("project").get(id=best_id)
 
 
 def write(
@@ -216,6 +241,7 @@ def write(
     if_match: str | None = None,
     expect_body: str | None = None,
     must_create: bool = False,
+    restoring: bool = False,
 ) -> WriteResult:
     """Create or update the memory `name` in the tier `project` addresses.
 
@@ -223,6 +249,8 @@ def write(
     `project` UNSET finds the name in whichever tier holds it (the global tier for a new
     memory); `move_to` (None for the global tier) moves it, keeping everything else.
     `must_create` refuses a name the tier already holds instead of updating that memory.
+    `restoring` puts back a recorded version (memories.history_doors): a blank source then
+    clears it, as "" clears body and expiry.
     """
     name = f.name(name)
     description = f.one_line(description, "description")
@@ -231,7 +259,7 @@ def write(
     references = f.references(references)
     priority = f.priority(priority)
     load = f.load(load)
-    source = f.one_line(source, "source")
+    source = "" if restoring and source == "" else f.one_line(source, "source")
     expires = f.expires(expires)
     if not isinstance(verified, bool):
         raise InvalidField("verified", "verified is true or false.")
@@ -298,23 +326,13 @@ def write(
 
         moving = existing is not None and existing.tier != target_tier
         if existing is None or moving:
-            tier_words = target_project or "the global tier"
-            if moving and Memory.objects.filter(tier=target_tier, name=name).exists():
-                raise NameClash(
-                    f"'{tier_words}' already holds a memory named '{name}'; "
-                    "choose another name or delete that one first.",
-                    name=name,
-                    project=target_project,
-                )
-            other = _clash_across_tiers(name, target_id, existing.id if existing else None)
-            if other is not None:
-                where = "the global tier" if target_id is None else f"project '{target_project}'"
-                raise NameClash(
-                    f"'{name}' is already a memory of {other}, and a global name is never "
-                    f"also a project's: choose another name for {where}.",
-                    name=name,
-                    project=target_project,
-                )
+            refuse_name_clash(
+                name,
+                target_id=target_id,
+                target_project=target_project,
+                exclude_id=existing.id if existing else None,
+                same_tier=moving,
+            )
 
         before = []
         if existing is not None:
@@ -389,6 +407,8 @@ def write(
                 project=target_project,
             ) from error
         memory = Memory.objects.select_related("project").get(id=memory_id)
+        action = history.CREATE if existing is None else history.UPDATE
+        history.record(history.MOVE if moving else action, before=existing, after=memory)
 
     notes = _notes(memory, existing, expires, now)
     return WriteResult(
@@ -468,13 +488,14 @@ def edit(
             )
         start = memory.body.index(old_string)
         new_body = memory.body.replace(old_string, new_string)
-        result = write(
-            name,
-            project=memory.project_name,
-            body=new_body,
-            verified=verified,
-            expect_body=memory.body,
-        )
+        with history.recorded_as(history.EDIT):
+            result = write(
+                name,
+                project=memory.project_name,
+                body=new_body,
+                verified=verified,
+                expect_body=memory.body,
+            )
     return EditResult(
         memory=result.memory,
         replacements=count,
@@ -504,6 +525,7 @@ def delete(name: str, *, project=UNSET, if_match: str | None = None) -> DeleteRe
             raise PreconditionFailed(name, memory.etag)
         citing = referenced_by(memory)
         project_name = memory.project_name
+        history.record(history.DELETE, before=memory)
         Memory.objects.filter(id=memory.id).delete()
     return DeleteResult(name=name, project=project_name, referenced_by=citing)
 
@@ -833,11 +855,14 @@ def import_memories(
     and a project memory would share is refused outright; unknown projects are refused; the
     inline budget holds over the whole import. `progress(n)` is told of each batch written.
     """
-    with transaction.atomic():
+    noun = "memory" if len(entries) == 1 else "memories"
+    summary = f"Import of {len(entries)} {noun}"
+    with transaction.atomic(), history.change_set(summary, door=history.IMPORT):
         now = timezone.now()
         plan = _plan(entries, force=force, now=now)
         if not plan.ok:
             raise plan.refusal()
+        overwritten = history.states([p.existing_id for p in plan.overwritten])
         inserts, updates = [], []
         for p in plan.entries:
             e = p.entry
@@ -862,6 +887,7 @@ def import_memories(
                     cursor.executemany(statement, batch)
                     if progress is not None:
                         progress(len(batch))
+        history.record_import([(p.entry.name, p.project_id) for p in plan.entries], overwritten)
     return ImportResult(
         added=[p.entry for p in plan.added], overwritten=[p.entry for p in plan.overwritten]
     )
@@ -890,13 +916,14 @@ class BulkResult:
         return not self.refused
 
 
-def _bulk(ids, change) -> BulkResult:
+def _bulk(ids, change, summary: str) -> BulkResult:
     """Apply one single-memory door to each memory, in index order, in ONE transaction.
 
     All or nothing. Every memory is tried, each in its own savepoint, so each refusal is known
     with its row, and a later row is measured as if the earlier ones had landed (the budget
     of a band fills up in index order, as the agent reads it). If any row is refused, the
-    whole batch is rolled back and every refusal reported; nothing of it lands.
+    whole batch is rolled back and every refusal reported; nothing of it lands. What lands is
+    one change set of the history, `summary` naming it, to be inspected and undone whole.
     """
     ids = list(dict.fromkeys(ids))
     if not ids:
@@ -910,12 +937,14 @@ def _bulk(ids, change) -> BulkResult:
     with transaction.atomic():
         targets = memories_by_id(ids)
         result = BulkResult(targets=targets, missing=len(ids) - len(targets))
-        for memory in targets:
-            try:
-                with transaction.atomic():
-                    result.outcomes.append(change(memory))
-            except DomainError as error:
-                result.refused.append(BulkRefusal(memory, error))
+        noun = "memory" if len(targets) == 1 else "memories"
+        with history.change_set(f"{summary} on {len(targets)} {noun}", door=history.BULK):
+            for memory in targets:
+                try:
+                    with transaction.atomic():
+                        result.outcomes.append(change(memory))
+                except DomainError as error:
+                    result.refused.append(BulkRefusal(memory, error))
         if result.refused:
             transaction.set_rollback(True)
             result.outcomes = []
@@ -930,7 +959,11 @@ def bulk_set_priority(ids, priority) -> BulkResult:
     priority = f.priority(priority)
     if priority is None:
         raise InvalidField("priority", "Give the priority to set.")
-    return _bulk(ids, lambda m: write(m.name, project=_tier_of(m), priority=priority))
+    return _bulk(
+        ids,
+        lambda m: write(m.name, project=_tier_of(m), priority=priority),
+        f"Set priority {priority}",
+    )
 
 
 def bulk_shift_priority(ids, by) -> BulkResult:
@@ -942,27 +975,28 @@ def bulk_shift_priority(ids, by) -> BulkResult:
         moved = min(max(memory.priority + by, f.PRIORITY_MIN), f.PRIORITY_MAX)
         return write(memory.name, project=_tier_of(memory), priority=moved)
 
-    return _bulk(ids, shift)
+    return _bulk(ids, shift, f"Shift priority by {by:+d}")
 
 
 def bulk_set_load(ids, load) -> BulkResult:
     load = f.load(load)
     if load is None:
         raise InvalidField("load", "Give the load to set: inline, index or search.")
-    return _bulk(ids, lambda m: write(m.name, project=_tier_of(m), load=load))
+    return _bulk(ids, lambda m: write(m.name, project=_tier_of(m), load=load), f"Set load {load}")
 
 
 def bulk_verify(ids) -> BulkResult:
-    return _bulk(ids, lambda m: write(m.name, project=_tier_of(m), verified=True))
+    return _bulk(ids, lambda m: write(m.name, project=_tier_of(m), verified=True), "Verify")
 
 
 def bulk_move(ids, to) -> BulkResult:
     """Re-file each memory in the tier `to` (None: the global tier)."""
     if to is not None:
         project_or_refuse(f.project_name(to))
-    return _bulk(ids, lambda m: move(m.name, project=_tier_of(m), to=to))
+    where = "the global tier" if to is None else to
+    return _bulk(ids, lambda m: move(m.name, project=_tier_of(m), to=to), f"Move to {where}")
 
 
 def bulk_delete(ids) -> BulkResult:
     """Delete each memory; the outcomes name who still references each one."""
-    return _bulk(ids, lambda m: delete(m.name, project=_tier_of(m)))
+    return _bulk(ids, lambda m: delete(m.name, project=_tier_of(m)), "Delete")

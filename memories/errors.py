@@ -136,3 +136,48 @@ class ImportRefused(DomainError):
     def __init__(self, message: str, *, refused: list[dict], budget: str | None):
         super().__init__(message, refused=refused, budget=budget)
         self.refused = refused
+
+
+class NotPermitted(DomainError):
+    """The role of the one asking does not allow the change (a purge by a non-admin)."""
+
+    status = 403
+
+
+class NotInTrash(DomainError):
+    status = 404
+
+    def __init__(self, trashed_id):
+        super().__init__(f"There is no entry {trashed_id} in the trash.", trashed=trashed_id)
+
+
+class RevisionNotFound(DomainError):
+    status = 404
+
+    def __init__(self, revision_id):
+        super().__init__(f"There is no revision {revision_id}.", revision=revision_id)
+
+
+class ChangeSetNotFound(DomainError):
+    status = 404
+
+    def __init__(self, change_set_id):
+        super().__init__(f"There is no change set {change_set_id}.", change_set=change_set_id)
+
+
+class VersionUnavailable(DomainError):
+    """A version that cannot be put back: a deletion, purged, or its memory in the trash."""
+
+    status = 409
+
+    def __init__(self, message: str, *, revision: int):
+        super().__init__(message, revision=revision)
+
+
+class UndoRefused(DomainError):
+    """A change set some of whose rows cannot be undone: nothing of the undo lands."""
+
+    status = 409
+
+    def __init__(self, message: str, *, change_set: int, refused: list[dict]):
+        super().__init__(message, change_set=change_set, refused=refused)

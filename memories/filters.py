@@ -133,7 +133,10 @@ class MemoryFilters:
 
     @property
     def active(self) -> bool:
-        return any(getattr(self, f.name) not in (None, ANY_TIER) for f in fields(self) if f.name)
+        """Whether any filter narrows the store (the global tier, project None, does)."""
+        if self.project is not ANY_TIER:
+            return True
+        return any(getattr(self, f.name) is not None for f in fields(self) if f.name != "project")
 
     def labels(self) -> list[str]:
         """Each active filter in words, for summaries such as '12 memories in webdev, ...'."""

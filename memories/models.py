@@ -156,3 +156,120 @@ class Tag(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["memory", "position"], name="tag_position")]
         indexes = [models.Index(fields=["tag"], name="tag_tag")]
+
+
+class Door(models.TextChoices):
+    """Which way a change came in."""
+
+    PAGE = "page", "page"
+    BULK = "bulk", "bulk"
+    API = "api", "API"
+    COMMAND = "command", "command"
+    IMPORT = "import", "import"
+    DIRECT = "direct", "direct"  # no context set: a test, the shell, a script
+
+
+class Action(models.TextChoices):
+    CREATE = "create", "created"
+    UPDATE = "update", "updated"
+    MOVE = "move", "moved"
+    EDIT = "edit", "edited"
+    DELETE = "delete", "deleted"
+    RESTORE = "restore", "restored from the trash"
+    REVERT = "revert", "restored a version"
+    UNDO = "undo", "undone"
+    IMPORT = "import", "imported"
+    PURGE = "purge", "purged"
+
+
+class ChangeSet(models.Model):
+    """The revisions of one bulk action or one import: inspected and undone as a whole."""
+
+    at = models.DateTimeField()
+    summary = models.CharField(max_length=200)
+    door = models.CharField(max_length=8, choices=Door.choices)
+    actor = models.CharField(max_length=200)  # a label that survives the user's deletion
+    username = models.CharField(max_length=150, blank=True, default="")
+    user_id = models.BigIntegerField(null=True, blank=True)
+    token_id = models.BigIntegerField(null=True, blank=True)
+    reason = models.TextField(blank=True, default="")
+    undoes = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="undone_by"
+    )
+
+    def __str__(self) -> str:
+        return f"#{self.id} {self.summary}"
+
+
+class Revision(models.Model):
+    """One write to one memory: the state before and after it, who, through which door, when.
+
+    Snapshots are whole (every field, created_at, verified_at and read_count included), so any
+    version can be shown, diffed and put back without replaying the others. `memory_id` is a
+    plain number, not a key: the history outlives the row, and a restored memory keeps its id.
+    """
+
+    at = models.DateTimeField()
+    memory_id = models.BigIntegerField()
+    name = models.CharField(max_length=128)
+    # The tier the memory is in after the change (before it, for a delete); previous_tier is
+    # the one a move left. 0 is the global tier, as Memory.tier.
+    tier = models.BigIntegerField()
+    previous_tier = models.BigIntegerField(null=True, blank=True)
+    project_name = models.CharField(max_length=64, null=True, blank=True)
+    action = models.CharField(max_length=8, choices=Action.choices)
+    door = models.CharField(max_length=8, choices=Door.choices)
+    actor = models.CharField(max_length=200)
+    username = models.CharField(max_length=150, blank=True, default="")
+    user_id = models.BigIntegerField(null=True, blank=True)
+    token_id = models.BigIntegerField(null=True, blank=True)
+    reason = models.TextField(blank=True, default="")
+    change_set = models.ForeignKey(
+        ChangeSet, null=True, blank=True, on_delete=models.PROTECT, related_name="revisions"
+    )
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    purged = models.BooleanField(default=False)  # its snapshots were erased by a purge
+
+    class Meta:
+        # Each single-column index also holds the rowid, so "WHERE x = ? ORDER BY id DESC"
+        # walks one index backwards.
+        indexes = [
+            models.Index(fields=["memory_id"], name="revision_memory"),
+            models.Index(fields=["name"], name="revision_name"),
+            models.Index(fields=["tier"], name="revision_tier"),
+            models.Index(
+                fields=["previous_tier"],
+                name="revision_previous_tier",
+                condition=models.Q(previous_tier__isnull=False),
+            ),
+            models.Index(fields=["username"], name="revision_username"),
+            models.Index(fields=["door"], name="revision_door"),
+            models.Index(fields=["at"], name="revision_at"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(action__in=[a.value for a in Action]),
+                name="revision_action_known",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(door__in=[d.value for d in Door]), name="revision_door_known"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.id} {self.action} {self.name}"
+
+    @property
+    def tier_words(self) -> str:
+        return "global" if self.tier == GLOBAL_TIER else (self.project_name or "?")
+
+
+class TrashedMemory(models.Model):
+    """A deleted memory, restorable until purged: its state is its deletion's `before`."""
+
+    revision = models.OneToOneField(Revision, on_delete=models.PROTECT, related_name="trashed")
+    memory_id = models.BigIntegerField(unique=True)
+
+    def __str__(self) -> str:
+        return f"{self.revision.name} (in the trash)"

@@ -235,15 +235,30 @@ def resolve_references(memory: Memory) -> list[ResolvedReference]:
     by_name: dict[str, list[Memory]] = {}
     for candidate in candidates:
         by_name.setdefault(candidate.name, []).append(candidate)
-    resolved = []
-    for target in memory.references:
-        options = by_name.get(target, [])
-        in_band = [m for m in options if m.tier in (GLOBAL_TIER, memory.tier)]
-        # A global memory citing a name only projects hold: resolve when just one does.
-        if not in_band and memory.tier == GLOBAL_TIER and len(options) == 1:
-            in_band = options
-        resolved.append(ResolvedReference(target, in_band[0] if in_band else None))
-    return resolved
+    return [
+        ResolvedReference(target, _memory_in_band(by_name.get(target, []), memory.tier))
+        for target in memory.references
+    ]
+
+
+def _memory_in_band(options: list[Memory], tier: int) -> Memory | None:
+    chosen = resolve_in_band([(m, m.tier) for m in options], tier)
+    return chosen[0] if chosen else None
+
+
+def resolve_in_band(options: list[tuple], tier: int) -> tuple | None:
+    """Which of the memories holding a cited name a memory of `tier` means, or None.
+
+    `options` pairs every memory of that name (or its id) with its tier; the chosen pair is
+    returned. A memory's band is the global tier and its own; a global memory citing a name
+    only projects hold means the project's memory when just one project holds it.
+    """
+    for option in options:
+        if option[1] == GLOBAL_TIER or option[1] == tier:
+            return option
+    if tier == GLOBAL_TIER and len(options) == 1:
+        return options[0]
+    return None
 
 
 def dangling_references() -> QuerySet:

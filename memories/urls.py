@@ -1,6 +1,6 @@
 from django.urls import path
 
-from memories.views import detail, listing, tiers
+from memories.views import detail, history, listing, tiers
 
 app_name = "memories"
 
@@ -14,4 +14,5 @@ urlpatterns = [
     path("<str:name>/", detail.memory_detail, name="detail"),
     path("<str:name>/row/", listing.memory_row, name="row"),
     path("<str:name>/delete/", detail.memory_delete, name="delete"),
+    path("<str:name>/history/", history.memory_history, name="history"),
 ]

@@ -9,6 +9,7 @@ from django.http import HttpRequest
 from memadmin import roles, tokens
 from memadmin.api.responses import error
 from memadmin.models import ApiToken
+from memories import history
 
 READ, WRITE = ApiToken.Scope.READ, ApiToken.Scope.WRITE
 
@@ -47,7 +48,8 @@ def authorize(scope: str) -> Callable:
                         403,
                     )
             request.api_token = token
-            return view(request, **kwargs)
+            with history.acting(door=history.API, user=user, token=token):
+                return view(request, **kwargs)
 
         return wrapper
 

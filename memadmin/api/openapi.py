@@ -6,6 +6,8 @@ from django.http import HttpRequest
 
 from memadmin.api.responses import ok
 from memories import fields as f
+from memories import history, history_selectors
+from memories.models import Action, Door
 from memories.search import SENSES
 
 NAME_PATTERN = f"^{f.NAME_RE.pattern}$"
@@ -300,6 +302,51 @@ SCHEMAS = {
             "index": _ref("IndexUsage"),
         }
     ),
+    "FieldChange": _obj(
+        {
+            "field": {"type": "string", "enum": [name for name, _ in history.DIFF_FIELDS]},
+            "old": {"description": "the value before (absent for the body)"},
+            "new": {"description": "the value after (absent for the body)"},
+            "added": {**LINES, "description": "tags or references: items new in this version"},
+            "removed": {**LINES, "description": "tags or references: items gone from it"},
+            "diff": {**LINES, "description": "the body: a unified line diff (@@, -, +, space)"},
+        },
+        required=["field"],
+        description="One field a revision changed.",
+    ),
+    "Revision": _obj(
+        {
+            "id": {"type": "integer", "minimum": 1},
+            "at": MOMENT,
+            "memory": _obj(
+                {"id": {"type": "integer"}, "name": TEXT, "project": NULLABLE_TEXT},
+                description="the memory as named by this revision (project null: global)",
+            ),
+            "action": {"type": "string", "enum": Action.values},
+            "door": {"type": "string", "enum": Door.values},
+            "actor": {"type": "string", "description": "a user, a token of one, or a command"},
+            "user": NULLABLE_TEXT,
+            "token": {"type": ["integer", "null"], "description": "the API token's id"},
+            "reason": TEXT,
+            "change_set": {"type": ["integer", "null"]},
+            "purged": {"type": "boolean", "description": "its content was erased by a purge"},
+            "changes": {"type": "array", "items": _ref("FieldChange")},
+        },
+        description="One change of one memory: who, through which door, when, what.",
+    ),
+    "RevisionPage": {
+        "type": "object",
+        "properties": {
+            "memory": _obj({"id": {"type": "integer"}, "name": TEXT, "project": NULLABLE_TEXT}),
+            "summary": {"type": "string", "examples": ["3 changes by alice, newest first"]},
+            "revisions": {"type": "array", "items": _ref("Revision")},
+            "count": {**COUNT, "description": "every match, not just this page"},
+            "older": {"type": ["integer", "null"], "description": "before= for older changes"},
+            "newer": {"type": ["integer", "null"], "description": "after= for newer changes"},
+        },
+        "required": ["revisions", "count", "older", "newer"],
+        "additionalProperties": False,
+    },
     "IndexUsage": _obj(
         {
             "entries": COUNT,
@@ -430,6 +477,37 @@ LIST_PARAMETERS = [
 ]
 
 
+ID = {"type": "integer", "minimum": 1, "maximum": history_selectors.MAX_ID}
+MOMENT_QUERY = {"type": "string", "maxLength": 40}
+AUDIT_FILTERS = [
+    _query("user", {"type": "string", "maxLength": 150}, "changes by this username"),
+    _query("door", {"type": "string", "enum": ["", *Door.values]}, "changes through this door"),
+    _query("action", {"type": "string", "enum": ["", *Action.values]}, "changes of this kind"),
+    _query(
+        "since",
+        MOMENT_QUERY,
+        "changes at or after this RFC 3339 time, or from the start of this YYYY-MM-DD",
+    ),
+    _query(
+        "until",
+        MOMENT_QUERY,
+        "changes before this RFC 3339 time, or up to the end of this YYYY-MM-DD",
+    ),
+    _query("change_set", ID, "the changes of one bulk action, import or undo"),
+    _query(
+        "limit",
+        {"type": "integer", "minimum": 1, "maximum": history_selectors.MAX_LIMIT},
+        "page size (default 50)",
+    ),
+    _query("before", ID, "the page of changes older than this revision id (`older`)"),
+    _query(
+        "after",
+        {**ID, "minimum": 0},
+        "the page of changes newer than this revision id (`newer`); not with before",
+    ),
+]
+
+
 def _body(schema: str, *, required: bool = True) -> dict:
     return {"required": required, "content": {"application/json": {"schema": _ref(schema)}}}
 
@@ -539,6 +617,49 @@ PATHS = {
             ),
         },
     },
+    "/v1/memories/{name}/history": {
+        "parameters": [NAME, TIER],
+        "get": {
+            "operationId": "getMemoryHistory",
+            "summary": "The memory's revisions, newest first, with what each changed",
+            "parameters": AUDIT_FILTERS,
+            "security": BEARER,
+            "responses": _responses(
+                "200",
+                _success("A page of the memory's revisions.", "RevisionPage"),
+                _400=BAD_REQUEST,
+                _404=_error("No such memory, or no such project."),
+                _409=AMBIGUOUS_409,
+            ),
+        },
+    },
+    "/v1/audit": {
+        "get": {
+            "operationId": "getAudit",
+            "summary": "Every change to the store, newest first, filtered",
+            "description": "The dashboard's audit log. A project removed since is still "
+            "found by the name its revisions recorded.",
+            "parameters": [
+                {
+                    **TIER,
+                    "description": "absent: every tier; empty: the global tier; a name: that "
+                    "project's tier (a change moving a memory counts for both tiers)",
+                },
+                _query(
+                    "memory",
+                    {"type": "string", "maxLength": f.MEMORY_NAME_MAX},
+                    "changes of memories of this name, in any tier",
+                ),
+                *AUDIT_FILTERS,
+            ],
+            "security": BEARER,
+            "responses": _responses(
+                "200",
+                _success("A page of the log and the count of all that match.", "RevisionPage"),
+                _400=BAD_REQUEST,
+            ),
+        }
+    },
     "/v1/projects": {
         "get": {
             "operationId": "listProjects",
@@ -620,19 +741,24 @@ The JSON API of memadmin, the store of an AI agent's durable memory.
 Every response is JSON; every failure is `{"error": "<one sentence>", ...details}`.
 Authenticate with `Authorization: Bearer <token>` (`manage.py apitoken create USER --scope
 read|write`). A read token may call every GET and the agent's read; writes need a write token
-whose user is an operator or admin. An unknown route answers 404, a wrong method 405 (with
-Allow), malformed JSON or parameters 400, an oversized body 413.
+whose user is an operator or admin. Every write is recorded in the history as made through the
+api door by the token's user (`GET /v1/audit`, `GET /v1/memories/{name}/history`). An
+unknown route answers 404, a wrong method 405 (with Allow), malformed JSON or parameters 400,
+an oversized body 413.
 """
 
 
 @cache
 def document() -> dict:
+    # The audit routes' part is built with this module's helpers, so it is read here.
+    from memadmin.api import openapi_audit
+
     return {
         "openapi": "3.1.0",
         "info": {"title": "memadmin", "version": "1", "description": DESCRIPTION},
-        "paths": PATHS,
+        "paths": {**PATHS, **openapi_audit.PATHS},
         "components": {
-            "schemas": SCHEMAS,
+            "schemas": {**SCHEMAS, **openapi_audit.SCHEMAS},
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer", "description": "an API token"}
             },

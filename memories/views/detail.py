@@ -222,7 +222,12 @@ def memory_delete(request: HtmxHttpRequest, name: str) -> HttpResponse:
 def memory_new(request: HtmxHttpRequest) -> HttpResponse:
     projects = _project_names()
     if request.method != "POST":
-        initial = {"priority": 5, "load": "index", "project": request.GET.get("project", "")}
+        initial = {
+            "name": request.GET.get("name", ""),
+            "priority": 5,
+            "load": "index",
+            "project": request.GET.get("project", ""),
+        }
         form = NewMemoryForm(initial=initial, projects=projects)
         return render_page(request, "memories/new.html", {"form": form})
     form = NewMemoryForm(request.POST, projects=projects)

@@ -17,6 +17,8 @@ READS = [
     ("POST", "/v1/memories/rule/read", None, 200),
     ("GET", "/v1/projects", None, 200),
     ("GET", "/v1/budget", None, 200),
+    ("GET", "/v1/memories/rule/history", None, 200),
+    ("GET", "/v1/audit", None, 200),
 ]
 WRITES = [
     ("PUT", "/v1/memories/new", {"description": "A new memory"}, 201),

@@ -24,12 +24,16 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 @pytest.fixture(scope="session")
 def live_server():
-    """pytest-django's live server, bound to 127.0.0.1 on this checkout's own ports: 8302
-    for the first xdist worker, 8303 for the second, and so on."""
+    """pytest-django's live server, bound to 127.0.0.1 on a port the system picks free (or,
+    with MEMADMIN_TEST_PORT set, that port for the first xdist worker, the next for the
+    second, and so on)."""
     from pytest_django.live_server_helper import LiveServer
 
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
-    server = LiveServer(f"127.0.0.1:{8302 + int(worker.removeprefix('gw') or 0)}")
+    port = 0
+    if os.environ.get("MEMADMIN_TEST_PORT"):
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+        port = int(os.environ["MEMADMIN_TEST_PORT"]) + int(worker.removeprefix("gw") or 0)
+    server = LiveServer(f"127.0.0.1:{port}")
     yield server
     server.stop()
 

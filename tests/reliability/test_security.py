@@ -7,6 +7,7 @@ covered the day it lands.
   payloads and the check; it visits the list and detail pages, this visits them all).
 """
 
+import json
 import re
 
 import pytest
@@ -15,7 +16,9 @@ from django.test import Client
 from django.urls import URLResolver, get_resolver
 
 from memadmin import roles, tokens
-from memories import doors
+from memories import doors, history
+from memories.models import Revision, TrashedMemory
+from memories.views.audit import HYGIENE_SECTIONS
 from tests.pages.test_escaping import BODY, PAYLOADS, assert_inert
 from tests.reliability.test_hostile_input import checksum
 
@@ -56,16 +59,32 @@ def hostile(admin, project):
     ).memory
     doors.write("citer", description=PAYLOADS[2], references=["victim"], project="webdev")
     token = tokens.create_token(admin, "read", label=PAYLOADS[0])[0]
-    return {"name": victim.name, "token_id": token.id, "user_id": admin.id}
+    with history.change_set(PAYLOADS[3], door="bulk") as changes:
+        doors.write("victim", priority=3)
+    doors.write("trashed", description=PAYLOADS[4], body=BODY)
+    doors.delete("trashed")
+    return {
+        "name": victim.name,
+        "id": victim.id,
+        "token_id": token.id,
+        "user_id": admin.id,
+        "revision_id": Revision.objects.filter(memory_id=victim.id).latest("id").id,
+        "change_set_id": changes.id,
+        "trashed_id": TrashedMemory.objects.get().id,
+    }
 
 
 def url_for(route: str, values: dict) -> str:
     """The route with its parameters filled in: a memory's name, or a project's on the
-    projects pages, and the token's and the account's ids."""
+    projects pages, a hygiene list's, the ids of the token, account, revision, change set
+    and trashed memory, and the audit log's CSV export."""
     name = "webdev" if route.startswith("projects/") else values["name"]
-    path = re.sub(r"<str:\w+>", name, route)
-    path = path.replace("<int:token_id>", str(values["token_id"]))
-    path = path.replace("<int:user_id>", str(values["user_id"]))
+    if route.startswith("hygiene/"):
+        name = next(iter(HYGIENE_SECTIONS))
+    path = route.replace(r"^log\.(?P<fmt>csv|json)$", "log.csv")
+    path = re.sub(r"<str:\w+>", name, path)
+    for key in ("token_id", "user_id", "revision_id", "change_set_id", "trashed_id"):
+        path = path.replace(f"<int:{key}>", str(values[key]))
     return "/" + path
 
 
@@ -107,11 +126,18 @@ def test_every_page_shows_hostile_memory_text_inert(route, admin, hostile):
     client = Client()
     client.force_login(admin)
     query = "?project=webdev" if "_agent" in route else "?project="
+    if route == "hygiene/compare/":
+        query = f"?id={hostile['id']}"
     response = client.get(url_for(route, hostile) + query)
     # 302: sign-in sends a signed-in user on; 405: a route that only takes a POST.
     assert response.status_code in (200, 302, 405), (route, response.status_code)
     if response.status_code == 405:
         assert "GET" not in response["Allow"]
+    if response["Content-Type"].startswith("application/json"):
+        # The graph's data for the page's script: JSON, never sniffed as HTML (nosniff).
+        assert response["X-Content-Type-Options"] == "nosniff"
+        json.loads(response.content)
+        return
     if not response["Content-Type"].startswith("text/html"):
         # A download (the snapshot's zip) is no page a browser renders.
         assert response["Content-Disposition"].startswith("attachment")

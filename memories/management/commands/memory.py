@@ -6,7 +6,7 @@ in memories.cli.
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memories import cli
+from memories import cli, history
 
 FORMATS = ("table", "json")
 
@@ -125,7 +125,8 @@ class Command(BaseCommand):
         search.add_argument("--format", choices=["text", "json"], default="text")
 
     def handle(self, *args, action, **options):
-        with cli.piped():
+        label = f"manage.py memory {action}"
+        with cli.piped(), history.acting(door=history.COMMAND, label=label):
             getattr(self, f"handle_{action}")(**options)
 
     def handle_verify(self, **options):

@@ -13,8 +13,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils import timezone
 
-from memories import doors
-from memories.models import Memory
+from memories import doors, history
+from memories.models import Memory, Revision
 from memories.progress import Progress
 from projects import doors as project_doors
 
@@ -256,12 +256,17 @@ class Command(BaseCommand):
             raise CommandError("The store is not empty; seed_demo only fills an empty store.")
         rng = random.Random(seed)
         now = timezone.now()
-        with transaction.atomic(), Progress(self.stderr, WRITES, "Seeding") as self._bar:
+        with (
+            history.acting(door=history.COMMAND, label="manage.py seed_demo"),
+            transaction.atomic(),
+            Progress(self.stderr, WRITES, "Seeding") as self._bar,
+        ):
             for name in PROJECTS:
                 project_doors.add(name)
             written = self._write_all(rng)
             self._age(rng, now)
             self._overfill_legacy(rng)
+            self._date_the_history()
         self.stdout.write(f"Loaded the demo store: {written} memories in {len(PROJECTS)} projects.")
 
     def _write(self, name, project=None, **values) -> None:
@@ -431,3 +436,19 @@ class Command(BaseCommand):
     def _overfill_legacy(self, rng: random.Random) -> None:
         # As after an upgrade made every priority-0 memory inline: past the doors.
         Memory.objects.filter(project__name="legacy", priority=0).update(load="inline")
+
+    def _date_the_history(self) -> None:
+        # Each memory's one revision, its creation, is dated and shown as the aged row, and
+        # written again in the order of those dates, as the log reads newest first by id.
+        revisions = {revision.memory_id: revision for revision in Revision.objects.all()}
+        Revision.objects.all().delete()
+        dated = []
+        for memory in Memory.objects.select_related("project").order_by("created_at", "id"):
+            revision = revisions[memory.id]
+            revision.pk, revision.at, revision.after = (
+                None,
+                memory.created_at,
+                history.snapshot(memory),
+            )
+            dated.append(revision)
+        Revision.objects.bulk_create(dated)

@@ -12,7 +12,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memories", "0002_fts_and_triggers"),
+        ("memories", "0003_history"),
         ("projects", "0001_initial"),
     ]
 

@@ -1,0 +1,61 @@
+"""/v1/graph, /v1/memories/{name}/graph and /v1/hygiene: the audit pages' data as JSON, from
+the same selectors (memories.graph, memories.hygiene) and the same parameter forms."""
+
+from django.http import HttpRequest
+from django.utils import timezone
+
+from memadmin.api.auth import READ, authorize
+from memadmin.api.responses import BadRequest, ok
+from memories import graph, hygiene, selectors
+from memories.audit_forms import GraphForm, HygieneForm, NeighbourhoodForm
+from memories.filters import TierForm
+
+
+def _invalid(form) -> BadRequest:
+    field = next(iter(form.errors))
+    return BadRequest(form.first_error(), **({} if field == "__all__" else {"field": field}))
+
+
+@authorize(READ)
+def store_graph(request: HttpRequest):
+    """The store-wide backlink graph of the memories the filters admit."""
+    form = GraphForm(request.GET)
+    if not form.is_valid():
+        raise _invalid(form)
+    return ok(graph.store_graph(form.filters(), cap=form.cleaned_data["limit"]).to_dict())
+
+
+@authorize(READ)
+def memory_graph(request: HttpRequest, name: str):
+    """One memory's neighbourhood: `project=` names its tier, `depth` 1 to 3."""
+    tier, form = TierForm(request.GET), NeighbourhoodForm(request.GET)
+    for checked in (tier, form):
+        if not checked.is_valid():
+            raise _invalid(checked)
+    memory = selectors.locate(name, tier.cleaned_data["project"])
+    found = graph.neighbourhood(memory, form.cleaned_data["depth"], cap=form.cleaned_data["limit"])
+    return ok(found.to_dict())
+
+
+@authorize(READ)
+def hygiene_report(request: HttpRequest):
+    """Every hygiene list (or `section=` one), a page of each and its count."""
+    form = HygieneForm(request.GET)
+    if not form.is_valid():
+        raise _invalid(form)
+    now = timezone.now()
+    period, section = form.cleaned_data["unverified"], form.cleaned_data["section"]
+    if section:
+        found = hygiene.section(
+            section,
+            form.scope(),
+            period=period,
+            limit=form.cleaned_data["limit"],
+            offset=form.cleaned_data["offset"],
+            now=now,
+        )
+        return ok({"period": period, section: found.to_dict(now)})
+    if form.cleaned_data["offset"]:
+        raise BadRequest("offset pages one list: name it with section=.", field="offset")
+    report = hygiene.report(form.scope(), period=period, limit=form.cleaned_data["limit"], now=now)
+    return ok(report.to_dict(now))

@@ -1,0 +1,88 @@
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from memadmin import roles, tokens
+from memories.models import Memory
+from tests.api.conftest import Api
+from tests.pages.conftest import make_user, signed_in
+
+
+@pytest.fixture
+def expire(db):
+    """Put a memory's expiry in the past, past the doors (as time passing would)."""
+
+    def _expire(memory: Memory) -> Memory:
+        Memory.objects.filter(id=memory.id).update(expires_at=timezone.now() - dt.timedelta(days=1))
+        memory.refresh_from_db()
+        return memory
+
+    return _expire
+
+
+@pytest.fixture
+def reads(db):
+    """Set a memory's read count, as the agent's reads would have."""
+
+    def _reads(memory: Memory, count: int) -> Memory:
+        Memory.objects.filter(id=memory.id).update(read_count=count)
+        memory.refresh_from_db()
+        return memory
+
+    return _reads
+
+
+# Clients of the pages (signed in, one per role) and of the API (bearer tokens), made the way
+# the pages' and the API's own suites make them.
+@pytest.fixture
+def auditor(db):
+    return signed_in(make_user("alice", roles.AUDITOR))
+
+
+@pytest.fixture
+def operator(db):
+    return signed_in(make_user("bob", roles.OPERATOR))
+
+
+@pytest.fixture
+def roleless(db):
+    return signed_in(make_user("dave", None))
+
+
+@pytest.fixture
+def htmx():
+    return {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def read_api(db):
+    user = make_user("audrey", roles.AUDITOR)
+    return Api(tokens.create_token(user, "read")[1])
+
+
+@pytest.fixture
+def anonymous_api(db):
+    return Api(None)
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+# The browser tests: the browser suite's Chromium and sign-in, against a live server of this
+# area's own on 127.0.0.1 (ports 8505 for the first xdist worker, 8506 for the second...).
+from tests.browser.conftest import chromium, sign_in  # noqa: E402, F401
+
+
+@pytest.fixture(scope="session")
+def live_server():
+    import os
+
+    from pytest_django.live_server_helper import LiveServer
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    server = LiveServer(f"127.0.0.1:{8505 + int(worker.removeprefix('gw') or 0)}")
+    yield server
+    server.stop()

@@ -1,0 +1,102 @@
+"""The graphs in Chromium: the store-wide graph drawn from its JSON, a click on a node through
+to its memory, whose page draws its own neighbourhood; no script error, no CSP violation."""
+
+import re
+
+import pytest
+
+from memories import doors
+from projects import doors as project_doors
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def store(transactional_db):
+    project_doors.add("webdev")
+    doors.write(
+        "deploy-host", description="Production deploys go to host-7", load="inline", body="h"
+    )
+    doors.write(
+        "runbook", description="The deploy runbook", references=["deploy-host", "docs/x.md"]
+    )
+    doors.write("pnpm", project="webdev", description="Uses pnpm", references=["deploy-host"])
+    for number in range(20):
+        doors.write(
+            f"note-{number:02d}",
+            description=f"note {number}",
+            references=[f"note-{number + 1:02d}"],
+        )
+
+
+def watch(page) -> list[str]:
+    """Console errors (a CSP violation is one) as they happen."""
+    seen: list[str] = []
+    page.on("console", lambda message: message.type == "error" and seen.append(message.text))
+    return seen
+
+
+def node_point(page, holder: str, label: str) -> tuple[float, float]:
+    """Where a node is drawn on the page, from the graph its element keeps."""
+    box = page.locator(holder).bounding_box()
+    point = page.locator(holder).evaluate(
+        "(element, label) => { const node = element.graph.nodes().filter("
+        "(n) => n.data('label') === label)[0]; return node.renderedPosition(); }",
+        label,
+    )
+    return box["x"] + point["x"], box["y"] + point["y"]
+
+
+def summary(page, text: str) -> None:
+    """Wait until the graph drawn says `text` of itself."""
+    page.wait_for_function(
+        "(text) => document.querySelector('[data-graph-summary]').textContent === text", arg=text
+    )
+
+
+def test_the_store_wide_graph_opens_a_memory_by_click(sign_in, store, live_server):
+    page = sign_in("auditor")
+    errors = watch(page)
+    page.goto(live_server.url + "/graph/")
+    page.wait_for_selector("#graph [data-graph-state=drawn]")
+    assert page.inner_text("[data-graph-summary]") == "25 nodes and 23 references."
+    x, y = node_point(page, "#graph .graph-canvas", "deploy-host")
+    page.mouse.move(x, y)
+    page.wait_for_function(
+        "document.querySelector('[data-graph-hover]').textContent.startsWith('deploy-host')"
+    )
+    page.mouse.click(x, y)
+    page.wait_for_url(re.compile(r"/memories/deploy-host/\?project=$"))
+    assert page.inner_text("h1") == "deploy-host"
+    page.locator("#memory-graph").scroll_into_view_if_needed()  # it loads once in view
+    page.wait_for_selector("#memory-graph [data-graph-state=drawn]")
+    assert page.inner_text("#memory-graph [data-graph-summary]") == "3 nodes and 2 references."
+    assert not errors and not page.errors
+
+
+def test_filters_redraw_and_a_dangling_target_lists_who_cites_it(sign_in, store, live_server):
+    page = sign_in("auditor")
+    errors = watch(page)
+    page.goto(live_server.url + "/graph/")
+    page.wait_for_selector("#graph [data-graph-state=drawn]")
+    page.select_option("#g-project", "webdev")
+    page.wait_for_url(re.compile(r"/graph/\?project=webdev$"))
+    summary(page, "2 nodes and 1 reference.")
+    page.select_option("#g-project", "*")
+    page.wait_for_url(re.compile(r"/graph/$"))
+    summary(page, "25 nodes and 23 references.")
+    x, y = node_point(page, "#graph .graph-canvas", "docs/x.md")
+    page.mouse.click(x, y)
+    page.wait_for_url(re.compile(r"/memories/\?referencing=docs%2Fx\.md$"))
+    assert "runbook" in page.inner_text("tbody.memory-row")
+    assert not errors and not page.errors
+
+
+def test_the_table_view_by_keyboard(sign_in, store, live_server):
+    page = sign_in("auditor")
+    page.goto(live_server.url + "/graph/")
+    page.get_by_role("link", name="Table").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".graph-table")
+    row = page.locator(".graph-table tbody tr").filter(has=page.locator("th", has_text="pnpm"))
+    assert "cross-tier" in row.inner_text()

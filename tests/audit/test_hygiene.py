@@ -1,0 +1,172 @@
+"""Hygiene: dangling references, orphans, shadows, the verification queue, near-copies."""
+
+import pytest
+
+from memories import hygiene, similarity
+from memories.filters import MemoryFilters
+from memories.models import Memory
+from tests.conftest import backdate
+
+
+def names(memories) -> list[str]:
+    return [m.name for m in memories]
+
+
+def test_dangling_targets_grouped_most_cited_first(write, project, other_project):
+    write("deploy-host")
+    write("only-infra", project="infra")
+    write("a", references=["deploy-host", "https://wiki.example.com/x", "write-me-later"])
+    write("b", references=["https://wiki.example.com/x"], priority=1)
+    write("c", project="webdev", references=["only-infra"])
+    section = hygiene.dangling()
+    assert [(d.target, d.kind, d.citing_count) for d in section.items] == [
+        ("https://wiki.example.com/x", "url", 2),
+        ("only-infra", "name", 1),
+        ("write-me-later", "name", 1),
+    ]
+    assert names(section.items[0].citing) == ["b", "a"]  # index order
+    assert section.items[1].held_elsewhere == ["infra"]
+    assert section.items[2].held_elsewhere == []
+    assert section.count == 3
+    assert [d.target for d in hygiene.dangling(MemoryFilters(project="webdev")).items] == [
+        "only-infra"
+    ]
+    page = hygiene.dangling(limit=1, offset=1)
+    assert [d.target for d in page.items] == ["only-infra"] and page.more == 1
+
+
+def test_dangling_queries_are_fixed(write, django_assert_num_queries):
+    for number in range(20):
+        write(f"m{number}", references=[f"missing-{number % 5}", "/etc/hosts"])
+    with django_assert_num_queries(4):  # references, the citers' order, the shown, elsewhere
+        section = hygiene.dangling()
+    assert section.count == 6
+
+
+def test_orphans_reference_nothing_and_nothing_resolves_to_them(write, project, other_project):
+    write("cited")
+    write("citing", references=["cited"])
+    write("alone", priority=1)
+    write("cited-from-elsewhere-only", project="infra")
+    write("points-there", project="webdev", references=["cited-from-elsewhere-only"])
+    write("self", references=["self"])
+    section = hygiene.orphans()
+    # A webdev memory naming an infra memory does not reach it: still nothing references it.
+    assert names(section.items) == ["alone", "cited-from-elsewhere-only"]
+    assert section.count == 2
+    assert names(hygiene.orphans(MemoryFilters(project="infra")).items) == [
+        "cited-from-elsewhere-only"
+    ]
+
+
+def test_verification_queue_oldest_first(write, project):
+    backdate(write("a").memory, days=200)
+    backdate(write("b", project="webdev").memory, days=300)
+    backdate(write("c").memory, days=100, verified_days=5)
+    write("fresh")
+    section = hygiene.verification_queue(period="90d")
+    assert names(section.items) == ["b", "a"] and section.count == 2
+    assert names(hygiene.verification_queue(period="250d").items) == ["b"]
+    assert names(hygiene.verification_queue(MemoryFilters(project=None)).items) == ["a"]
+
+
+def test_shadows_same_or_nearly_same_description(write, project, other_project):
+    write("tz", description="Alice works in Europe/Berlin")
+    write("alice-tz", project="webdev", description="Alice works in Europe/Berlin")
+    write("alice-zone", project="infra", description="Alice is working in Europe Berlin")
+    write("pnpm", project="webdev", description="The web app uses pnpm")
+    section = hygiene.shadows()
+    found = {(s.memory.name, s.shadows.name): s for s in section.items}
+    assert set(found) == {("alice-tz", "tz"), ("alice-zone", "tz")}
+    assert found[("alice-tz", "tz")].identical
+    assert not found[("alice-zone", "tz")].identical
+    assert names(s.memory for s in section.items) == ["alice-tz", "alice-zone"]
+
+
+def test_duplicate_groups_stay_within_a_band(write, project, other_project):
+    write("tz-1", description="Alice works in Europe/Berlin")
+    write("tz-2", description="alice works in europe berlin!")
+    write("w-1", project="webdev", description="Deploys go to host seven")
+    write("i-1", project="infra", description="Deploys go to host seven")
+    write("w-2", project="webdev", description="Deploys go to host 7")
+    write("unrelated", description="Something else entirely")
+    section = hygiene.duplicate_groups()
+    groups = sorted(sorted(names(g.memories)) for g in section.items)
+    # Two projects' memories are never in one band: w-1 and i-1 do not group.
+    assert groups == [["tz-1", "tz-2"], ["w-1", "w-2"]]
+    identical = {tuple(sorted(names(g.memories))): g.identical for g in section.items}
+    assert identical[("tz-1", "tz-2")] is True and identical[("w-1", "w-2")] is False
+
+
+def test_duplicate_groups_do_not_chain(write):
+    # Each step is a near-duplicate of the next, the ends are not: no single group of all.
+    write("a", description="the cache service uses redis")
+    write("b", description="the cache service uses sqlite")
+    write("c", description="the queue service uses sqlite")
+    write("d", description="the queue worker uses sqlite now")
+    groups = [sorted(names(g.memories)) for g in hygiene.duplicate_groups().items]
+    assert all(len(group) < 4 for group in groups) and groups
+
+
+def test_near_pairs_use_the_write_doors_measure(write):
+    first = "Nightly database backups run at 02:00 UTC"
+    second = "Nightly database backups run at 03:00 UTC"
+    write("x", description=first)
+    write("y", description=second)
+    assert similarity.near(similarity.words(first), similarity.words(second))
+    result = write("z", description="Nightly database backups run at 04:00 UTC")
+    assert any("already says something very similar" in note for note in result.notes)
+    assert hygiene.duplicate_groups().items[0].size == 3
+
+
+def test_report_reads_references_and_descriptions_once(write, django_assert_num_queries):
+    backdate(write("old", references=["gone"]).memory, days=400)
+    write("twin-a", description="same words here")
+    write("twin-b", description="same words here")
+    write("twin-c", description="the project uses pnpm and nothing else")
+    with django_assert_num_queries(11):
+        report = hygiene.report()
+    assert report.dangling.count == 1 and report.unverified.count == 1
+    assert report.duplicates.count == 1 and report.shadows.count == 0
+    assert sorted(names(report.orphans.items)) == ["twin-a", "twin-b", "twin-c"]
+
+
+def test_marked_diff():
+    ours, theirs = hygiene.marked_diff("Deploys go to host 7.", "Deploys go to host-9.")
+    assert "".join(s.text for s in ours) == "Deploys go to host 7."
+    assert [s.text for s in theirs if s.changed] == ["-9"]
+    assert [s.text for s in ours if s.changed] == [" 7"]
+
+
+def test_compare_side_by_side(write, project):
+    a = write("a", description="Alice works in Berlin", body="Calls in her morning.").memory
+    b = write("b", project="webdev", description="Alice works in Bern", body="Calls.").memory
+    comparison = hygiene.compare([b.id, a.id, b.id, 99999])
+    assert names(comparison.memories) == ["b", "a"]
+    assert comparison.ratios[0] == 1.0 and 0.8 < comparison.ratios[1] < 1.0
+    assert any(s.changed for s in comparison.descriptions[1])
+    assert hygiene.compare([]).memories == []
+
+
+@pytest.mark.parametrize("count", [5, 40])
+def test_duplicate_queries_do_not_grow(write, count, django_assert_num_queries):
+    for number in range(count):
+        write(f"m{number}", description=f"memory number {number % 3} of the set")
+    with django_assert_num_queries(3):  # the descriptions, the members' order, those shown
+        section = hygiene.duplicate_groups()
+    assert section.count == 1 and sum(g.size for g in section.items) == count
+    assert Memory.objects.count() == count
+
+
+def test_near_copies_within_a_projects_band_and_other_filters(write, project, other_project):
+    write("tz", description="Alice works in Europe/Berlin", tags=["people"])
+    write("alice-tz", project="webdev", description="Alice works in Europe/Berlin")
+    write("alice-zone", project="infra", description="Alice works in Europe/Berlin")
+    webdev = MemoryFilters(project="webdev")
+    assert [(s.memory.name, s.shadows.name) for s in hygiene.shadows(webdev).items] == [
+        ("alice-tz", "tz")
+    ]
+    groups = hygiene.duplicate_groups(webdev).items
+    assert [sorted(names(g.memories)) for g in groups] == [["alice-tz", "tz"]]
+    assert hygiene.duplicate_groups(MemoryFilters(tag="people")).count == 0
+    assert hygiene.shadows(MemoryFilters(project=None)).count == 0
