@@ -173,7 +173,10 @@ def routes(facts: dict) -> list[Route]:
     found += [
         Route("memory detail", f"/memories/{facts['cited']}/?{tier}"),
         Route("tier view", "/memories/_agent/?" + urlencode({"project": facts["project"]})),
+        Route("budget report page", "/budget/"),
         Route("budget report (/v1/budget)", "/v1/budget", True),
+        Route("graph JSON (/v1/graph)", "/v1/graph", True),
+        Route("a memory's graph JSON", f"/v1/memories/{facts['cited']}/graph?{tier}", True),
         Route("/v1 list", "/v1/memories", True),
         Route("/v1 get", f"/v1/memories/{facts['cited']}?{tier}", True),
     ]
