@@ -71,18 +71,6 @@ def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-# The browser tests: the browser suite's Chromium and sign-in, against a live server of this
-# area's own on 127.0.0.1 (ports 8505 for the first xdist worker, 8506 for the second...).
-from tests.browser.conftest import chromium, sign_in  # noqa: E402, F401
-
-
-@pytest.fixture(scope="session")
-def live_server():
-    import os
-
-    from pytest_django.live_server_helper import LiveServer
-
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
-    server = LiveServer(f"127.0.0.1:{8505 + int(worker.removeprefix('gw') or 0)}")
-    yield server
-    server.stop()
+# The browser tests: the browser suite's Chromium, sign-in and live server (a free port on
+# 127.0.0.1, or MEMADMIN_TEST_PORT's).
+from tests.browser.conftest import chromium, live_server, sign_in  # noqa: E402, F401
