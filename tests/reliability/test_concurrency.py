@@ -152,6 +152,12 @@ def test_concurrent_writers_lose_nothing_acknowledged_and_no_one_sees_a_5xx(serv
     assert set(ledger.statuses) <= {200, 412}, ledger.statuses
     assert "Traceback" not in log and "locked" not in log, log[-3000:]
     acknowledged = sum(ledger.increments.values()) + sum(map(len, ledger.lines.values()))
+    # Shown with `pytest -rP`: what the run amounted to.
+    print(
+        f"{SECONDS} s, {CLIENTS} HTTP clients, {WRITERS} door writers: {acknowledged} changes "
+        f"acknowledged ({sum(ledger.increments.values())} If-Match increments, "
+        f"{sum(map(len, ledger.lines.values()))} appends); HTTP answers {dict(ledger.statuses)}"
+    )
     assert acknowledged > 50, f"only {acknowledged} changes: the test would prove little"
 
     after = _rows(served.db)
