@@ -6,7 +6,13 @@ from django.utils import timezone
 from memadmin import roles, tokens
 from memories.models import Memory
 from tests.api.conftest import Api
-from tests.pages.conftest import make_user, signed_in
+from tests.pages.conftest import (  # noqa: F401  (fixtures shared with the pages' suite)
+    auditor,
+    htmx,
+    make_user,
+    operator,
+    roleless,
+)
 
 
 @pytest.fixture
@@ -33,28 +39,8 @@ def reads(db):
     return _reads
 
 
-# Clients of the pages (signed in, one per role) and of the API (bearer tokens), made the way
-# the pages' and the API's own suites make them.
-@pytest.fixture
-def auditor(db):
-    return signed_in(make_user("alice", roles.AUDITOR))
-
-
-@pytest.fixture
-def operator(db):
-    return signed_in(make_user("bob", roles.OPERATOR))
-
-
-@pytest.fixture
-def roleless(db):
-    return signed_in(make_user("dave", None))
-
-
-@pytest.fixture
-def htmx():
-    return {"HTTP_HX_REQUEST": "true"}
-
-
+# Clients of the API (bearer tokens), made the way the API's own suite makes them; the pages'
+# clients (one per role) are the pages' suite's own fixtures, imported above.
 @pytest.fixture
 def read_api(db):
     user = make_user("audrey", roles.AUDITOR)
