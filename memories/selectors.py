@@ -1,7 +1,9 @@
 """Reads of the store shared by pages, the API and commands: listing, lookup, backlinks."""
 
+from collections import defaultdict
 from dataclasses import dataclass
 
+from django.db import connection
 from django.db.models import Count, Exists, OuterRef, QuerySet
 from django.utils import timezone
 
@@ -202,15 +204,20 @@ def citation_counts(memories: list[Memory]) -> dict[int, int]:
     counts = {m.id: 0 for m in memories}
     if not memories:
         return counts
-    rows = list(
-        Reference.objects.filter(target__in={m.name for m in memories})
-        .values_list("target", "memory__tier")
-        .annotate(citing=Count("memory_id"))
-        .order_by()
-    )
+    names = list({m.name for m in memories})
+    citing_tiers = defaultdict(list)  # cited name: (tier of the citing memories, how many)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT r.target, m.tier, COUNT(*) FROM memories_reference r "
+            "JOIN memories_memory m ON m.id = r.memory_id "
+            f"WHERE r.target IN ({', '.join(['%s'] * len(names))}) GROUP BY r.target, m.tier",
+            names,
+        )
+        for target, tier, citing in cursor.fetchall():
+            citing_tiers[target].append((tier, citing))
     for memory in memories:
-        for target, citing_tier, citing in rows:
-            if target == memory.name and cites_from_band(citing_tier, memory.tier):
+        for citing_tier, citing in citing_tiers[memory.name]:
+            if cites_from_band(citing_tier, memory.tier):
                 counts[memory.id] += citing
         if memory.name in memory.references:
             counts[memory.id] -= 1

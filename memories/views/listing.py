@@ -1,7 +1,7 @@
 """The memory list: filters, sorting, keyset pages, inline edits of a row, bulk actions."""
 
 from dataclasses import dataclass
-from urllib.parse import urlencode
+from urllib.parse import quote_plus
 
 from django.contrib import messages
 from django.http import HttpResponse, QueryDict
@@ -70,26 +70,46 @@ COLUMNS = [
 NUMERIC = {"Priority", "Reads", "Refs"}
 
 
+class RowLinks:
+    """The views a row links to, each reversed once for a page rather than once for each row.
+
+    A memory's name is made of URL-safe characters (fields.NAME_RE), so it is put in the
+    reversed path as it is.
+    """
+
+    NAME = "__name__"
+
+    def __init__(self):
+        self.detail = reverse("memories:detail", args=[self.NAME])
+        self.row = reverse("memories:row", args=[self.NAME])
+        self.list = reverse("memories:list")
+
+    def of(self, url: str, name: str) -> str:
+        return url.replace(self.NAME, name)
+
+    def listed(self, key: str, value: str) -> str:
+        """The list filtered by one parameter."""
+        return f"{self.list}?{key}={quote_plus(value)}"
+
+
 @dataclass
 class Row:
     memory: Memory
     cited_by: int
     expired: bool
+    links: RowLinks
     refusal: str = ""
     saved: bool = False
     hit: Hit | None = None  # when the list is a search: how this memory was found
 
     def __post_init__(self):
-        # The row's links, made here once rather than by template tags, several times over
-        # for each of a page's rows.
-        memory = self.memory
-        tier = "?" + urlencode({"project": memory.project_name or ""})
-        self.detail_url = reverse("memories:detail", args=[memory.name]) + tier
-        self.row_url = reverse("memories:row", args=[memory.name]) + tier
-        list_path = reverse("memories:list")
-        self.tier_url = list_path + tier
-        self.referencing_url = list_path + "?" + urlencode({"referencing": memory.name})
-        self.tag_links = [(tag, list_path + "?" + urlencode({"tag": tag})) for tag in memory.tags]
+        memory, links = self.memory, self.links
+        tier = f"?project={quote_plus(memory.project_name or '')}"
+        self.detail_url = links.of(links.detail, memory.name) + tier
+        self.row_url = links.of(links.row, memory.name) + tier
+        self.tier_url = links.list + tier
+        self.referencing_url = links.listed("referencing", memory.name)
+        self.tag_links = [(tag, links.listed("tag", tag)) for tag in memory.tags]
 
 
 def _list_url(params: QueryDict) -> str:
@@ -130,7 +150,6 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         "unverified_choices": UNVERIFIED_CHOICES,
         "loads": memory_fields.LOADS,
         "bulk_actions": BULK_ACTIONS,
-        "page_sizes": PAGE_SIZES,
         "status": 200,
         "listing": None,
         "error": "",
@@ -140,11 +159,21 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         return context
     filters = form.filters()
     sort = form.cleaned_data["sort"]
+    limit = form.cleaned_data["limit"]
     context.update(
         filters=filters,
         sort=sort,
         headers=_headers(params, None if form.cleaned_data["q"] else sort),
-        limit=form.cleaned_data["limit"],
+        limit=limit,
+        page_size_links=[
+            (
+                size,
+                None
+                if size == limit
+                else _list_url(_with(params, limit=str(size), after=None, before=None)),
+            )
+            for size in PAGE_SIZES
+        ],
         bands=budget.bands(now),
     )
     if form.cleaned_data["q"]:
@@ -165,6 +194,7 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
     summary = filters.summary(listing.count, searched=sort != "index")
     if sort != "index":
         summary += f", sorted by {SORT_WORDS[sort]}"
+    links = RowLinks()
     context.update(
         listing=listing,
         count=listing.count,
@@ -174,6 +204,7 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
                 memory=memory,
                 cited_by=listing.cited_by[memory.id],
                 expired=memory.is_expired(now),
+                links=links,
                 refusal=refusals.get(memory.id, ""),
                 saved=memory.id in saved,
             )
@@ -205,6 +236,7 @@ def _search_context(context, form, filters, refusals, saved, now) -> dict:
     cited_by = selectors.citation_counts(memories)
     noun = "memory" if result.count == 1 else "memories"
     quoted = " or ".join(f"‘{query}’" for query in queries)
+    links = RowLinks()
     summary = f"{'at least ' if result.capped else ''}{result.count} {noun} matching {quoted}"
     summary = ", ".join([summary, *filters.labels()]) + ", best first"
     if result.last_resort:
@@ -218,6 +250,7 @@ def _search_context(context, form, filters, refusals, saved, now) -> dict:
                 memory=hit.memory,
                 cited_by=cited_by[hit.memory.id],
                 expired=hit.memory.is_expired(now),
+                links=links,
                 refusal=refusals.get(hit.memory.id, ""),
                 saved=hit.memory.id in saved,
                 hit=hit,
@@ -318,6 +351,7 @@ def memory_row(request: HtmxHttpRequest, name: str) -> HttpResponse:
         memory=memory,
         cited_by=selectors.citation_counts([memory])[memory.id],
         expired=memory.is_expired(),
+        links=RowLinks(),
         refusal=refusal,
         saved=not refusal,
     )
