@@ -1,6 +1,7 @@
 """The memory list: filters, sorting, keyset pages, inline edits of a row, bulk actions."""
 
 from dataclasses import dataclass
+from functools import partial
 from urllib.parse import quote_plus
 
 from django.contrib import messages
@@ -141,10 +142,11 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
     """Everything the list's results show, for the page and for the fragments that redraw it."""
     now = timezone.now()
     form = MemoryListForm(params)
+    projects = list(Project.objects.order_by("name"))
     context = {
         "params": params,
         "list_url": _list_url(params),
-        "projects": list(Project.objects.order_by("name").values_list("name", flat=True)),
+        "projects": [project.name for project in projects],
         "any_tier_value": ANY_TIER_VALUE,
         "queries": [q for q in params.getlist("q") if q.strip()],
         "unverified_choices": UNVERIFIED_CHOICES,
@@ -155,7 +157,7 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         "error": "",
     }
     if not form.is_valid():
-        context.update(error=form.first_error(), status=400, bands=budget.bands(now))
+        context.update(error=form.first_error(), status=400, bands=partial(budget.bands, now))
         return context
     filters = form.filters()
     sort = form.cleaned_data["sort"]
@@ -174,7 +176,9 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
             )
             for size in PAGE_SIZES
         ],
-        bands=budget.bands(now),
+        # Called by the template when it draws the budget strip, which a results fragment
+        # does not.
+        bands=partial(budget.bands, now),
     )
     if form.cleaned_data["q"]:
         return _search_context(context, form, filters, refusals or {}, saved, now)
@@ -186,6 +190,7 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
             after=form.cleaned_data["after"] or None,
             before=form.cleaned_data["before"] or None,
             now=now,
+            projects={project.id: project for project in projects},
         )
     except DomainError as error:
         context.update(error=error.message, status=error.status)

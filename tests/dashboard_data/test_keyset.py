@@ -5,6 +5,7 @@ import pytest
 from memories import pagination, selectors
 from memories.errors import InvalidField
 from memories.filters import MemoryFilters
+from projects.models import Project
 
 
 def walk_forward(filters, sort, limit):
@@ -68,10 +69,22 @@ def test_a_cursor_round_trips(varied):
     assert values == [memory.expires_at, memory.id]
 
 
-def test_a_page_runs_three_queries(varied, django_assert_num_queries):
+def test_a_page_runs_three_queries_given_the_projects(varied, django_assert_num_queries):
     first = selectors.page_memories(MemoryFilters(), limit=10)
+    projects = Project.objects.in_bulk()
     with django_assert_num_queries(3):  # the rows, the count, the citations
-        selectors.page_memories(MemoryFilters(), limit=10, after=first.next_cursor)
+        page = selectors.page_memories(
+            MemoryFilters(), limit=10, after=first.next_cursor, projects=projects
+        )
+        names = [memory.project_name for memory in page.memories]
+    assert any(names) and None in names
+
+
+def test_a_page_reads_the_projects_itself_when_not_given(varied, django_assert_num_queries):
+    with django_assert_num_queries(4):  # and the projects
+        page = selectors.page_memories(MemoryFilters(), limit=10)
+        names = [memory.project_name for memory in page.memories]
+    assert any(names)
 
 
 FILTERS = [
