@@ -40,7 +40,8 @@ def age(
     if moment is None:
         return mark_safe(f'<span class="muted">{_e(empty)}</span>')
     zone = zone or timezone.get_current_timezone()
-    exact = moment.astimezone(zone).strftime("%Y-%m-%d %H:%M:%S %Z")
+    local = moment.astimezone(zone)
+    exact = f"{local.isoformat(' ', 'seconds')[:19]} {local.tzname()}"  # strftime is slower
     return mark_safe(
         f'<time datetime="{moment.isoformat()}" title="{exact}">'
         f"{relative(moment, now, zone)}</time>"

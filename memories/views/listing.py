@@ -157,7 +157,9 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         "error": "",
     }
     if not form.is_valid():
-        context.update(error=form.first_error(), status=400, bands=partial(budget.bands, now))
+        context.update(
+            error=form.first_error(), status=400, bands=partial(budget.bands, now, projects)
+        )
         return context
     filters = form.filters()
     sort = form.cleaned_data["sort"]
@@ -178,7 +180,7 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         ],
         # Called by the template when it draws the budget strip, which a results fragment
         # does not.
-        bands=partial(budget.bands, now),
+        bands=partial(budget.bands, now, projects),
     )
     if form.cleaned_data["q"]:
         return _search_context(context, form, filters, refusals or {}, saved, now)
