@@ -619,6 +619,9 @@ class _Loader:
         self.db = db
         self.memory_converters = self._converters(Memory, self.memory_fields)
         self.project_converters = self._converters(Project, self.project_fields)
+        self.memory_attnames = [f.attname for f in self.memory_fields]
+        self.project_attnames = [f.attname for f in self.project_fields]
+        self.project_field = Memory._meta.get_field("project")
 
     def _converters(self, model, fields):
         converters = []
@@ -630,12 +633,11 @@ class _Loader:
                 converters.append((index, column, functions))
         return converters
 
-    def _build(self, model, fields, converters, values):
-        values = list(values)
+    def _build(self, model, attnames, converters, values: list):
         for index, column, functions in converters:
             for convert in functions:
                 values[index] = convert(values[index], column, self.db)
-        return model.from_db(self.db.alias, [f.attname for f in fields], values)
+        return model.from_db(self.db.alias, attnames, values)
 
     def memories(self, rows) -> list[Memory]:
         """One Memory per row; the rows of one project share one Project."""
@@ -643,13 +645,19 @@ class _Loader:
         projects: dict[int, Project] = {}
         memories = []
         for values in rows:
-            memory = self._build(Memory, self.memory_fields, self.memory_converters, values[:split])
+            memory = self._build(
+                Memory, self.memory_attnames, self.memory_converters, list(values[:split])
+            )
             if memory.project_id is not None:
-                if memory.project_id not in projects:
-                    projects[memory.project_id] = self._build(
-                        Project, self.project_fields, self.project_converters, values[split:]
+                project = projects.get(memory.project_id)
+                if project is None:
+                    project = projects[memory.project_id] = self._build(
+                        Project,
+                        self.project_attnames,
+                        self.project_converters,
+                        list(values[split:]),
                     )
-                memory.project = projects[memory.project_id]
+                self.project_field.set_cached_value(memory, project)
             memories.append(memory)
         return memories
 
