@@ -36,6 +36,7 @@ join reads priority, read count and verified_at, and only the page's rows are lo
 """
 
 import datetime as dt
+import functools
 import json
 import math
 import re
@@ -602,6 +603,7 @@ class _Loader:
     _local = threading.local()  # connections are per thread, and so are their loaders
 
     @classmethod
+    @functools.cache
     def columns(cls) -> str:
         return ", ".join(
             [f'{M}."{f.column}"' for f in cls.memory_fields]
