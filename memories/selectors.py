@@ -92,12 +92,13 @@ def page_memories(
 ) -> KeysetListing:
     """A page of the list, by keyset (`after`/`before` cursors) rather than by offset.
 
-    The list shows no body: leaving it out keeps a sort that cannot walk an index (a filter
-    on verified_at, a sort by read count) to small rows. `projects` (id: project) saves a
-    query when the caller holds them already.
+    The list shows no body, source or updated_at: leaving the body out keeps a sort that
+    cannot walk an index (a filter on verified_at, a sort by read count) to small rows, and
+    the others cost converting. `projects` (id: project) saves a query when the caller holds
+    them already.
     """
     now = now or timezone.now()
-    base = Memory.objects.defer("body")
+    base = Memory.objects.defer("body", "source", "updated_at")
     count = filters.apply(base, now).count()
     # A filter admitting many memories reads faster by walking the sort's index than by
     # fetching every match to sort it; one admitting few, the other way round.
