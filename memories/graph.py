@@ -337,9 +337,8 @@ class _Wiring:
         # a memory citing itself once.
         self.degrees = Counter(map(itemgetter(0), self.edges))
         self.degrees.update(map(itemgetter(1), self.edges))
-        for source, end in self.edges:
-            if source == end:
-                self.degrees[source] -= 1
+        for source in [source for source, end in self.edges if source == end]:
+            self.degrees[source] -= 1
 
     def degree(self, node: int) -> int:
         return self.degrees[node]
