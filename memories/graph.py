@@ -11,19 +11,22 @@ import datetime as dt
 import heapq
 import json
 import re
-from collections import defaultdict, deque
+from bisect import bisect_left, bisect_right
+from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
+from operator import itemgetter
 from typing import NamedTuple
 
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memories.errors import InvalidField
 from memories.fields import NAME_RE
 from memories.filters import MemoryFilters
 from memories.models import Memory
-from memories.selectors import resolve_in_band
 
 DEFAULT_NODE_CAP = 1500
 MAX_NODE_CAP = 10_000
@@ -56,43 +59,62 @@ class Link(NamedTuple):
     """One reference, resolved: `to` is the id of the memory it names, or None (dangling)."""
 
     source: int
-    source_tier: int
     target: str
     to: int | None
-    to_tier: int | None
-
-    @property
-    def cross_tier(self) -> bool:
-        return self.to is not None and self.to_tier != self.source_tier
 
 
-# One row per reference and memory holding the cited name (NULLs when none does), in
-# reference order, so the band rule (selectors.resolve_in_band) sees every candidate.
-_REFERENCES = """
-SELECT r.id, r.memory_id, s.tier, r.target, d.id, d.tier{flags}
+# One row per reference, in reference order: the citing memory, the target as written and the
+# memory it names in the citing memory's band, NULL when none does. This is the band rule of
+# selectors.resolve_in_band as one join: the schema keeps a name in the global tier alone or in
+# projects alone, once per tier (memory_name_once_per_tier and the memories_cross_tier
+# triggers), so a project's memory means the global holder or its own project's, and a global
+# memory means the one memory of that name when only one exists.
+_LINKS = """
+SELECT r.memory_id, r.target, d.id{flags}
 FROM memories_reference r
 JOIN memories_memory s ON s.id = r.memory_id
-LEFT JOIN memories_memory d ON d.name = r.target
+LEFT JOIN memories_memory d ON d.name = r.target AND CASE
+    WHEN s.project_id IS NULL THEN d.project_id IS NULL OR NOT EXISTS (
+        SELECT 1 FROM memories_memory o WHERE o.name = r.target AND o.id != d.id)
+    ELSE d.project_id IS NULL OR d.project_id = s.project_id END
 {where}
 ORDER BY r.id
 """
 
 
-def _resolve(rows) -> list[Link]:
-    """One link per reference from rows grouped by reference (see _REFERENCES)."""
-    found = []
-    head, options = None, []
-    for row in (*rows, (None,)):
-        if head is not None and row[0] != head[0]:
-            to = resolve_in_band(options, head[2]) if options else None
-            found.append(Link(head[1], head[2], head[3], *(to if to is not None else (None, None))))
-        if row[0] is None:
-            break
-        if head is None or row[0] != head[0]:
-            head, options = row, []
-        if row[4] is not None:
-            options.append((row[4], row[5]))
-    return found
+def _link_rows(filters: MemoryFilters | None, now: dt.datetime) -> tuple[list[tuple], bool]:
+    """Rows of _LINKS and whether they are scoped (one query).
+
+    Unscoped, every reference. Scoped by active filters, the references made by or resolving
+    to a memory the filters admit, each row followed by whether its citing memory and the
+    memory it names are admitted.
+    """
+    if filters is None or not filters.active:
+        with connection.cursor() as cursor:
+            cursor.execute(_LINKS.format(flags="", where=""))
+            return cursor.fetchall(), False
+    try:
+        scope_sql, scope_params = (
+            scope_queryset(filters, now).values("id", "name").query.sql_with_params()
+        )
+    except EmptyResultSet:  # filters no memory can pass, such as a period before year 1
+        return [], True
+    sql = f"WITH scope AS MATERIALIZED ({scope_sql})" + _LINKS.format(
+        flags=", r.memory_id IN (SELECT id FROM scope), d.id IN (SELECT id FROM scope)",
+        # The target test lets the name index find the references into the scope.
+        where=(
+            "WHERE r.memory_id IN (SELECT id FROM scope) "
+            "OR (r.target IN (SELECT name FROM scope) AND d.id IN (SELECT id FROM scope))"
+        ),
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, scope_params)
+        return cursor.fetchall(), True
+
+
+def _admitted(rows: list[tuple]) -> set[int]:
+    """The memories in scope met at either end of scoped rows."""
+    return {row[0] for row in rows if row[3]} | {row[2] for row in rows if row[4]}
 
 
 @dataclass
@@ -119,31 +141,9 @@ def scope_queryset(filters: MemoryFilters | None, now: dt.datetime):
 
 def links(filters: MemoryFilters | None = None, now: dt.datetime | None = None) -> Links:
     """Every reference made by or resolving to a memory the filters admit (one query)."""
-    now = now or timezone.now()
-    if filters is None or not filters.active:
-        with connection.cursor() as cursor:
-            cursor.execute(_REFERENCES.format(flags="", where=""))
-            return Links(_resolve(cursor.fetchall()), None)
-    try:
-        scope_sql, scope_params = (
-            scope_queryset(filters, now).values("id", "name").query.sql_with_params()
-        )
-    except EmptyResultSet:  # filters no memory can pass, such as a period before year 1
-        return Links([], set())
-    sql = f"WITH scope AS MATERIALIZED ({scope_sql})" + _REFERENCES.format(
-        flags=", r.memory_id IN (SELECT id FROM scope), d.id IN (SELECT id FROM scope)",
-        where="WHERE r.memory_id IN (SELECT id FROM scope) OR r.target IN (SELECT name FROM scope)",
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, scope_params)
-        rows = cursor.fetchall()
-    scope_ids = {row[1] for row in rows if row[6]} | {row[4] for row in rows if row[7]}
-    touching = [
-        link
-        for link in _resolve(rows)
-        if link.source in scope_ids or (link.to is not None and link.to in scope_ids)
-    ]
-    return Links(touching, scope_ids)
+    rows, scoped = _link_rows(filters, now or timezone.now())
+    found = [Link(row[0], row[1], row[2]) for row in rows]
+    return Links(found, _admitted(rows) if scoped else None)
 
 
 @dataclass
@@ -290,61 +290,91 @@ class Graph:
         }
 
 
+def _roots(nodes, edges) -> dict[int, int]:
+    """Each node's connected component, named by its smallest node (union-find with path
+    halving over the integer nodes; a root is always the smallest node of its tree)."""
+    parent = {node: node for node in nodes}
+    for a, b in edges:
+        while (up := parent[a]) != a:
+            parent[a] = a = parent[up]
+        while (up := parent[b]) != b:
+            parent[b] = b = parent[up]
+        if a < b:
+            parent[b] = a
+        elif b < a:
+            parent[a] = b
+    for node in parent:
+        root = node
+        while (up := parent[root]) != root:
+            parent[root] = root = parent[up]
+        parent[node] = root
+    return parent
+
+
+def _largest_first(roots: dict[int, int]) -> list[tuple[int, int]]:
+    """(root, size) of each component, largest first, then by smallest node."""
+    sizes = Counter(roots.values())
+    return sorted(sizes.items(), key=lambda item: (-item[1], item[0]))
+
+
 class _Wiring:
     """The graph of some links as integers: a memory is its id, a dangling target a negative
-    number, so a store's worth of edges is counted and walked without building strings."""
+    number (-1 the first met, -2 the next), so a store's worth of links is counted and joined
+    up without building a string or an object per link."""
 
-    def __init__(self, found: list[Link]):
-        self.targets: dict[str, int] = {}
-        self.edges: dict[tuple[int, int], bool] = {}
-        for source, source_tier, target, to, to_tier in found:
-            if to is None:
-                end = self.targets.setdefault(target, -len(self.targets) - 1)
-                self.edges[(source, end)] = False
-            else:
-                self.edges[(source, to)] = to_tier != source_tier
-        self.neighbours: dict[int, list[int]] = defaultdict(list)
-        for source, end in self.edges:
-            self.neighbours[source].append(end)
-            if end != source:
-                self.neighbours[end].append(source)
-        self.text = {number: target for target, number in self.targets.items()}
+    def __init__(self, rows):
+        """`rows` start with (source, target, to), in reference order (see _LINKS)."""
+        numbers: dict[str, int] = {}
+        # One edge per (source, end), in the order first met.
+        self.edges: dict[tuple[int, int], None] = dict.fromkeys(
+            (
+                row[0],
+                row[2] if row[2] is not None else numbers.setdefault(row[1], -len(numbers) - 1),
+            )
+            for row in rows
+        )
+        self.text = {number: target for target, number in numbers.items()}
+        # A node's degree is how many other ends it has: each edge counts at both ends, and
+        # a memory citing itself once.
+        self.degrees = Counter(map(itemgetter(0), self.edges))
+        self.degrees.update(map(itemgetter(1), self.edges))
+        for source in [source for source, end in self.edges if source == end]:
+            self.degrees[source] -= 1
 
     def degree(self, node: int) -> int:
-        return len(self.neighbours[node])
+        return self.degrees[node]
 
-    def components(self, within: set[int] | None = None) -> list[list[int]]:
-        """Connected components (of the nodes `within`, when given), largest first."""
-        seen: set[int] = set()
-        found = []
-        for start in self.neighbours if within is None else within:
-            if start in seen:
-                continue
-            seen.add(start)
-            component, queue = [], deque([start])
-            while queue:
-                node = queue.popleft()
-                component.append(node)
-                for other in self.neighbours[node]:
-                    if other not in seen and (within is None or other in within):
-                        seen.add(other)
-                        queue.append(other)
-            found.append(component)
-        found.sort(key=lambda component: (-len(component), min(component)))
-        return found
+    @cached_property
+    def _incidence(self) -> tuple[list[int], list[int]]:
+        """Both ends of every edge, sorted, and beside each the node at the edge's other end:
+        a node's neighbours are one slice, with no list built per node."""
+        sources = list(map(itemgetter(0), self.edges))
+        ends = list(map(itemgetter(1), self.edges))
+        at, other = sources + ends, ends + sources
+        order = sorted(range(len(at)), key=at.__getitem__)
+        return list(map(at.__getitem__, order)), list(map(other.__getitem__, order))
+
+    def neighbours(self, node: int) -> list[int]:
+        at, other = self._incidence
+        return other[bisect_left(at, node) : bisect_right(at, node)]
 
     def best_first(self, start: int, budget: int) -> list[int]:
         """Up to `budget` nodes connected to `start`, the most connected reached first."""
-        kept, seen = [], {start}
-        heap = [(-self.degree(start), start)]
+        degrees, kept, seen = self.degrees, [], {start}
+        heap = [(-degrees[start], start)]
         while heap and len(kept) < budget:
             _, node = heapq.heappop(heap)
             kept.append(node)
-            for other in self.neighbours[node]:
+            for other in self.neighbours(node):
                 if other not in seen:
                     seen.add(other)
-                    heapq.heappush(heap, (-self.degree(other), other))
+                    heapq.heappush(heap, (-degrees[other], other))
         return kept
+
+    def hub(self, component: list[int]) -> int:
+        """The most connected node of `component`, the smallest of those tied."""
+        most = max(map(self.degrees.__getitem__, component))
+        return min(node for node in component if self.degrees[node] == most)
 
     def key(self, node: int) -> str:
         return f"m{node}" if node > 0 else f"t{self.text[node]}"
@@ -358,19 +388,24 @@ class _Wiring:
             else:
                 nodes[node] = Node(self.key(node), target_kind(self.text[node]), self.text[node])
             nodes[node].degree = self.degree(node)
-        for number, component in enumerate(self.components(within=chosen)):
-            for node in component:
-                nodes[node].cluster = number
+        drawn = [(source, end) for source, end in self.edges if source in chosen and end in chosen]
+        roots = _roots(kept, drawn)
+        cluster = {root: number for number, (root, _) in enumerate(_largest_first(roots))}
+        for node, root in roots.items():
+            nodes[node].cluster = cluster[root]
         _fill(nodes, now)
         edges = [
-            Edge(self.key(source), self.key(end), cross)
-            for (source, end), cross in self.edges.items()
-            if source in chosen and end in chosen
+            Edge(
+                nodes[source].key,
+                nodes[end].key,
+                end > 0 and nodes[end].project != nodes[source].project,
+            )
+            for source, end in drawn
         ]
         return Graph(
             nodes=list(nodes.values()),
             edges=edges,
-            total_nodes=len(self.neighbours),
+            total_nodes=len(self.degrees),
             total_edges=len(self.edges),
             **fields,
         )
@@ -378,8 +413,10 @@ class _Wiring:
 
 def _fill(nodes: dict[int, Node], now: dt.datetime) -> None:
     """Load the attributes of the memory nodes (one query)."""
-    ids = [number for number in nodes if number > 0]
-    rows = Memory.objects.filter(id__in=ids).values_list(
+    ids = json.dumps([number for number in nodes if number > 0])
+    # One JSON parameter rather than thousands: Django prepares each value of an IN list.
+    in_ids = RawSQL("SELECT value FROM json_each(%s)", [ids])
+    rows = Memory.objects.filter(id__in=in_ids).values_list(
         "id", "name", "project__name", "description", "load", "priority", "read_count", "expires_at"
     )
     for memory_id, name, project, description, load, priority, read_count, expires_at in rows:
@@ -418,30 +455,41 @@ def store_graph(
     connected node and followed outwards, the most connected first, so what is drawn stays
     connected."""
     now = now or timezone.now()
-    found = links(filters, now)
-    wiring = _Wiring(found.links)
-    kept: list[int] = []
-    for component in wiring.components():
-        room = cap - len(kept)
+    rows, scoped = _link_rows(filters, now)
+    wiring = _Wiring(rows)
+    roots = _roots(wiring.degrees, wiring.edges)
+    drawn, room = [], cap  # the components drawn, whole or in part
+    for root, size in _largest_first(roots):
         if room <= 0:
             break
+        drawn.append(root)
+        room -= size
+    members: dict[int, list[int]] = {root: [] for root in drawn}
+    for node, root in roots.items():
+        if root in members:
+            members[root].append(node)
+    kept: list[int] = []
+    for root in drawn:
+        component, room = members[root], cap - len(kept)
         if len(component) <= room:
             kept.extend(sorted(component, key=lambda node: (-wiring.degree(node), node)))
         else:
-            start = max(component, key=lambda node: (wiring.degree(node), -node))
-            kept.extend(wiring.best_first(start, room))
+            kept.extend(wiring.best_first(wiring.hub(component), room))
     graph = wiring.graph(kept, now, cap=cap)
-    for node in graph.nodes:
-        if node.memory_id is not None:
-            node.in_scope = found.in_scope(node.memory_id)
-    connected = sum(1 for node in wiring.neighbours if node > 0 and found.in_scope(node))
+    connected = len(wiring.degrees) - len(wiring.text)  # the memories drawn or not
+    if scoped:
+        admitted = _admitted(rows)
+        connected = len(admitted)
+        for node in graph.nodes:
+            if node.memory_id is not None:
+                node.in_scope = node.memory_id in admitted
     graph.isolated = scope_queryset(filters, now).count() - connected
     return graph
 
 
 def _hop(frontier: dict[int, str]) -> list[Link]:
     """The references made by the frontier's memories or naming them (one query)."""
-    sql = _REFERENCES.format(
+    sql = _LINKS.format(
         flags="",
         where=(
             "WHERE r.memory_id IN (SELECT value FROM json_each(%s)) "
@@ -451,7 +499,7 @@ def _hop(frontier: dict[int, str]) -> list[Link]:
     with connection.cursor() as cursor:
         ids, names = json.dumps(list(frontier)), json.dumps(sorted(set(frontier.values())))
         cursor.execute(sql, [ids, names])
-        found = _resolve(cursor.fetchall())
+        found = [Link(*row) for row in cursor.fetchall()]
     return [link for link in found if link.source in frontier or link.to in frontier]
 
 
@@ -506,7 +554,7 @@ def neighbourhood(
         return hops[node] if node > 0 else target_hops[wiring.text[node]]
 
     ranked = sorted(
-        set(wiring.neighbours) | {memory.id},
+        set(wiring.degrees) | {memory.id},
         key=lambda node: (hop_of(node), -wiring.degree(node), node),
     )
     graph = wiring.graph(ranked[:cap], now, cap=cap, centre=f"m{memory.id}", depth=depth)

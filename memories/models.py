@@ -61,7 +61,9 @@ class Memory(models.Model):
                 fields=["tier", "priority", "-created_at", "-id"], name="memory_tier_order"
             ),
             models.Index(fields=["priority", "-created_at", "-id"], name="memory_index_order"),
-            models.Index(fields=["name"], name="memory_name"),
+            # A name's holders with their tier on the index: the graph resolves every
+            # reference by band (memories.graph) without reading a memory's row.
+            models.Index(fields=["name", "project"], name="memory_name_project"),
             # A band's inline bodies, index entries and search-only count (agent_view): one
             # range per tier in index order, with expiry read off the index.
             models.Index(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from memories import graph
+from memories import graph, selectors
 from memories.errors import InvalidField
 from memories.filters import MemoryFilters
 from memories.models import Memory
@@ -99,6 +99,45 @@ def test_resolution_follows_the_citing_memorys_band(write, project, other_projec
     assert (key["global-cites-ambiguous@"], "tshared") in edges
     assert edges[(key["webdev-cites-own@webdev"], key["shared@webdev"])] is False
     assert {n.label for n in g.nodes if n.kind == "name"} == {"only-infra", "shared"}
+
+
+def test_links_resolve_as_a_memorys_own_references_do(write, project, other_project):
+    """The graph resolves every reference in one join; the memory page resolves one memory's
+    in Python (selectors.resolve_references). Both must name the same memory."""
+    write("global-note")
+    write("only-infra", project="infra")
+    write("shared", project="webdev")
+    write("shared", project="infra")
+    write("own", project="webdev")
+    targets = ["global-note", "only-infra", "shared", "own", "nobody"]
+    citing = [
+        write("g-cites", references=[*targets, "g-cites"]).memory,
+        write("w-cites", project="webdev", references=[*targets, "w-cites"]).memory,
+        write("i-cites", project="infra", references=targets).memory,
+    ]
+    for found in (graph.links(), graph.links(MemoryFilters(project="webdev"))):
+        resolved = {(link.source, link.target): link.to for link in found.links}
+        for memory in citing:
+            if not found.in_scope(memory.id):
+                continue
+            for reference in selectors.resolve_references(memory):
+                expected = reference.memory.id if reference.memory else None
+                assert resolved[(memory.id, reference.target)] == expected, reference.target
+    resolved = {(link.source, link.target): link.to for link in graph.links().links}
+    assert sum(to is None for to in resolved.values()) == 6  # both kinds are checked
+    assert resolved[(citing[0].id, "g-cites")] == citing[0].id
+
+
+def test_reciprocal_self_and_repeated_references(write):
+    write("a", references=["b", "a"])
+    write("b", references=["a"])
+    Memory.objects.filter(name="b").update(references=["a", "a"])  # past the doors
+    g = graph.store_graph()
+    nodes = by_label(g)
+    assert g.total_edges == 3 and len(g.edges) == 3
+    # a: b at the end of a -> b and of b -> a, and itself once; b: a twice.
+    assert nodes["a"].degree == 3 and nodes["b"].degree == 2
+    assert edge_pairs(g) == {("a", "b"), ("a", "a"), ("b", "a")}
 
 
 def test_tier_filter_keeps_neighbours_outside_the_tier(write, project):
