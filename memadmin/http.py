@@ -11,6 +11,11 @@ class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
 
 
+def wants_fragment(request: HtmxHttpRequest) -> bool:
+    """Whether render_page would answer with the fragment, so a view can skip the rest."""
+    return bool(request.htmx) and not request.htmx.history_restore_request
+
+
 def render_page(
     request: HtmxHttpRequest,
     template: str,
@@ -20,9 +25,7 @@ def render_page(
     status: int = 200,
 ) -> HttpResponse:
     """`template` whole, or `template#fragment` when htmx asks (and not to restore history)."""
-    name = template
-    if fragment and request.htmx and not request.htmx.history_restore_request:
-        name = f"{template}#{fragment}"
+    name = f"{template}#{fragment}" if fragment and wants_fragment(request) else template
     response = render(request, name, context, status=status)
     patch_vary_headers(response, ["HX-Request"])
     return response

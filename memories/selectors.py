@@ -167,11 +167,18 @@ def locate(name: str, project=ANY_TIER, *, for_update: bool = False) -> Memory:
         if len(found) > 1:
             raise AmbiguousName(name, sorted(m.project_name or "" for m in found))
         return found[0]
-    tier = GLOBAL_TIER if project is None else project_or_refuse(project).id
-    try:
-        return queryset.get(tier=tier)
-    except Memory.DoesNotExist:
-        raise MemoryNotFound(name, project) from None
+    if project is None:
+        queryset = queryset.filter(tier=GLOBAL_TIER)
+    else:
+        # One query for the usual case; the project is looked up alone only to tell an
+        # unknown project from a memory missing from a known one.
+        queryset = queryset.filter(project__name=project)
+    found = list(queryset[:1])
+    if found:
+        return found[0]
+    if project is not None:
+        project_or_refuse(project)
+    raise MemoryNotFound(name, project)
 
 
 def cites_from_band(citing_tier: int, cited_tier: int) -> bool:

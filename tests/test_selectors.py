@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from memories import selectors
-from memories.errors import UnknownProject
+from memories.errors import MemoryNotFound, UnknownProject
 from memories.filters import ANY_TIER, MemoryFilterForm, MemoryFilters
 from memories.models import Memory
 from tests.conftest import backdate
@@ -102,6 +102,23 @@ def test_summary_in_words(project):
     assert MemoryFilters(referencing="deploy-host").summary(3) == (
         "3 memories referencing ‘deploy-host’, most important first"
     )
+
+
+def test_locate_in_a_project_is_one_query_and_tells_its_refusals_apart(
+    write, project, django_assert_num_queries
+):
+    write("notes", project="webdev")
+    write("rules", project=None)
+    with django_assert_num_queries(1):
+        found = selectors.locate("notes", "webdev")
+    assert found.project_name == "webdev"
+    assert selectors.locate("rules", None).project_id is None
+    with pytest.raises(MemoryNotFound):
+        selectors.locate("rules", "webdev")
+    with pytest.raises(MemoryNotFound):
+        selectors.locate("missing", "webdev")
+    with pytest.raises(UnknownProject):
+        selectors.locate("notes", "nowhere")
 
 
 def test_backlinks_are_seen_from_the_citing_band(write, project, other_project):

@@ -12,8 +12,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from memadmin import roles
-from memadmin.access import requires_role
-from memadmin.http import HtmxHttpRequest, render_page
+from memadmin.access import has_role, requires_role
+from memadmin.http import HtmxHttpRequest, render_page, wants_fragment
 from memadmin.markdown import render_markdown
 from memadmin.responses import error_response
 from memories import doors, selectors
@@ -80,18 +80,26 @@ def _locate(request: HtmxHttpRequest, name: str):
         return None, error_response(request, error.status, error.message)
 
 
-def _context(memory: Memory, form: MemoryForm | None, **extra) -> dict:
-    now = timezone.now()
+def _body_context(memory: Memory, raw: bool) -> dict:
+    """What the body partial shows (the whole answer to its Rendered/Raw toggle)."""
     return {
         "memory": memory,
+        "raw": raw,
+        "body_html": "" if raw else render_markdown(memory.body),
+        "detail_url": detail_url(memory),
+    }
+
+
+def _context(memory: Memory, form: MemoryForm | None, *, raw: bool = False, **extra) -> dict:
+    now = timezone.now()
+    return {
+        **_body_context(memory, raw),
         "expired": memory.is_expired(now),
         "caption": record_caption(memory, now),
-        "body_html": render_markdown(memory.body),
         "references": selectors.resolve_references(memory),
         "referenced_by": selectors.referenced_by(memory),
         "form": form,
         "body_sha": body_digest(memory.body),
-        "detail_url": detail_url(memory),
         **extra,
     }
 
@@ -105,13 +113,14 @@ def memory_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
     if request.method == "POST":
         return _save(request, memory)
     raw = request.GET.get("view") == "raw"
-    form = MemoryForm(initial=initial_values(memory), projects=_project_names())
-    return render_page(
-        request,
-        "memories/detail.html",
-        _context(memory, form, raw=raw),
-        fragment="body",
-    )
+    if wants_fragment(request):
+        context = _body_context(memory, raw)
+    else:
+        form = None
+        if has_role(request, roles.OPERATOR):  # an auditor is shown no edit form
+            form = MemoryForm(initial=initial_values(memory), projects=_project_names())
+        context = _context(memory, form, raw=raw)
+    return render_page(request, "memories/detail.html", context, fragment="body")
 
 
 def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
@@ -170,7 +179,7 @@ def _form_again(
 ) -> HttpResponse:
     """The form as the user sent it, with what went wrong; nothing they typed is lost."""
     current = Memory.objects.select_related("project").get(id=memory.id)
-    extra = {"raw": False, "form_open": True}
+    extra = {}
     if conflict is not None:
         extra.update(
             conflict=conflict,

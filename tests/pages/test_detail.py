@@ -1,6 +1,7 @@
 """One memory's page: fields, body, references both ways, the edit form, delete, create."""
 
 import datetime as dt
+import html
 
 import pytest
 from django.contrib.messages import get_messages
@@ -199,12 +200,27 @@ def test_unknown_or_bad_addresses(auditor, memory, path, status):
     assert auditor.get(path).status_code == status
 
 
-def test_the_page_runs_a_fixed_number_of_queries(auditor, memory, django_assert_num_queries):
+def test_the_page_runs_a_fixed_number_of_queries(
+    auditor, operator, memory, django_assert_num_queries
+):
     for number in range(10):
         doors.write(f"c{number}", description="cites", references=["note"])
     doors.write("note", project=None, references=[f"c{n}" for n in range(10)])
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(7):  # the edit form's tier choices are one of them
+        operator.get("/memories/note/?project=")
+    with django_assert_num_queries(7):  # a project's memory: the tier is joined, not looked up
+        operator.get("/memories/citer/?project=webdev")
+    with django_assert_num_queries(6):  # an auditor is shown no edit form
         auditor.get("/memories/note/?project=")
+
+
+def test_the_body_toggle_reads_only_the_memory(operator, memory, htmx, django_assert_num_queries):
+    with django_assert_num_queries(4):  # the session, its user, the user's role, the memory
+        rendered = operator.get("/memories/note/?project=", **htmx).content.decode()
+    with django_assert_num_queries(4):
+        raw = operator.get("/memories/note/?project=&view=raw", **htmx).content.decode()
+    assert chrome_free(rendered) and "<h1>Deploys</h1>" in rendered
+    assert chrome_free(raw) and '<pre class="raw-body" id="raw-body">' in raw
 
 
 def test_delete_names_the_memories_that_reference_it(operator, memory):
@@ -251,7 +267,8 @@ def test_create_refuses_a_name_the_tier_holds(operator, memory):
         {"name": "note", "project": "", "description": "dup", "priority": "5", "load": "index"},
     )
     assert response.status_code == 400
-    assert "already holds a memory named &#x27;note&#x27;" in response.content.decode()
+    # Form errors come escaped by the form renderer (Jinja2 writes ' as &#39;): read as text.
+    assert "already holds a memory named 'note'" in html.unescape(response.content.decode())
     assert Memory.objects.get(name="note").description == "Deploy notes"
 
 
