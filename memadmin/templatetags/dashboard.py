@@ -126,8 +126,8 @@ def _inline_edit(row, setting: "_RowSetting", control: str) -> str:
         f'<form class="inline-edit" method="post" action="{url}"\n'
         f'            hx-post="{url}" hx-target="#memory-{row.memory.id}" hx-swap="outerHTML"\n'
         '            hx-trigger="change, submit" hx-sync="this:replace">\n'
-        f'        <input type="hidden" name="csrfmiddlewaretoken" value="{_e(setting.csrf)}">'
-        f'<input type="hidden" name="next" value="{_e(setting.next_url)}">\n'
+        f'        <input type="hidden" name="csrfmiddlewaretoken" value="{setting.csrf}">'
+        f'<input type="hidden" name="next" value="{setting.next_url}">\n'
         f"        {control}\n"
         '        <button type="submit" class="no-js-only">Save</button>\n'
         "      </form>"
@@ -136,8 +136,8 @@ def _inline_edit(row, setting: "_RowSetting", control: str) -> str:
 
 @dataclass(frozen=True)
 class _RowSetting:
-    """What every row of a page shares: who may edit, the form token, where a save returns,
-    the time the ages count from and the zone they are told in."""
+    """What every row of a page shares: who may edit, the form token and where a save
+    returns (both escaped), the time the ages count from and the zone they are told in."""
 
     can_write: bool
     csrf: str
@@ -149,8 +149,8 @@ class _RowSetting:
     def of(cls, context) -> "_RowSetting":
         return cls(
             can_write=bool(context.get("can_write")),
-            csrf=str(context.get("csrf_token", "")),
-            next_url=context.get("list_url", ""),
+            csrf=_e(context.get("csrf_token", "")),
+            next_url=_e(context.get("list_url", "")),
             now=timezone.now(),
             zone=timezone.get_current_timezone(),
         )

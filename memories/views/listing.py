@@ -84,9 +84,16 @@ class RowLinks:
         self.detail = reverse("memories:detail", args=[self.NAME])
         self.row = reverse("memories:row", args=[self.NAME])
         self.list = reverse("memories:list")
+        self._tiers: dict[str | None, str] = {}
 
     def of(self, url: str, name: str) -> str:
         return url.replace(self.NAME, name)
+
+    def tier(self, project_name: str | None) -> str:
+        """`?project=...` naming the tier (empty: the global tier)."""
+        if project_name not in self._tiers:
+            self._tiers[project_name] = f"?project={quote_plus(project_name or '')}"
+        return self._tiers[project_name]
 
     def listed(self, key: str, value: str) -> str:
         """The list filtered by one parameter."""
@@ -105,7 +112,7 @@ class Row:
 
     def __post_init__(self):
         memory, links = self.memory, self.links
-        tier = f"?project={quote_plus(memory.project_name or '')}"
+        tier = links.tier(memory.project_name)
         self.detail_url = links.of(links.detail, memory.name) + tier
         self.row_url = links.of(links.row, memory.name) + tier
         self.tier_url = links.list + tier
