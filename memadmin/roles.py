@@ -4,6 +4,8 @@ auditor: reads everything, changes nothing. operator: edits memories and project
 admin: also manages users and API tokens. A superuser is an admin.
 """
 
+from django.db import connection
+
 AUDITOR, OPERATOR, ADMIN = "auditor", "operator", "admin"
 ROLES = (AUDITOR, OPERATOR, ADMIN)
 
@@ -14,7 +16,13 @@ def role_of(user) -> str | None:
         return None
     if user.is_superuser:
         return ADMIN
-    held = set(user.groups.values_list("name", flat=True))
+    with connection.cursor() as cursor:  # on every request: plain SQL, no queryset to build
+        cursor.execute(
+            "SELECT g.name FROM auth_group g JOIN auth_user_groups ug ON ug.group_id = g.id"
+            " WHERE ug.user_id = %s",
+            [user.pk],
+        )
+        held = {name for (name,) in cursor.fetchall()}
     for role in (ADMIN, OPERATOR, AUDITOR):
         if role in held:
             return role

@@ -41,9 +41,9 @@ def age(
         return mark_safe(f'<span class="muted">{_e(empty)}</span>')
     zone = zone or timezone.get_current_timezone()
     local = moment.astimezone(zone)
-    exact = f"{local.isoformat(' ', 'seconds')[:19]} {local.tzname()}"  # strftime is slower
+    iso = local.isoformat(timespec="seconds")  # one isoformat serves both: strftime is slower
     return mark_safe(
-        f'<time datetime="{moment.isoformat()}" title="{exact}">'
+        f'<time datetime="{iso}" title="{iso[:10]} {iso[11:19]} {local.tzname()}">'
         f"{relative(moment, now, zone)}</time>"
     )
 
