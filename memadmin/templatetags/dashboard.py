@@ -10,7 +10,6 @@ from django import template
 from django.template.defaultfilters import floatformat
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from memories import budget
@@ -80,13 +79,28 @@ def budget_bar(used: int, limit: int, label: str = "") -> str:
     """A bar of `used` against `limit`, drawn as SVG; past the limit it shows full and red."""
     percent = 100 * used / limit if limit else 0
     state = "over" if used > limit else "near" if percent >= 90 else "ok"
-    return format_html(
-        '<svg class="bar bar-{}" viewBox="0 0 100 6" preserveAspectRatio="none" role="img" '
-        'aria-label="{}"><rect class="bar-track" width="100" height="6"></rect>'
-        '<rect class="bar-fill" width="{}" height="6"></rect></svg>',
-        state,
-        label or f"{percent:.0f}% of the budget",
-        f"{min(percent, 100):.2f}",
+    return mark_safe(
+        f'<svg class="bar bar-{state}" viewBox="0 0 100 6" preserveAspectRatio="none" role="img" '
+        f'aria-label="{_e(label or f"{percent:.0f}% of the budget")}">'
+        '<rect class="bar-track" width="100" height="6"></rect>'
+        f'<rect class="bar-fill" width="{min(percent, 100):.2f}" height="6"></rect></svg>'
+    )
+
+
+@register.simple_tag
+def budget_strip(bands) -> str:
+    """The list page's strip of inline budget bands, also swapped in after each edit; built
+    here as the rows are (see memory_rows), a band a few string joins."""
+    items = [
+        f'<li class="band{" band-over" if band.over else ""}">'
+        f'<span class="band-name">{"global" if band.project is None else _e(band.project)}</span>'
+        f'<span class="band-figures">{budget.kib(band.bytes)} / {budget.kib(band.budget)}</span>'
+        f"{budget_bar(band.bytes, band.budget)}</li>"
+        for band in bands
+    ]
+    return mark_safe(
+        '<h2 class="visually-hidden">Inline budget per band</h2>\n'
+        f'<ul class="bands bands-inline">\n{chr(10).join(items)}\n</ul>'
     )
 
 
