@@ -37,7 +37,15 @@ def watch(page) -> list[str]:
 
 
 def node_point(page, holder: str, label: str) -> tuple[float, float]:
-    """Where a node is drawn on the page, from the graph its element keeps."""
+    """Where a node is drawn in the window, from the graph its element keeps.
+
+    The canvas is centred in the window first (its bottom edge is below the fold at 1280 x
+    900, where a node could not be clicked), and cytoscape told it moved (it reads the
+    canvas's place again on a scroll event, which may come after the click).
+    """
+    page.locator(holder).evaluate(
+        "(element) => { element.scrollIntoView({block: 'center'}); element.graph.resize(); }"
+    )
     box = page.locator(holder).bounding_box()
     point = page.locator(holder).evaluate(
         "(element, label) => { const node = element.graph.nodes().filter("
@@ -62,8 +70,10 @@ def test_the_store_wide_graph_opens_a_memory_by_click(sign_in, store, live_serve
     assert page.inner_text("[data-graph-summary]") == "25 nodes and 23 references."
     x, y = node_point(page, "#graph .graph-canvas", "deploy-host")
     page.mouse.move(x, y)
+    # A function, not an expression: Playwright polls an expression with eval(), which the
+    # page's CSP refuses whenever the first check does not already hold.
     page.wait_for_function(
-        "document.querySelector('[data-graph-hover]').textContent.startsWith('deploy-host')"
+        "() => document.querySelector('[data-graph-hover]').textContent.startsWith('deploy-host')"
     )
     page.mouse.click(x, y)
     page.wait_for_url(re.compile(r"/memories/deploy-host/\?project=$"))
