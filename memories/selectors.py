@@ -153,7 +153,7 @@ def project_or_refuse(name: str) -> Project:
         raise UnknownProject(name) from None
 
 
-def locate(name: str, project=ANY_TIER, *, for_update: bool = False) -> Memory:
+def locate(name: str, project=ANY_TIER) -> Memory:
     """The memory a single-memory route names.
 
     `project` ANY_TIER finds the name in whichever tier holds it, refusing a name several
