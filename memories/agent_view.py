@@ -126,28 +126,80 @@ def index_candidates(project, now: dt.datetime):
     return _band(project).filter(_in_force(now), load="index").order_by(*INDEX_ORDER)
 
 
-def _first_in_index_order(queryset: QuerySet, tiers: tuple[int, ...], limit: int) -> list[Memory]:
-    """The first `limit` memories of `queryset` in index order, taken a tier at a time.
+def _index_key(memory: Memory) -> tuple:
+    return (memory.priority, -memory.created_at.timestamp(), -memory.id)
 
-    Each tier's rows come in index order off one range of the band index and stop at
-    `limit`; `tier IN (...)` instead reads every row of the tiers and sorts them (70 ms
-    against 0.6 ms for a band of 30,000 memories).
+
+class TierReads:
+    """What a view reads of each tier at one moment, read once however many bands hold it.
+
+    A band is the global tier and a project's, so the budget report, which builds the view of
+    every band, would otherwise read the global tier once a band. Each tier's rows come in
+    index order off one range of the band index; `tier IN (...)` instead reads every row of
+    the tiers and sorts them (70 ms against 0.6 ms for a band of 30,000 memories).
     """
-    rows: list[Memory] = []
-    for tier in tiers:
-        rows += queryset.filter(tier=tier).order_by(*INDEX_ORDER)[:limit]
-    rows.sort(key=lambda m: (m.priority, -m.created_at.timestamp(), -m.id))
-    return rows[:limit]
+
+    def __init__(self, now: dt.datetime):
+        self.now = now
+        self._read: dict[tuple, object] = {}
+
+    def _once(self, key: tuple, read):
+        if key not in self._read:
+            self._read[key] = read()
+        return self._read[key]
+
+    def _tier(self, tier: int) -> QuerySet:
+        return Memory.objects.select_related("project").filter(tier=tier)
+
+    def inline(self, tier: int) -> list[Memory]:
+        """The tier's inline bodies in force, in index order."""
+        return self._once(
+            ("inline", tier),
+            lambda: list(
+                self._tier(tier)
+                .filter(_in_force(self.now), load="inline")
+                .exclude(body="")
+                .order_by(*INDEX_ORDER)
+            ),
+        )
+
+    def index_candidates(self, tier: int, limit: int) -> list[Memory]:
+        """The first `limit` memories the tier offers the index, in index order."""
+        return self._once(
+            ("index", tier, limit),
+            lambda: list(
+                self._tier(tier)
+                .filter(_in_force(self.now), load="index")
+                .order_by(*INDEX_ORDER)[:limit]
+            ),
+        )
+
+    def count(self, tier: int, what: str) -> int:
+        """How many of the tier's memories are listable in the index, search-only or expired."""
+        conditions = {
+            "listable": lambda: [_in_force(self.now), Q(load="index")],
+            "search_only": lambda: [_in_force(self.now), Q(load="search")],
+            "expired": lambda: [likelihood(Q(expires_at__lte=self.now), SPARSE)],
+        }
+        return self._once(
+            ("count", tier, what),
+            lambda: self._tier(tier).filter(*conditions[what]()).count(),
+        )
 
 
-def agent_view(project=None, now: dt.datetime | None = None) -> AgentView:
-    """The [Memory] section for a session on `project` (a Project, or None for no project)."""
+def agent_view(
+    project=None, now: dt.datetime | None = None, *, reads: TierReads | None = None
+) -> AgentView:
+    """The [Memory] section for a session on `project` (a Project, or None for no project).
+
+    `reads` shares what is read of each tier between the views of several bands.
+    """
     now = now or timezone.now()
+    reads = reads or TierReads(now)
     tiers = (GLOBAL_TIER,) if project is None else (GLOBAL_TIER, project.id)
     in_band = _band(project)
-    in_force = _in_force(now)
 
-    inline = list(in_band.filter(in_force, load="inline").exclude(body="").order_by(*INDEX_ORDER))
+    inline = sorted((m for tier in tiers for m in reads.inline(tier)), key=_index_key)
     budget_limit = budget.budget_bytes()
     shown, unshown, walk, spent = [], [], [], 0
     for memory in inline:
@@ -164,17 +216,15 @@ def agent_view(project=None, now: dt.datetime | None = None) -> AgentView:
         unshown, len(unshown), now, in_band.filter(id__in=unshown_ids)
     )
 
-    listable = index_candidates(project, now)
     cap = settings.MEMADMIN_INDEX_MAX_ENTRIES + 1
-    candidates = _first_in_index_order(listable, tiers, cap)
-    index = _held_to_ceilings(candidates, listable.count(), now, listable)
+    candidates = sorted(
+        (m for tier in tiers for m in reads.index_candidates(tier, cap)), key=_index_key
+    )[:cap]
+    listable = sum(reads.count(tier, "listable") for tier in tiers)
+    index = _held_to_ceilings(candidates, listable, now, index_candidates(project, now))
     # Grouped for reading, global first; which entries survive was decided in index order.
     index.lines.sort(key=lambda pair: pair[0].project_id is not None)
 
-    # Two counts, each off its own index, where one pass over the band with both conditions
-    # as FILTERs reads every row of it.
-    search_only = in_band.filter(in_force, load="search").count()
-    expired = in_band.filter(likelihood(Q(expires_at__lte=now), SPARSE)).count()
     return AgentView(
         tier=tiers[-1],
         project=project.name if project else None,
@@ -183,8 +233,8 @@ def agent_view(project=None, now: dt.datetime | None = None) -> AgentView:
         inline_shown=shown,
         inline_unshown=unshown_listing,
         index=index,
-        search_only=search_only,
-        expired=expired,
+        search_only=sum(reads.count(tier, "search_only") for tier in tiers),
+        expired=sum(reads.count(tier, "expired") for tier in tiers),
         inline_walk=walk,
     )
 

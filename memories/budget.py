@@ -265,19 +265,23 @@ class BudgetReport:
         }
 
 
-def budget_report(now: dt.datetime | None = None, *, largest: int = 10) -> BudgetReport:
+def budget_report(now: dt.datetime | None = None, *, largest: int = 10, reads=None) -> BudgetReport:
     """The inline band of the global tier and of each project (with the global tier beside
-    it) against the budget, the largest inline memories, and each band's index usage."""
+    it) against the budget, the largest inline memories, and each band's index usage.
+
+    `reads` (agent_view.TierReads) shares what is read of each tier with a view built beside.
+    """
     # agent_view is built on this module, so it is imported when first needed.
-    from memories.agent_view import agent_view
+    from memories.agent_view import TierReads, agent_view
 
     now = now or timezone.now()
     totals = inline_totals(now)
     limit = budget_bytes()
     bands = []
+    reads = reads or TierReads(now)  # the global tier, read once for every band
     for project in [None, *Project.objects.order_by("name")]:
         tier = GLOBAL_TIER if project is None else project.id
-        view = agent_view(project, now)
+        view = agent_view(project, now, reads=reads)
         bands.append(
             BandReport(
                 project=None if project is None else project.name,

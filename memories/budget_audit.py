@@ -112,10 +112,11 @@ class BandDetail:
         }
 
 
-def band_detail(project=None, now: dt.datetime | None = None, *, shown=FALL_OFF_SHOWN):
-    """The detail of the band a session on `project` (a Project or None) is given."""
+def band_detail(project=None, now: dt.datetime | None = None, *, shown=FALL_OFF_SHOWN, reads=None):
+    """The detail of the band a session on `project` (a Project or None) is given; `reads`
+    (a TierReads) shares what is read of each tier with the views built beside it."""
     now = now or timezone.now()
-    view = agent_view(project, now)
+    view = agent_view(project, now, reads=reads)
     cut = [
         CutEntry(memory, memory.body_bytes, spent, fits, view.budget_bytes)
         for memory, spent, fits in view.inline_walk

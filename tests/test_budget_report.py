@@ -29,8 +29,9 @@ def test_report_queries_grow_with_bands_not_with_memories(
     for number in range(30):
         write(f"m{number}", load="inline" if number % 2 else "index", body="x", tags=["t"])
         write(f"p{number}", project="webdev", tags=["t"])
-    # Per band: its inline bodies, its index a tier at a time, the index's count, the
-    # search-only and expired counts, its largest inline bodies.
-    global_band, project_band = 1 + 1 + 4, 1 + 2 + 4
+    # Per tier, read once for every band holding it: its inline bodies, its index, the
+    # index's count, the search-only and expired counts; per band, its largest inline bodies.
+    global_tier, project_tier = 5, 5
+    global_band, project_band = global_tier + 1, project_tier + 1
     with django_assert_num_queries(3 + global_band + project_band):
         budget_report()

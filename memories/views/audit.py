@@ -20,6 +20,7 @@ from memadmin.access import requires_role
 from memadmin.http import HtmxHttpRequest, render_page, safe_next
 from memadmin.responses import error_response
 from memories import budget, budget_audit, doors, drift, graph, hygiene, selectors
+from memories.agent_view import TierReads
 from memories.audit_forms import (
     HYGIENE_SECTIONS,
     NODE_CAPS,
@@ -221,7 +222,8 @@ def budget_page(request: HtmxHttpRequest) -> HttpResponse:
     except DomainError as error:
         return error_response(request, error.status, error.message)
     now = timezone.now()
-    detail = budget_audit.band_detail(project, now)
+    reads = TierReads(now)
+    detail = budget_audit.band_detail(project, now, reads=reads)
     context = {
         "project": project,
         "detail": detail,
@@ -232,7 +234,7 @@ def budget_page(request: HtmxHttpRequest) -> HttpResponse:
     }
     if request.htmx and not request.htmx.history_restore_request:
         return render_page(request, "audit/budget.html", context, fragment="band")
-    report = budget.budget_report(now)
+    report = budget.budget_report(now, reads=reads)
     context.update(
         report=report,
         band_chart=_band_chart(report),
