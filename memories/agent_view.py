@@ -12,12 +12,14 @@ from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
-from memories import budget
+from memories import budget, selectors
 from memories.captions import short_age
 from memories.filters import DENSE, SPARSE, likelihood
 from memories.models import GLOBAL_TIER, Memory, Tag
+from projects.models import Project
 
 INDEX_ORDER = ("priority", "-created_at", "-id")
+INDEX_LINE_FIELDS = ("id", "name", "tier", "project_id", "priority", "created_at", "description")
 
 SEARCH_POINTER = "use `memory_search` to find them"
 
@@ -149,28 +151,39 @@ class TierReads:
         return self._read[key]
 
     def _tier(self, tier: int) -> QuerySet:
-        return Memory.objects.select_related("project").filter(tier=tier)
+        return Memory.objects.filter(tier=tier)
+
+    def _with_projects(self, memories: list[Memory]) -> list[Memory]:
+        projects = self._once(("projects",), Project.objects.in_bulk)
+        selectors.attach_projects(memories, projects)
+        return memories
 
     def inline(self, tier: int) -> list[Memory]:
         """The tier's inline bodies in force, in index order."""
         return self._once(
             ("inline", tier),
-            lambda: list(
-                self._tier(tier)
-                .filter(_in_force(self.now), load="inline")
-                .exclude(body="")
-                .order_by(*INDEX_ORDER)
+            lambda: self._with_projects(
+                list(
+                    self._tier(tier)
+                    .filter(_in_force(self.now), load="inline")
+                    .exclude(body="")
+                    .order_by(*INDEX_ORDER)
+                )
             ),
         )
 
     def index_candidates(self, tier: int, limit: int) -> list[Memory]:
-        """The first `limit` memories the tier offers the index, in index order."""
+        """The first `limit` memories the tier offers the index, in index order, with what an
+        index line and its grouping show (a band's index reads hundreds)."""
         return self._once(
             ("index", tier, limit),
-            lambda: list(
-                self._tier(tier)
-                .filter(_in_force(self.now), load="index")
-                .order_by(*INDEX_ORDER)[:limit]
+            lambda: self._with_projects(
+                list(
+                    self._tier(tier)
+                    .filter(_in_force(self.now), load="index")
+                    .only(*INDEX_LINE_FIELDS)
+                    .order_by(*INDEX_ORDER)[:limit]
+                )
             ),
         )
 
