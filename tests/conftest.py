@@ -1,11 +1,20 @@
 import datetime as dt
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.utils import timezone
 
 from memories import doors
 from memories.models import Memory
 from projects import doors as project_doors
+
+
+@pytest.fixture(scope="session", autouse=True)
+def static_root():
+    """The directory collectstatic fills (scripts/run.sh runs it; a fresh clone's tests do
+    not): WhiteNoise warns at its first request when it is missing."""
+    Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 
 
 @pytest.fixture
