@@ -10,10 +10,10 @@ from memories.models import Memory
 from projects import doors as project_doors
 
 
-@pytest.fixture(scope="session", autouse=True)
-def static_root():
+def pytest_sessionstart(session):
     """The directory collectstatic fills (scripts/run.sh runs it; a fresh clone's tests do
-    not): WhiteNoise warns at its first request when it is missing."""
+    not): WhiteNoise warns when it is set up without it, as the schemathesis tests do while
+    being collected."""
     Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 
 
