@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memories import doors
+from projects import doors as project_doors
 from tests.conftest import backdate
 from tests.pages.conftest import chrome_free
 
@@ -279,3 +280,17 @@ PARAMETERS = [
 def test_no_query_string_makes_a_500(auditor, store, query):
     response = auditor.get("/memories/", query, HTTP_HX_REQUEST="true")
     assert response.status_code in (200, 400, 404), response.content.decode()[:300]
+
+
+def test_the_drawn_once_parts_follow_what_they_show(admin, auditor, project):
+    """The filter form, the bulk controls and the navigation are kept per process: a new
+    project shows in the first two, and the navigation follows the role and the page."""
+    admin.get("/memories/")
+    project_doors.add("research")
+    html = admin.get("/memories/").content.decode()
+    # The same address as before, drawn again: in the tier filter and in the bulk move.
+    assert html.count('<option value="research">research</option>') == 2
+    assert 'href="/accounts/"' in html
+    assert 'href="/accounts/"' not in auditor.get("/memories/").content.decode()
+    current = admin.get("/projects/").content.decode()
+    assert re.search(r'href="/projects/" aria-current="page"', current)
