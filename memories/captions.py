@@ -15,6 +15,15 @@ def days_between(earlier: dt.datetime, later: dt.datetime, zone: dt.tzinfo | Non
     return (later.astimezone(zone).date() - earlier.astimezone(zone).date()).days
 
 
+def _span(days: int) -> str:
+    """Two or more days in the unit an age is told in: days, then months, then years."""
+    if days < 60:
+        return f"{days} days"
+    if days < 730:
+        return f"{days // 30} months"
+    return f"{days // 365} years"
+
+
 def age(moment: dt.datetime, now: dt.datetime | None = None, zone: dt.tzinfo | None = None) -> str:
     now = now or timezone.now()
     days = days_between(moment, now, zone)
@@ -22,11 +31,7 @@ def age(moment: dt.datetime, now: dt.datetime | None = None, zone: dt.tzinfo | N
         return "today"
     if days == 1:
         return "yesterday"
-    if days < 60:
-        return f"{days} days ago"
-    if days < 730:
-        return f"{days // 30} months ago"
-    return f"{days // 365} years ago"
+    return f"{_span(days)} ago"
 
 
 def relative(
@@ -41,11 +46,7 @@ def relative(
         return "later today"
     if days == 1:
         return "tomorrow"
-    if days < 60:
-        return f"in {days} days"
-    if days < 730:
-        return f"in {days // 30} months"
-    return f"in {days // 365} years"
+    return f"in {_span(days)}"
 
 
 def short_age(moment: dt.datetime, now: dt.datetime | None = None) -> str:

@@ -51,6 +51,13 @@ def project_name(value, *, field: str = "project") -> str:
     return name(value, field=field, max_length=PROJECT_NAME_MAX)
 
 
+def tier(value: str) -> str | None:
+    """A tier as a form or a query names it: blank is the global tier (None), else a
+    project's name."""
+    value = value.strip()
+    return project_name(value) if value else None
+
+
 def one_line(value, field: str) -> str | None:
     """Whitespace runs, line breaks included, collapsed to one space; blank is None."""
     if value is None:

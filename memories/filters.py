@@ -229,11 +229,8 @@ class TierForm(forms.Form):
     def clean_project(self):
         if "project" not in self.data:
             return ANY_TIER
-        value = self.cleaned_data["project"].strip()
-        if value == "":
-            return None
         try:
-            return memory_fields.project_name(value)
+            return memory_fields.tier(self.cleaned_data["project"])
         except InvalidField as error:
             raise forms.ValidationError(error.message) from None
 

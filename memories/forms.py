@@ -38,10 +38,7 @@ def tier_param(params: QueryDict):
     """`project` of a single-memory route: absent ANY_TIER, empty the global tier, a name."""
     if "project" not in params:
         return ANY_TIER
-    value = params.get("project", "").strip()
-    if value == "":
-        return None
-    return memory_fields.project_name(value)
+    return memory_fields.tier(params.get("project", ""))
 
 
 class MemoryListForm(MemoryFilterForm):
@@ -136,11 +133,8 @@ class BulkForm(forms.Form):
 
     def clean_to(self):
         """The tier a move goes to: `*`-free, empty is the global tier, else a project name."""
-        value = self.cleaned_data["to"].strip()
-        if value == "":
-            return None
         try:
-            return memory_fields.project_name(value)
+            return memory_fields.tier(self.cleaned_data["to"])
         except InvalidField as error:
             raise forms.ValidationError(error.message) from None
 
