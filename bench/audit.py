@@ -63,8 +63,8 @@ def cases():
     """(label, callable) pairs; callables return a short note or None."""
     import json
 
-    from memories import budget_audit, drift, graph, hygiene
-    from memories.filters import MemoryFilters
+    from memories.reads import band_cut, drift, graph, hygiene
+    from memories.reads.filters import MemoryFilters
     from projects.models import Project
 
     project = Project.objects.order_by("name").first()
@@ -101,10 +101,10 @@ def cases():
     yield "drift: priority histograms", lambda: f"{len(drift.priority_histograms())} tiers"
     yield "drift: important but never read", lambda: f"{drift.important_unread().count}"
     yield "drift: unimportant but read often", lambda: f"{drift.unimportant_read_often().count}"
-    yield "budget: band detail, global", lambda: budget_audit.band_detail(None).view.index.footer()
+    yield "budget: band detail, global", lambda: band_cut.band_detail(None).view.index.footer()
     yield (
         f"budget: band detail, {project.name}",
-        lambda: budget_audit.band_detail(project).view.index.footer()[:60],
+        lambda: band_cut.band_detail(project).view.index.footer()[:60],
     )
 
 
@@ -114,7 +114,7 @@ def page_cases():
     from django.core.management import call_command
     from django.test import Client
 
-    from memadmin import roles, tokens
+    from memadmin.accounts import roles, tokens
     from projects.models import Project
 
     call_command("migrate", verbosity=0)  # a store filled by an older checkout

@@ -52,7 +52,7 @@ def prepare(data_dir: Path) -> None:
     from django.contrib.auth.models import Group, User
     from django.core.management import call_command
 
-    from memadmin import roles
+    from memadmin.accounts import roles
 
     call_command("migrate", verbosity=0)
     call_command("collectstatic", interactive=False, verbosity=0)

@@ -61,7 +61,7 @@ def fill(count: int, projects: int, seed: int) -> None:
     from django.utils import timezone
 
     from memories.models import Memory
-    from projects import doors as project_doors
+    from projects import writes as project_doors
     from projects.models import Project
 
     call_command("migrate", verbosity=0)

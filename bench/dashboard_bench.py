@@ -47,9 +47,9 @@ def main() -> int:
     from django.db.models import Count
     from django.test import Client
 
-    from memories import pagination, selectors
-    from memories.filters import MemoryFilters
     from memories.models import Memory, Reference
+    from memories.reads import pagination, selectors
+    from memories.reads.filters import MemoryFilters
 
     settings.WHITENOISE_AUTOREFRESH = True  # no collectstatic for a benchmark
     settings.STORAGES = {

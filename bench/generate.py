@@ -238,7 +238,7 @@ def generate(count: int, seed: int = 1) -> int:
     from django.db import connection, transaction
     from django.utils import timezone
 
-    from projects import doors as project_doors
+    from projects import writes as project_doors
 
     project_ids = [project_doors.add(name).id for name in PROJECTS]
     now = timezone.now()

@@ -96,9 +96,9 @@ def _text(rng: random.Random, vocabulary: list[str], size: int) -> str:
 def _fill(count: int, rng: random.Random, vocabulary: list[str]) -> None:
     from django.db import connection, transaction
 
-    from memories import history
     from memories.models import Memory, Revision
-    from projects import doors as project_doors
+    from memories.writes import history
+    from projects import writes as project_doors
 
     projects = [project_doors.add(name) for name in ("webdev", "infra", "research")]
     now = dt.datetime.now(dt.UTC)
@@ -149,8 +149,8 @@ def _fill(count: int, rng: random.Random, vocabulary: list[str]) -> None:
 
 def _doors(rng: random.Random, vocabulary: list[str]) -> dict:
     """Each door as a function of a memory number it has to itself, doing one call."""
-    from memories import doors
     from memories.models import Memory
+    from memories.writes import doors
 
     def create(number):
         doors.write(
@@ -225,7 +225,7 @@ def main() -> int:
                 first = pool[round_number * 2 * chunk : (round_number * 2 + 1) * chunk]
                 second = pool[(round_number * 2 + 1) * chunk : (round_number * 2 + 2) * chunk]
                 live += _time(call, first)
-                with mock.patch("memories.history.record"):
+                with mock.patch("memories.writes.history.record"):
                     bare += _time(call, second)
             with_ms = statistics.median(live) * 1000
             without_ms = statistics.median(bare) * 1000

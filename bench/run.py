@@ -118,7 +118,7 @@ def prepare_store() -> dict:
     from django.db import connection
     from django.test import Client
 
-    from memadmin import roles, tokens
+    from memadmin.accounts import roles, tokens
     from memories.models import Memory
 
     call_command("collectstatic", interactive=False, verbosity=0)

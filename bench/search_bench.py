@@ -35,7 +35,7 @@ PAGE = 50
 
 def match_query(query: str, store: Path) -> tuple[str, list, str]:
     """The FTS5 MATCH alone (or the text scan) for this query, its parameters, and what it is."""
-    from memories import search
+    from memories.reads import search
 
     parsed = search.parse(query)
     fts = (
@@ -63,8 +63,8 @@ def match_query(query: str, store: Path) -> tuple[str, list, str]:
 def measure(query: str, runs: int, store: Path) -> dict:
     from django.conf import settings
 
-    from memories.filters import MemoryFilters
-    from memories.search import ranking_sql, search
+    from memories.reads.filters import MemoryFilters
+    from memories.reads.search import ranking_sql, search
 
     sql, params, what = match_query(query, store)
     con = sqlite3.connect(store)

@@ -30,9 +30,9 @@ django.setup()
 
 from django.core.management import call_command  # noqa: E402
 
-from memories import doors, snapshot  # noqa: E402
 from memories.models import Memory  # noqa: E402
-from projects import doors as project_doors  # noqa: E402
+from memories.writes import doors, snapshot
+from projects import writes as project_doors
 
 
 def timed(label: str, function):

@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.db import models
 
-from memories.fields import rfc3339
+from memories.rules.fields import rfc3339
 
 
 class ApiToken(models.Model):

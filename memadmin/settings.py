@@ -108,9 +108,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "memadmin.acting.ActingMiddleware",
-    "memadmin.middleware.SecurityHeadersMiddleware",
-    "memadmin.middleware.BusyStoreMiddleware",
+    "memadmin.web.acting.ActingMiddleware",
+    "memadmin.web.middleware.SecurityHeadersMiddleware",
+    "memadmin.web.middleware.BusyStoreMiddleware",
 ]
 
 ROOT_URLCONF = "memadmin.urls"
@@ -126,7 +126,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "memadmin.context_processors.role",
+                "memadmin.web.context_processors.role",
             ],
         },
     },
@@ -168,7 +168,7 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
-CSRF_FAILURE_VIEW = "memadmin.views.csrf_failure"
+CSRF_FAILURE_VIEW = "memadmin.pages.errors.csrf_failure"
 # Form widgets through Jinja2: the same HTML as Django's template renderer, at a fraction of
 # the cost (the memory edit form alone renders some twenty widgets).
 FORM_RENDERER = "django.forms.renderers.Jinja2"

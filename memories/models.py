@@ -5,8 +5,8 @@ from django.db import models
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from memadmin.lookups import name_shape
-from memories.fields import rfc3339
+from memories.engine.lookups import name_shape
+from memories.rules.fields import rfc3339
 from projects.models import Project
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"

@@ -1,7 +1,7 @@
 from django.db import models
 
-from memadmin.lookups import name_shape
-from memories.fields import rfc3339
+from memories.engine.lookups import name_shape
+from memories.rules.fields import rfc3339
 
 
 class Project(models.Model):

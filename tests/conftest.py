@@ -5,9 +5,9 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from memories import doors
 from memories.models import Memory
-from projects import doors as project_doors
+from memories.writes import doors
+from projects import writes as project_doors
 
 
 def pytest_sessionstart(session):

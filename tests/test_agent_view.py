@@ -4,8 +4,8 @@ import datetime as dt
 
 from django.utils import timezone
 
-from memories.agent_view import agent_view
 from memories.models import Memory
+from memories.reads.agent_view import agent_view
 
 
 def test_index_lists_index_memories_and_counts_the_rest(write):

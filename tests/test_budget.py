@@ -5,9 +5,10 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from memories import budget, doors
-from memories.errors import InlineBudgetExceeded
 from memories.models import Memory
+from memories.reads import budget
+from memories.rules.errors import InlineBudgetExceeded
+from memories.writes import doors
 
 
 def test_budget_counts_utf8_bytes_not_characters(write, small_budget):

@@ -5,8 +5,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from memories import budget, fts, selectors
+from memories.engine import sqlite as sqlite_index
 from memories.models import Memory
+from memories.reads import budget, selectors
 from projects.models import Project
 
 
@@ -20,7 +21,7 @@ def test_seed_demo_loads_a_realistic_store_once(db, capsys):
     dangling = {ref.target for ref in selectors.dangling_references()}
     assert {"write-me-later", "JIRA-4312"} & dangling
     assert Memory.objects.filter(verified_at__lt=timezone.now() - dt.timedelta(days=90)).exists()
-    assert fts.check().ok
+    assert sqlite_index.check().ok
     totals = budget.inline_totals(timezone.now())
     legacy = Project.objects.get(name="legacy")
     assert budget.band_total(totals, legacy.id) > budget.budget_bytes(), "one band over budget"

@@ -5,9 +5,9 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from memories import doors
-from memories.errors import EditMismatch, PreconditionFailed, StaleBody
 from memories.models import Memory
+from memories.rules.errors import EditMismatch, PreconditionFailed, StaleBody
+from memories.writes import doors
 from tests.conftest import backdate
 
 
@@ -118,7 +118,7 @@ def test_read_pages_long_bodies_by_characters(write):
 
 
 def test_only_the_read_door_counts(write):
-    from memories import selectors
+    from memories.reads import selectors
 
     write("tz")
     selectors.locate("tz")

@@ -7,9 +7,9 @@ import pytest
 from django.db import IntegrityError, connection
 from django.utils import timezone
 
-from memories import doors
-from memories.errors import InvalidField, MemoryNotFound, NameClash, UnknownProject
 from memories.models import Memory
+from memories.rules.errors import InvalidField, MemoryNotFound, NameClash, UnknownProject
+from memories.writes import doors
 from tests.conftest import backdate
 
 
@@ -261,7 +261,7 @@ def test_name_shape_is_checked_by_the_database(db):
 
 
 def test_single_name_routes_refuse_a_name_several_projects_hold(write, project, other_project):
-    from memories.errors import AmbiguousName
+    from memories.rules.errors import AmbiguousName
 
     write("notes", project="webdev")
     write("notes", project="infra")

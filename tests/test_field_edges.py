@@ -4,10 +4,11 @@ import datetime as dt
 
 import pytest
 
-from memories import fields, selectors
-from memories.errors import InvalidField
-from memories.filters import ANY_TIER, MemoryFilters, TierForm
 from memories.models import Memory
+from memories.reads import selectors
+from memories.reads.filters import ANY_TIER, MemoryFilters, TierForm
+from memories.rules import fields
+from memories.rules.errors import InvalidField
 
 
 @pytest.mark.parametrize(

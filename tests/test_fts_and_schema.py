@@ -7,8 +7,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from memories import doors, fts
+from memories.engine import sqlite as sqlite_index
 from memories.models import Memory, Reference, Tag
+from memories.writes import doors
 
 
 def _match(query: str) -> list[str]:
@@ -29,7 +30,7 @@ def test_triggers_keep_the_index_in_step_on_insert_update_delete(write):
     assert _match("host") == [] and _match("cluster") == ["deploy"]
     doors.delete("deploy")
     assert _match("cluster") == []
-    assert fts.check().ok
+    assert sqlite_index.check().ok
 
 
 def test_reference_and_tag_rows_follow_the_memory(write):
@@ -43,7 +44,7 @@ def test_reference_and_tag_rows_follow_the_memory(write):
     assert not Tag.objects.exists()
     doors.delete("runbook")
     assert not Reference.objects.filter(memory_id=memory.id).exists()
-    assert fts.check().ok
+    assert sqlite_index.check().ok
 
 
 def test_check_catches_text_that_drifted_from_the_index(write):
@@ -57,13 +58,13 @@ def test_check_catches_text_that_drifted_from_the_index(write):
         cursor.execute("INSERT INTO memories_fts(memories_fts) VALUES ('integrity-check')")
         cursor.execute("PRAGMA integrity_check")
         assert cursor.fetchone()[0] == "ok"
-    report = fts.check()
+    report = sqlite_index.check()
     assert not report.ok
     assert any("does not match" in problem for problem in report.problems)
     assert any("memories_fts_au" in problem for problem in report.problems)
-    restored = fts.rebuild()
+    restored = sqlite_index.rebuild()
     assert restored == ["memories_fts_au"]
-    assert fts.check().ok
+    assert sqlite_index.check().ok
     assert _match("entirely") == ["deploy"]
 
 
@@ -73,19 +74,19 @@ def test_check_catches_a_document_count_mismatch(write):
     with connection.cursor() as cursor:
         cursor.execute("DROP TRIGGER memories_fts_ad")
         cursor.execute("DELETE FROM memories_memory WHERE name = 'a'")
-    report = fts.check()
+    report = sqlite_index.check()
     assert any("2 documents for 1 memories" in problem for problem in report.problems)
-    fts.rebuild()
-    assert fts.check().ok
+    sqlite_index.rebuild()
+    assert sqlite_index.check().ok
 
 
 def test_check_catches_a_reference_table_out_of_step(write):
     write("a", references=["x"])
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM memories_reference")
-    assert any("memories_reference" in p for p in fts.check().problems)
-    fts.rebuild()
-    assert fts.check().ok
+    assert any("memories_reference" in p for p in sqlite_index.check().problems)
+    sqlite_index.rebuild()
+    assert sqlite_index.check().ok
 
 
 def test_verify_command_reports_and_rebuilds(write, capsys):
@@ -103,9 +104,9 @@ def test_verify_command_reports_and_rebuilds(write, capsys):
 
 
 def test_migrations_leave_the_triggers_and_a_sound_index(db):
-    assert fts.check().ok
+    assert sqlite_index.check().ok
     with connection.cursor() as cursor:
-        assert fts.missing_triggers(cursor) == []
+        assert sqlite_index.missing_triggers(cursor) == []
 
 
 @pytest.mark.django_db(transaction=True)
@@ -121,15 +122,17 @@ def test_a_table_rebuild_drops_triggers_and_the_system_check_says_so():
         with connection.schema_editor() as editor:
             editor.alter_field(Memory, old_field, new_field, strict=True)
         with connection.cursor() as cursor:
-            assert fts.missing_triggers(cursor), "the remake should have dropped the triggers"
+            assert sqlite_index.missing_triggers(cursor), (
+                "the remake should have dropped the triggers"
+            )
         errors = checks.run_checks(databases=["default"])
         assert any(error.id == "memories.E001" for error in errors)
     finally:
         with connection.schema_editor() as editor:
             editor.alter_field(Memory, new_field, old_field, strict=True)
-        fts.rebuild()
+        sqlite_index.rebuild()
     assert not [e for e in checks.run_checks(databases=["default"]) if e.id == "memories.E001"]
-    assert fts.check().ok
+    assert sqlite_index.check().ok
 
 
 @pytest.mark.django_db(transaction=True)
@@ -139,11 +142,11 @@ def test_the_fts_migration_reverses_and_reapplies_cleanly():
     executor = MigrationExecutor(connection)
     executor.migrate([("memories", "0001_initial")])
     with connection.cursor() as cursor:
-        assert sorted(fts.missing_triggers(cursor)) == sorted(fts.TRIGGERS)
+        assert sorted(sqlite_index.missing_triggers(cursor)) == sorted(sqlite_index.TRIGGERS)
         cursor.execute("SELECT count(*) FROM sqlite_master WHERE name = 'memories_fts'")
         assert cursor.fetchone()[0] == 0
     executor = MigrationExecutor(connection)
     executor.loader.build_graph()
     executor.migrate(executor.loader.graph.leaf_nodes())
-    report = fts.check()
+    report = sqlite_index.check()
     assert report.ok, report.problems

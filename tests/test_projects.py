@@ -1,10 +1,11 @@
 import pytest
 
-from memories import doors, selectors
-from memories.errors import InvalidField, ProjectExists, ProjectNotEmpty, UnknownProject
-from projects import doors as project_doors
+from memories.reads import selectors
+from memories.rules.errors import InvalidField, ProjectExists, ProjectNotEmpty, UnknownProject
+from memories.writes import doors
+from projects import writes as project_doors
 from projects.models import Project
-from projects.selectors import projects
+from projects.reads import projects
 
 
 def test_add_list_with_counts(write, project):

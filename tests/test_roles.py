@@ -1,7 +1,7 @@
 import pytest
 from django.contrib.auth.models import Group, User
 
-from memadmin import roles
+from memadmin.accounts import roles
 
 
 @pytest.mark.parametrize(

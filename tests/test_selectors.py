@@ -8,10 +8,10 @@ from django.http import QueryDict
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from memories import selectors
-from memories.errors import MemoryNotFound, UnknownProject
-from memories.filters import ANY_TIER, MemoryFilterForm, MemoryFilters
 from memories.models import Memory
+from memories.reads import selectors
+from memories.reads.filters import ANY_TIER, MemoryFilterForm, MemoryFilters
+from memories.rules.errors import MemoryNotFound, UnknownProject
 from tests.conftest import backdate
 
 

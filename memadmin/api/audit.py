@@ -6,9 +6,9 @@ from django.utils import timezone
 
 from memadmin.api.auth import READ, authorize
 from memadmin.api.responses import BadRequest, ok
-from memories import graph, hygiene, selectors
-from memories.audit_forms import GraphForm, HygieneForm, NeighbourhoodForm
-from memories.filters import TierForm
+from memories.reads import graph, hygiene, selectors
+from memories.reads.filters import TierForm
+from memories.reads.insight_forms import GraphForm, HygieneForm, NeighbourhoodForm
 
 
 def _invalid(form) -> BadRequest:

@@ -6,10 +6,10 @@ from functools import wraps
 
 from django.http import HttpRequest
 
-from memadmin import roles, tokens
+from memadmin.accounts import roles, tokens
 from memadmin.api.responses import error
 from memadmin.models import ApiToken
-from memories import history
+from memories.writes import history
 
 READ, WRITE = ApiToken.Scope.READ, ApiToken.Scope.WRITE
 

@@ -7,8 +7,9 @@ from django.http import HttpRequest, QueryDict
 from memadmin.api.auth import READ, authorize
 from memadmin.api.memories import _form_error, _tier
 from memadmin.api.responses import ok
-from memories import history_selectors, selectors
-from memories.history_selectors import AuditFilterForm, LogPage
+from memories.reads import history as history_reads
+from memories.reads import selectors
+from memories.reads.history import AuditFilterForm, LogPage
 
 
 def _page(page: LogPage, **extra) -> dict:
@@ -26,7 +27,7 @@ def _read(form: AuditFilterForm) -> dict:
         raise _form_error(form)
     data = form.cleaned_data
     return {
-        "limit": data["limit"] or history_selectors.DEFAULT_LIMIT,
+        "limit": data["limit"] or history_reads.DEFAULT_LIMIT,
         "before": data["before"],
         "after": data["after"],
     }
@@ -43,7 +44,7 @@ def memory_history(request: HttpRequest, name: str):
     form = AuditFilterForm(params)
     paging = _read(form)
     filters = replace(form.filters(), memory_id=memory.id)
-    page = history_selectors.log_page(filters, **paging)
+    page = history_reads.log_page(filters, **paging)
     return ok(
         _page(page, memory={"id": memory.id, "name": memory.name, "project": memory.project_name})
     )
@@ -55,5 +56,5 @@ def audit(request: HttpRequest):
     form = AuditFilterForm(request.GET)
     paging = _read(form)
     filters = form.filters()
-    page = history_selectors.log_page(filters, **paging)
+    page = history_reads.log_page(filters, **paging)
     return ok(_page(page, summary=filters.summary(page.count)))

@@ -8,10 +8,11 @@ from django.utils import timezone
 
 from memadmin.api.auth import READ, WRITE, authorize
 from memadmin.api.responses import BadRequest, json_body, ok
-from memories import doors, search, selectors
-from memories import fields as f
-from memories.filters import ANY_TIER, MemoryFilterForm, TierForm
 from memories.models import Memory
+from memories.reads import search, selectors
+from memories.reads.filters import ANY_TIER, MemoryFilterForm, TierForm
+from memories.rules import fields as f
+from memories.writes import doors
 
 DEFAULT_LIMIT = 50
 # What PUT may set. `expires_at` is the name a fetched memory carries it under.

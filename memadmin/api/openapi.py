@@ -5,10 +5,11 @@ from functools import cache
 from django.http import HttpRequest
 
 from memadmin.api.responses import ok
-from memories import fields as f
-from memories import history, history_selectors
 from memories.models import Action, Door
-from memories.search import SENSES
+from memories.reads import history as history_reads
+from memories.reads.search import SENSES
+from memories.rules import fields as f
+from memories.writes import history
 
 NAME_PATTERN = f"^{f.NAME_RE.pattern}$"
 TEXT = {"type": "string"}
@@ -477,7 +478,7 @@ LIST_PARAMETERS = [
 ]
 
 
-ID = {"type": "integer", "minimum": 1, "maximum": history_selectors.MAX_ID}
+ID = {"type": "integer", "minimum": 1, "maximum": history_reads.MAX_ID}
 MOMENT_QUERY = {"type": "string", "maxLength": 40}
 AUDIT_FILTERS = [
     _query("user", {"type": "string", "maxLength": 150}, "changes by this username"),
@@ -496,7 +497,7 @@ AUDIT_FILTERS = [
     _query("change_set", ID, "the changes of one bulk action, import or undo"),
     _query(
         "limit",
-        {"type": "integer", "minimum": 1, "maximum": history_selectors.MAX_LIMIT},
+        {"type": "integer", "minimum": 1, "maximum": history_reads.MAX_LIMIT},
         "page size (default 50)",
     ),
     _query("before", ID, "the page of changes older than this revision id (`older`)"),
@@ -751,14 +752,14 @@ an oversized body 413.
 @cache
 def document() -> dict:
     # The audit routes' part is built with this module's helpers, so it is read here.
-    from memadmin.api import openapi_audit
+    from memadmin.api import openapi_insights
 
     return {
         "openapi": "3.1.0",
         "info": {"title": "memadmin", "version": "1", "description": DESCRIPTION},
-        "paths": {**PATHS, **openapi_audit.PATHS},
+        "paths": {**PATHS, **openapi_insights.PATHS},
         "components": {
-            "schemas": {**SCHEMAS, **openapi_audit.SCHEMAS},
+            "schemas": {**SCHEMAS, **openapi_insights.SCHEMAS},
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer", "description": "an API token"}
             },

@@ -5,11 +5,12 @@ from django.urls import reverse
 
 from memadmin.api.auth import READ, WRITE, authorize
 from memadmin.api.responses import BadRequest, json_body, ok
-from projects import doors, selectors
+from projects import reads as project_reads
+from projects import writes as project_writes
 
 
 def _project_dict(name: str) -> dict:
-    return selectors.projects().get(name=name).to_dict()
+    return project_reads.projects().get(name=name).to_dict()
 
 
 def _name_field(request: HttpRequest) -> str:
@@ -21,13 +22,13 @@ def _name_field(request: HttpRequest) -> str:
 
 @authorize(READ)
 def list_projects(request: HttpRequest):
-    projects = [project.to_dict() for project in selectors.projects()]
+    projects = [project.to_dict() for project in project_reads.projects()]
     return ok({"projects": projects, "count": len(projects)})
 
 
 @authorize(WRITE)
 def add_project(request: HttpRequest):
-    project = doors.add(_name_field(request))
+    project = project_writes.add(_name_field(request))
     response = ok(_project_dict(project.name), 201)
     response["Location"] = reverse("api:project", args=[project.name])
     return response
@@ -35,11 +36,11 @@ def add_project(request: HttpRequest):
 
 @authorize(WRITE)
 def rename_project(request: HttpRequest, name: str):
-    project = doors.rename(name, _name_field(request))
+    project = project_writes.rename(name, _name_field(request))
     return ok(_project_dict(project.name))
 
 
 @authorize(WRITE)
 def remove_project(request: HttpRequest, name: str):
-    doors.remove(name)
+    project_writes.remove(name)
     return ok({"deleted": name})

@@ -12,7 +12,7 @@ from django.db import OperationalError
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from memories.errors import DomainError
+from memories.rules.errors import DomainError
 
 logger = logging.getLogger(__name__)
 

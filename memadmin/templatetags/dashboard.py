@@ -12,8 +12,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 
-from memories import budget
-from memories.captions import relative
+from memories.reads import budget
+from memories.rules.captions import relative
 
 register = template.Library()
 

@@ -5,8 +5,8 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
-from memadmin import tokens
-from memadmin.roles import ADMIN, AUDITOR, OPERATOR
+from memadmin.accounts import tokens
+from memadmin.accounts.roles import ADMIN, AUDITOR, OPERATOR
 
 
 def make_user(username: str, role: str | None) -> User:

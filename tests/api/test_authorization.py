@@ -3,10 +3,10 @@
 import pytest
 from django.contrib.auth.models import Group
 
-from memadmin import tokens
-from memadmin.roles import AUDITOR, OPERATOR
+from memadmin.accounts import tokens
+from memadmin.accounts.roles import AUDITOR, OPERATOR
 from memories.models import Memory
-from projects import doors as project_doors
+from projects import writes as project_doors
 from projects.models import Project
 
 from .conftest import Api, make_user

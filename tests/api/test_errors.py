@@ -3,7 +3,7 @@
 import pytest
 from django.db import OperationalError
 
-from memories import selectors
+from memories.reads import selectors
 
 
 @pytest.mark.parametrize(

@@ -23,10 +23,10 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from memadmin import tokens
+from memadmin.accounts import tokens
 from memadmin.wsgi import application
-from memories import doors
-from projects import doors as project_doors
+from memories.writes import doors
+from projects import writes as project_doors
 from tests.scale import LONG
 
 from .conftest import make_user

@@ -10,9 +10,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from memadmin import roles, tokens
+from memadmin.accounts import roles, tokens
 from memadmin.models import ApiToken
-from memories.errors import InvalidField
+from memories.rules.errors import InvalidField
 
 from .conftest import Api, make_user
 

@@ -3,7 +3,7 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from memadmin import roles, tokens
+from memadmin.accounts import roles, tokens
 from memories.models import Memory
 from tests.api.conftest import Api
 from tests.pages.conftest import (  # noqa: F401  (fixtures shared with the pages' suite)

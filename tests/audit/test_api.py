@@ -2,8 +2,8 @@
 
 import pytest
 
-from memories.filters import MemoryFilters
-from memories.graph import store_graph
+from memories.reads.filters import MemoryFilters
+from memories.reads.graph import store_graph
 from tests.conftest import backdate
 
 

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from memories import doors
-from projects import doors as project_doors
+from memories.writes import doors
+from projects import writes as project_doors
 
 pytestmark = pytest.mark.browser
 

@@ -1,7 +1,7 @@
 """The budget report's band detail: the cut line and its reasons, what falls off the index."""
 
-from memories import budget_audit
-from memories.agent_view import agent_view
+from memories.reads import band_cut
+from memories.reads.agent_view import agent_view
 
 
 def test_cut_line_in_index_order_with_reasons(write, settings, project):
@@ -11,7 +11,7 @@ def test_cut_line_in_index_order_with_reasons(write, settings, project):
     write("project-rule", project="webdev", load="inline", body="d" * 5, priority=3)
     # The budget lowered beneath what the store holds, as the seed describes.
     settings.MEMADMIN_INLINE_MAX_BYTES = 100
-    detail = budget_audit.band_detail(None)
+    detail = band_cut.band_detail(None)
     assert [(e.memory.name, e.spent_before, e.shown) for e in detail.cut] == [
         ("first", 0, True),
         ("too-big", 60, False),
@@ -25,7 +25,7 @@ def test_cut_line_in_index_order_with_reasons(write, settings, project):
     assert [e.memory.name for e in detail.not_given] == ["too-big"]
     assert [e.memory.name for e in detail.largest] == ["first", "too-big", "still-fits"]
     assert detail.to_dict()["largest"][0] == {"name": "first", "project": None, "bytes": 60}
-    webdev = budget_audit.band_detail(project)
+    webdev = band_cut.band_detail(project)
     assert [e.memory.name for e in webdev.cut][-1] == "project-rule"
     assert webdev.tier == "webdev" and detail.tier == "global"
 
@@ -49,7 +49,7 @@ def test_index_fall_off_in_order_with_the_footer(write, settings):
     for number in range(6):
         write(f"m{number}", priority=number, tags=["infra"] if number > 3 else ["people"])
     write("hidden", load="search")
-    detail = budget_audit.band_detail(None)
+    detail = band_cut.band_detail(None)
     assert [m.name for m in detail.fall_off] == ["m3", "m4", "m5"]
     assert detail.fall_off_reason == "the index holds 3 entries at most"
     assert detail.footer_tags == [("infra", 2), ("people", 1)]
@@ -63,13 +63,13 @@ def test_index_fall_off_by_bytes(write, settings):
     settings.MEMADMIN_INDEX_MAX_BYTES = 200
     for number in range(4):
         write(f"m{number}", priority=number, description="x" * 60)
-    detail = budget_audit.band_detail(None)
+    detail = band_cut.band_detail(None)
     assert [m.name for m in detail.fall_off] == ["m2", "m3"]
     assert detail.fall_off_reason.startswith("the next entry would take the index past 200 bytes")
 
 
 def test_nothing_falls_off_a_small_index(write):
     write("a")
-    detail = budget_audit.band_detail(None)
+    detail = band_cut.band_detail(None)
     assert detail.fall_off == [] and detail.fall_off_reason == ""
     assert detail.to_dict()["index"]["footer"] == ""

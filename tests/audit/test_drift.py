@@ -1,7 +1,7 @@
 """Priority drift: histograms per tier and read counts that argue with priorities."""
 
-from memories import drift
-from memories.filters import MemoryFilters
+from memories.reads import drift
+from memories.reads.filters import MemoryFilters
 from tests.conftest import backdate
 
 

@@ -2,10 +2,10 @@
 
 import pytest
 
-from memories import graph, selectors
-from memories.errors import InvalidField
-from memories.filters import MemoryFilters
 from memories.models import Memory
+from memories.reads import graph, selectors
+from memories.reads.filters import MemoryFilters
+from memories.rules.errors import InvalidField
 
 
 def by_label(g: graph.Graph) -> dict[str, graph.Node]:

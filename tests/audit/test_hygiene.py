@@ -2,9 +2,10 @@
 
 import pytest
 
-from memories import hygiene, similarity
-from memories.filters import MemoryFilters
 from memories.models import Memory
+from memories.reads import hygiene
+from memories.reads.filters import MemoryFilters
+from memories.rules import similarity
 from tests.conftest import backdate
 
 

@@ -6,9 +6,9 @@ import re
 import pytest
 from django.utils import timezone
 
-from memories import doors
 from memories.models import Memory
-from projects import doors as project_doors
+from memories.writes import doors
+from projects import writes as project_doors
 
 pytestmark = pytest.mark.browser
 

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from memories import doors
 from memories.models import Memory, Revision
+from memories.writes import doors
 
 pytestmark = pytest.mark.browser
 

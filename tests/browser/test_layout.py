@@ -5,8 +5,8 @@ Screenshots land in test-artifacts/ for a person to look at.
 
 import pytest
 
-from memories import doors
-from projects import doors as project_doors
+from memories.writes import doors
+from projects import writes as project_doors
 from tests.browser.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser

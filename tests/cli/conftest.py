@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from memories import doors
-from projects import doors as project_doors
+from memories.writes import doors
+from projects import writes as project_doors
 
 # Bodies an export must carry byte for byte, each with the reason it is awkward.
 AWKWARD_BODIES = {

@@ -4,9 +4,9 @@ import datetime as dt
 
 import pytest
 
-from memories import doors
-from memories.errors import ImportRefused
 from memories.models import Memory
+from memories.rules.errors import ImportRefused
+from memories.writes import doors
 from tests.cli.conftest import store_state
 
 CREATED = dt.datetime(2023, 3, 4, 5, 6, 7, 890123, tzinfo=dt.UTC)

@@ -14,9 +14,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from memories import doors, selectors
 from memories.models import Memory
-from projects import doors as project_doors
+from memories.reads import selectors
+from memories.writes import doors
+from projects import writes as project_doors
 from tests.cli.conftest import store_state
 from tests.conftest import backdate
 

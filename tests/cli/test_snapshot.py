@@ -8,10 +8,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from memories import doors, snapshot
-from memories.errors import ImportRefused, SnapshotError
 from memories.models import Memory
-from projects import doors as project_doors
+from memories.rules.errors import ImportRefused, SnapshotError
+from memories.writes import doors, snapshot
+from projects import writes as project_doors
 from projects.models import Project
 from tests.cli.conftest import (
     AWKWARD_BODIES,

@@ -2,9 +2,9 @@
 
 import pytest
 
-from memories import doors
-from memories.errors import InlineBudgetExceeded, InvalidField, NameClash, UnknownProject
 from memories.models import Memory
+from memories.rules.errors import InlineBudgetExceeded, InvalidField, NameClash, UnknownProject
+from memories.writes import doors
 
 
 @pytest.fixture

@@ -2,9 +2,9 @@
 
 import pytest
 
-from memories import pagination, selectors
-from memories.errors import InvalidField
-from memories.filters import MemoryFilters
+from memories.reads import pagination, selectors
+from memories.reads.filters import MemoryFilters
+from memories.rules.errors import InvalidField
 from projects.models import Project
 
 

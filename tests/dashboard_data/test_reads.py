@@ -6,12 +6,14 @@ import pytest
 from django.http import QueryDict
 from django.utils import timezone
 
-from memadmin.markdown import render_markdown
-from memories import budget, captions, doors, selectors
-from memories.filters import ANY_TIER
-from memories.forms import canonical_query, tier_param
+from memadmin.pages.memories.forms import canonical_query, tier_param
+from memadmin.web.markdown import render_markdown
 from memories.models import Memory
-from projects.selectors import tier_usage
+from memories.reads import budget, selectors
+from memories.reads.filters import ANY_TIER
+from memories.rules import captions
+from memories.writes import doors
+from projects.reads import tier_usage
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 import pytest
 from django.contrib.auth.models import Group, User
 
-from memadmin import roles
+from memadmin.accounts import roles
 from memories.models import Revision
 
 
@@ -23,7 +23,7 @@ def revisions(db):
 
 
 def state_without_updated_at(memory) -> dict:
-    from memories import history
+    from memories.writes import history
 
     state = history.snapshot(memory)
     state.pop("updated_at")

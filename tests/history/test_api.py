@@ -2,10 +2,11 @@
 
 import pytest
 
-from memadmin import tokens
-from memadmin.roles import AUDITOR, OPERATOR
-from memories import doors, history, history_doors, history_selectors
+from memadmin.accounts import tokens
+from memadmin.accounts.roles import AUDITOR, OPERATOR
 from memories.models import Revision, TrashedMemory
+from memories.reads import history as history_reads
+from memories.writes import doors, history, undo
 from tests.api.conftest import Api, make_user
 
 
@@ -116,7 +117,7 @@ def test_the_audit_log_filters_pages_and_matches_the_pages_export(store, writer,
     }
     exported = [
         entry.to_dict()
-        for entry in history_selectors.export_rows(history_selectors.AuditFilters(user="otto"))
+        for entry in history_reads.export_rows(history_reads.AuditFilters(user="otto"))
     ]
     assert reader.get("/v1/audit", user="otto", limit=50).json()["revisions"] == exported
 
@@ -150,7 +151,7 @@ def test_since_after_until_and_before_with_after_are_refused(store, reader):
 def test_a_purged_memory_shows_that_its_content_is_gone(store, writer, reader):
     writer("DELETE", "/v1/memories/rule")
     with history.acting(door=history.PAGE, label="carol"):
-        history_doors.purge(TrashedMemory.objects.get().id, admin=True)
+        undo.purge(TrashedMemory.objects.get().id, admin=True)
     revisions = reader.get("/v1/audit", memory="rule").json()["revisions"]
     assert [(r["action"], r["purged"], r["changes"]) for r in revisions] == [
         ("purge", False, []),

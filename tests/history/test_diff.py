@@ -2,8 +2,8 @@
 
 import pytest
 
-from memories import doors, history
 from memories.models import Revision
+from memories.writes import doors, history
 
 
 def _changes(revision: Revision) -> dict[str, history.FieldChange]:

@@ -6,9 +6,9 @@ import io
 import pytest
 from django.core.management import call_command
 
-from memories import doors, history_doors
-from memories.errors import ImportRefused
 from memories.models import ChangeSet, Memory, Revision, TrashedMemory
+from memories.rules.errors import ImportRefused
+from memories.writes import doors, undo
 from tests.conftest import backdate
 from tests.history.conftest import state_without_updated_at
 
@@ -41,7 +41,7 @@ def test_an_import_is_one_change_set_with_what_it_overwrote(write):
     assert overwrite.after["created_at"] == "2023-03-04T05:06:07Z"
     assert added.before is None and added.after["read_count"] == 5
 
-    history_doors.undo(group.id)
+    undo.undo(group.id)
     note = Memory.objects.select_related("project").get(name="note")
     assert state_without_updated_at(note) == before, "created_at and read_count put back"
     assert not Memory.objects.filter(name="new").exists()

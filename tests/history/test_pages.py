@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from memadmin import roles
-from memories import doors, history
+from memadmin.accounts import roles
+from memadmin.pages.memories.detail import body_digest
 from memories.models import ChangeSet, Memory, Revision, TrashedMemory
-from memories.views.detail import body_digest
+from memories.writes import doors, history
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 

@@ -7,9 +7,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from memories import doors, history, history_doors
-from memories.errors import InlineBudgetExceeded, NameClash
 from memories.models import ChangeSet, Memory, Revision, TrashedMemory
+from memories.rules.errors import InlineBudgetExceeded, NameClash
+from memories.writes import doors, history, undo
 
 
 def _set_up(write, project):
@@ -24,11 +24,9 @@ DOORS = {
     "move": lambda: doors.move("keep", to="webdev"),
     "edit": lambda: doors.edit("keep", old_string="two", new_string="2"),
     "delete": lambda: doors.delete("keep"),
-    "restore": lambda: history_doors.restore(TrashedMemory.objects.get().id),
-    "revert": lambda: history_doors.restore_version(
-        Revision.objects.filter(name="keep").first().id
-    ),
-    "purge": lambda: history_doors.purge(TrashedMemory.objects.get().id, admin=True),
+    "restore": lambda: undo.restore(TrashedMemory.objects.get().id),
+    "revert": lambda: undo.restore_version(Revision.objects.filter(name="keep").first().id),
+    "purge": lambda: undo.purge(TrashedMemory.objects.get().id, admin=True),
 }
 
 

@@ -7,8 +7,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from memories import doors, history, history_doors
 from memories.models import ChangeSet, Revision, TrashedMemory
+from memories.writes import doors, history, undo
 
 
 def _age(days: int) -> None:
@@ -25,7 +25,7 @@ def old_and_new(write):
     with history.change_set("Raise both") as group:
         doors.write("kept", priority=1)
         doors.write("binned", priority=1)
-    history_doors.undo(history_doors.undo(group.id).id)
+    undo.undo(undo.undo(group.id).id)
     doors.delete("binned")
     _age(100)
     doors.write("kept", priority=2)
@@ -50,7 +50,7 @@ def test_prune_removes_what_is_older_and_keeps_what_the_trash_needs(old_and_new,
     assert not ChangeSet.objects.exists()
     assert (pruned.revisions, pruned.change_sets) == (8, 3)
     # The trash entry still restores.
-    assert history_doors.restore(TrashedMemory.objects.get().id).name == "binned"
+    assert undo.restore(TrashedMemory.objects.get().id).name == "binned"
 
 
 def test_the_command_prunes_with_a_days_override(old_and_new):

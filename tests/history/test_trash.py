@@ -2,8 +2,10 @@
 
 import pytest
 
-from memories import doors, history, history_doors, selectors
-from memories.errors import (
+from memories.models import Memory, Revision, TrashedMemory
+from memories.reads import selectors
+from memories.reads.filters import MemoryFilters
+from memories.rules.errors import (
     InlineBudgetExceeded,
     NameClash,
     NotInTrash,
@@ -11,9 +13,8 @@ from memories.errors import (
     UnknownProject,
     VersionUnavailable,
 )
-from memories.filters import MemoryFilters
-from memories.models import Memory, Revision, TrashedMemory
-from projects import doors as project_doors
+from memories.writes import doors, history, undo
+from projects import writes as project_doors
 from tests.conftest import backdate
 from tests.history.conftest import state_without_updated_at
 
@@ -41,7 +42,7 @@ def test_restore_brings_it_back_whole(write, project):
     memory.refresh_from_db()
     kept = state_without_updated_at(memory)
     doors.delete("notes")
-    restored = history_doors.restore(_trash("notes").id)
+    restored = undo.restore(_trash("notes").id)
     assert state_without_updated_at(restored) == kept
     assert restored.id == memory.id
     assert not TrashedMemory.objects.exists()
@@ -61,7 +62,7 @@ def test_restore_is_refused_when_the_name_was_taken_in_its_tier(write):
     doors.delete("notes")
     write("notes", body="new one")
     with pytest.raises(NameClash) as refused:
-        history_doors.restore(_trash("notes").id)
+        undo.restore(_trash("notes").id)
     assert refused.value.message == (
         "'notes' cannot come back from the trash: 'the global tier' already holds a memory "
         "named 'notes'; choose another name or delete that one first."
@@ -75,7 +76,7 @@ def test_restore_is_refused_across_the_global_and_project_line(write, project):
     doors.delete("notes")
     write("notes", project=None)
     with pytest.raises(NameClash) as refused:
-        history_doors.restore(_trash("notes").id)
+        undo.restore(_trash("notes").id)
     assert "a global name is never also a project's" in refused.value.message
 
 
@@ -84,7 +85,7 @@ def test_restore_is_refused_past_the_inline_budget(write, small_budget):
     doors.delete("rule")
     write("other", body="o" * 60, load="inline")
     with pytest.raises(InlineBudgetExceeded) as refused:
-        history_doors.restore(_trash("rule").id)
+        undo.restore(_trash("rule").id)
     assert refused.value.details["total_bytes"] == 120
     assert TrashedMemory.objects.count() == 1
 
@@ -95,11 +96,11 @@ def test_restore_follows_a_rename_and_is_refused_when_the_project_is_gone(write,
     doors.delete("a")
     doors.delete("b")
     project_doors.rename("webdev", "web")
-    assert history_doors.restore(_trash("a").id).project_name == "web"
+    assert undo.restore(_trash("a").id).project_name == "web"
     doors.delete("a")
     project_doors.remove("web")
     with pytest.raises(UnknownProject):
-        history_doors.restore(_trash("b").id)
+        undo.restore(_trash("b").id)
 
 
 def test_purge_is_for_admins_and_erases_the_content(write):
@@ -108,21 +109,21 @@ def test_purge_is_for_admins_and_erases_the_content(write):
     doors.delete("secret")
     entry = _trash("secret")
     with pytest.raises(NotPermitted):
-        history_doors.purge(entry.id, admin=False)
-    assert history_doors.purge(entry.id, admin=True) == "secret"
+        undo.purge(entry.id, admin=False)
+    assert undo.purge(entry.id, admin=True) == "secret"
     revisions = list(Revision.objects.filter(name="secret").order_by("id"))
     assert [r.action for r in revisions] == ["create", "update", "delete", "purge"]
     assert all(r.before is None and r.after is None for r in revisions)
     assert [r.purged for r in revisions] == [True, True, True, False]
     assert not TrashedMemory.objects.exists()
     with pytest.raises(NotInTrash):
-        history_doors.restore(entry.id)
+        undo.restore(entry.id)
     with pytest.raises(VersionUnavailable):
-        history_doors.restore_version(revisions[0].id)
+        undo.restore_version(revisions[0].id)
 
 
 def test_an_unknown_trash_entry(db):
     with pytest.raises(NotInTrash):
-        history_doors.restore(404)
+        undo.restore(404)
     with pytest.raises(NotInTrash):
-        history_doors.purge("x", admin=True)
+        undo.purge("x", admin=True)

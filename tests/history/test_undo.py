@@ -2,9 +2,9 @@
 
 import pytest
 
-from memories import doors, history, history_doors
-from memories.errors import ChangeSetNotFound, UndoRefused
 from memories.models import ChangeSet, Memory, Revision, TrashedMemory
+from memories.rules.errors import ChangeSetNotFound, UndoRefused
+from memories.writes import doors, history, undo
 from tests.conftest import backdate
 from tests.history.conftest import state_without_updated_at
 
@@ -39,7 +39,7 @@ def _states():
 def test_undoing_a_bulk_change_restores_every_row(store):
     group = _bulk()
     assert _states() != store
-    undo_set = history_doors.undo(group.id)
+    undo_set = undo.undo(group.id)
     assert _states() == store
     assert undo_set.undoes == group
     compensations = list(undo_set.revisions.order_by("id"))
@@ -53,15 +53,15 @@ def test_undo_keeps_the_reads_made_since(store):
     group = _bulk()
     doors.read("gamma")
     doors.read("gamma")
-    history_doors.undo(group.id)
+    undo.undo(group.id)
     assert Memory.objects.get(name="gamma").read_count == 2
 
 
 def test_an_undo_can_itself_be_undone(store):
     group = _bulk()
     after_bulk = _states()
-    undo_set = history_doors.undo(group.id)
-    history_doors.undo(undo_set.id)
+    undo_set = undo.undo(group.id)
+    undo.undo(undo_set.id)
     assert _states() == after_bulk
 
 
@@ -70,7 +70,7 @@ def test_undo_refuses_as_a_whole_when_a_row_changed_since(store):
     doors.write("beta", priority=50)
     before = _states()
     with pytest.raises(UndoRefused) as refused:
-        history_doors.undo(group.id)
+        undo.undo(group.id)
     change = Revision.objects.order_by("-id").first()
     assert refused.value.details["refused"] == [
         {
@@ -92,7 +92,7 @@ def test_undo_refuses_as_a_whole_when_the_budget_would_be_passed(store, small_bu
     doors.write("filler", description="fills the band", body="f" * 50, load="inline")
     before = _states()
     with pytest.raises(UndoRefused) as refused:
-        history_doors.undo(group.id)
+        undo.undo(group.id)
     (row,) = refused.value.details["refused"]
     assert row["name"] == "wide"
     assert "inline budget" in row["reason"]
@@ -105,16 +105,16 @@ def test_undo_refuses_a_name_taken_meanwhile(store):
         doors.delete("alpha")
     doors.write("alpha", description="a new alpha")
     with pytest.raises(UndoRefused) as refused:
-        history_doors.undo(group.id)
+        undo.undo(group.id)
     assert "already holds a memory named 'alpha'" in refused.value.details["refused"][0]["reason"]
     assert Memory.objects.get(name="alpha").description == "a new alpha"
 
 
 def test_a_change_set_is_undone_once(store):
     group = _bulk()
-    undo_set = history_doors.undo(group.id)
+    undo_set = undo.undo(group.id)
     with pytest.raises(UndoRefused) as refused:
-        history_doors.undo(group.id)
+        undo.undo(group.id)
     assert refused.value.message == (
         f"Change set {group.id} was undone already, by change set {undo_set.id}."
     )
@@ -123,17 +123,17 @@ def test_a_change_set_is_undone_once(store):
 def test_undo_of_a_purged_row_is_refused(store):
     with history.change_set("Delete alpha") as group:
         doors.delete("alpha")
-    history_doors.purge(TrashedMemory.objects.get().id, admin=True)
+    undo.purge(TrashedMemory.objects.get().id, admin=True)
     with pytest.raises(UndoRefused) as refused:
-        history_doors.undo(group.id)
+        undo.undo(group.id)
     assert refused.value.details["refused"][0]["reason"] == "it was purged from the trash"
 
 
 def test_an_unknown_change_set(db):
     with pytest.raises(ChangeSetNotFound):
-        history_doors.undo(999)
+        undo.undo(999)
     with pytest.raises(ChangeSetNotFound):
-        history_doors.undo("not-a-number")
+        undo.undo("not-a-number")
 
 
 def test_a_bulk_action_is_one_change_set_and_undoing_it_restores_every_row(store):
@@ -145,7 +145,7 @@ def test_a_bulk_action_is_one_change_set_and_undoing_it_restores_every_row(store
     (group,) = ChangeSet.objects.all()
     assert (group.summary, group.door) == ("Set priority 0 on 3 memories", "bulk")
     assert group.revisions.count() == 3
-    history_doors.undo(group.id)
+    undo.undo(group.id)
     assert _states() == store
 
 
@@ -162,6 +162,6 @@ def test_rows_the_change_set_left_as_they_were_need_no_undo(store):
     with history.change_set("Two writes, one of them changing nothing") as group:
         doors.write("alpha", priority=2)
         doors.write("beta", priority=9)
-    undo_set = history_doors.undo(group.id)
+    undo_set = undo.undo(group.id)
     assert [r.name for r in undo_set.revisions.all()] == ["beta"]
     assert _states() == store

@@ -2,9 +2,14 @@
 
 import pytest
 
-from memories import doors, history_doors
-from memories.errors import InlineBudgetExceeded, NameClash, RevisionNotFound, VersionUnavailable
 from memories.models import Memory, Revision
+from memories.rules.errors import (
+    InlineBudgetExceeded,
+    NameClash,
+    RevisionNotFound,
+    VersionUnavailable,
+)
+from memories.writes import doors, undo
 from tests.conftest import backdate
 
 
@@ -15,7 +20,7 @@ def _version(name: str, index: int) -> Revision:
 def test_an_old_priority_comes_back_as_a_new_revision(write):
     memory = backdate(write("rule", priority=4).memory, days=20)
     doors.write("rule", priority=40)
-    result = history_doors.restore_version(_version("rule", 0).id)
+    result = undo.restore_version(_version("rule", 0).id)
     assert result.memory.priority == 4
     assert result.memory.created_at == memory.created_at
     assert result.memory.verified_at == memory.verified_at
@@ -37,7 +42,7 @@ def test_every_field_comes_back_a_blank_source_and_no_expiry_included(write):
         expires="2099-01-01",
         priority=9,
     )
-    history_doors.restore_version(_version("note", 0).id)
+    undo.restore_version(_version("note", 0).id)
     memory = Memory.objects.get(name="note")
     assert (memory.description, memory.body, memory.tags, memory.references) == (
         "about note",
@@ -58,12 +63,12 @@ def test_a_version_in_another_tier_moves_it_back_unless_the_name_is_taken(
 ):
     write("note", project="webdev")
     doors.move("note", project="webdev", to=None)
-    history_doors.restore_version(_version("note", 0).id)
+    undo.restore_version(_version("note", 0).id)
     assert Memory.objects.get(name="note").project_name == "webdev"
     doors.move("note", project="webdev", to="infra")
     write("note", project="webdev", body="a new one")
     with pytest.raises(NameClash) as refused:
-        history_doors.restore_version(_version("note", 0).id)
+        undo.restore_version(_version("note", 0).id)
     assert "'webdev' already holds a memory named 'note'" in refused.value.message
     assert Memory.objects.get(name="note", project__name="infra")
 
@@ -73,7 +78,7 @@ def test_a_version_past_the_budget_is_refused(write, small_budget):
     doors.write("rule", body="short")
     write("other", body="o" * 50, load="inline")
     with pytest.raises(InlineBudgetExceeded):
-        history_doors.restore_version(_version("rule", 0).id)
+        undo.restore_version(_version("rule", 0).id)
     assert Memory.objects.get(name="rule").body == "short"
 
 
@@ -82,12 +87,12 @@ def test_what_cannot_be_restored_says_why(write):
     doors.delete("note")
     creation, deletion = Revision.objects.order_by("id")
     with pytest.raises(VersionUnavailable) as refused:
-        history_doors.restore_version(deletion.id)
+        undo.restore_version(deletion.id)
     assert "restore the memory from the trash instead" in refused.value.message
     with pytest.raises(VersionUnavailable) as refused:
-        history_doors.restore_version(creation.id)
+        undo.restore_version(creation.id)
     assert refused.value.message == (
         "'note' is in the trash: restore it from there first, then this version."
     )
     with pytest.raises(RevisionNotFound):
-        history_doors.restore_version(10_000)
+        undo.restore_version(10_000)

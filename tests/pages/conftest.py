@@ -2,7 +2,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
-from memadmin import roles
+from memadmin.accounts import roles
 
 PASSWORD = "a long enough password"
 

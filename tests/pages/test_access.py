@@ -5,8 +5,8 @@ import re
 import pytest
 from django.test import Client
 
-from memories import doors
 from memories.models import Memory
+from memories.writes import doors
 from tests.pages.conftest import make_user, signed_in
 
 

@@ -4,7 +4,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from memadmin import roles
+from memadmin.accounts import roles
 from tests.pages.conftest import chrome_free, make_user
 
 

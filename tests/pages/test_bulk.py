@@ -6,8 +6,8 @@ import pytest
 from django.contrib.messages import get_messages
 from django.utils import timezone
 
-from memories import doors
 from memories.models import Memory
+from memories.writes import doors
 from tests.conftest import backdate
 from tests.pages.conftest import chrome_free
 

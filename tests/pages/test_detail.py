@@ -7,10 +7,10 @@ import pytest
 from django.contrib.messages import get_messages
 from django.utils import timezone
 
-from memories import doors
-from memories.forms import MemoryForm
+from memadmin.pages.memories.detail import body_digest, initial_values
+from memadmin.pages.memories.forms import MemoryForm
 from memories.models import Memory
-from memories.views.detail import body_digest, initial_values
+from memories.writes import doors
 from tests.conftest import backdate
 from tests.pages.conftest import chrome_free
 

@@ -5,7 +5,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from memories import doors
+from memories.writes import doors
 
 PAYLOADS = [
     "<script>alert('x')</script>",

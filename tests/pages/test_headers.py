@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 import pytest
 from django.contrib.staticfiles import finders
 
-from memories import doors
+from memories.writes import doors
 
 
 @pytest.fixture

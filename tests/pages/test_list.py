@@ -8,8 +8,8 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memories import doors
-from projects import doors as project_doors
+from memories.writes import doors
+from projects import writes as project_doors
 from tests.conftest import backdate
 from tests.pages.conftest import chrome_free
 

@@ -4,8 +4,8 @@ import datetime as dt
 
 from django.utils import timezone
 
-from memories import doors
 from memories.models import Memory
+from memories.writes import doors
 from tests.conftest import backdate
 
 

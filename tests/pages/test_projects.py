@@ -2,7 +2,7 @@
 
 import pytest
 
-from memories import doors
+from memories.writes import doors
 from projects.models import Project
 from tests.pages.conftest import chrome_free
 

@@ -3,8 +3,8 @@
 import pytest
 from django.contrib.messages import get_messages
 
-from memories import doors
 from memories.models import Memory
+from memories.writes import doors
 from tests.pages.conftest import chrome_free
 
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from memories import doors
-from memories.agent_view import agent_view
+from memories.reads.agent_view import agent_view
+from memories.writes import doors
 from tests.pages.conftest import chrome_free
 
 

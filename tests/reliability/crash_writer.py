@@ -20,7 +20,7 @@ def child(start: int, ready_fd: int) -> None:
     """Writes pairs until killed; tells the parent it is connected, then each commit."""
     from django.db import connection, transaction
 
-    from memories import doors
+    from memories.writes import doors
 
     # Connect before telling the parent to start its clock, so that on a loaded machine
     # the kills still land among the writes rather than during start-up.

@@ -27,8 +27,9 @@ def main() -> None:
     import django
 
     django.setup()
-    from memories import doors, selectors
-    from memories.errors import PreconditionFailed
+    from memories.reads import selectors
+    from memories.rules.errors import PreconditionFailed
+    from memories.writes import doors
 
     rng = random.Random(int(seed))
     deadline = time.monotonic() + float(seconds)

@@ -7,8 +7,9 @@ from django.contrib.auth.models import Group, User
 from django.db import OperationalError
 from django.test import Client
 
-from memadmin import roles
-from memories import doors, selectors
+from memadmin.accounts import roles
+from memories.reads import selectors
+from memories.writes import doors
 
 
 @pytest.fixture

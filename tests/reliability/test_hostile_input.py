@@ -20,9 +20,9 @@ from django.contrib.auth.models import Group, User
 from django.db import connection
 from django.test import Client
 
-from memadmin import roles, tokens
-from memories import doors
-from projects import doors as project_doors
+from memadmin.accounts import roles, tokens
+from memories.writes import doors
+from projects import writes as project_doors
 
 TABLES = ["memories_memory", "projects_project", "memories_reference", "memories_tag"]
 RTL = "\u202eevil"

@@ -8,10 +8,12 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memories import budget, doors, fts
-from memories.errors import DomainError
+from memories.engine import sqlite as sqlite_index
 from memories.models import Memory
-from projects import doors as project_doors
+from memories.reads import budget
+from memories.rules.errors import DomainError
+from memories.writes import doors
+from projects import writes as project_doors
 from tests.scale import LONG
 
 NAMES = st.sampled_from(["alpha", "beta", "gamma"])
@@ -81,7 +83,7 @@ def test_any_sequence_of_writes_keeps_the_invariants(operations, settings_overri
             with contextlib.suppress(DomainError):
                 _apply(operation)
             _check_invariants(created)
-        report = fts.check()
+        report = sqlite_index.check()
         assert report.ok, report.problems
         transaction.set_rollback(True)
 

@@ -15,10 +15,10 @@ from django.contrib.auth.models import Group, User
 from django.test import Client
 from django.urls import URLResolver, get_resolver
 
-from memadmin import roles, tokens
-from memories import doors, history
+from memadmin.accounts import roles, tokens
+from memadmin.pages.insights.views import HYGIENE_SECTIONS
 from memories.models import Revision, TrashedMemory
-from memories.views.audit import HYGIENE_SECTIONS
+from memories.writes import doors, history
 from tests.pages.test_escaping import BODY, PAYLOADS, assert_inert
 from tests.reliability.test_hostile_input import checksum
 

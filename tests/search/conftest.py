@@ -3,9 +3,9 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from memories.filters import MemoryFilters
 from memories.models import Memory
-from memories.search import search
+from memories.reads.filters import MemoryFilters
+from memories.reads.search import search
 
 
 def set_fields(memory: Memory, **values) -> Memory:

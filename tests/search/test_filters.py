@@ -6,9 +6,9 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from memories.errors import UnknownProject
-from memories.filters import MemoryFilters
-from memories.search import ranking_sql
+from memories.reads.filters import MemoryFilters
+from memories.reads.search import ranking_sql
+from memories.rules.errors import UnknownProject
 from tests.search.conftest import days_ago, names, set_fields
 
 

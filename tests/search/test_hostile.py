@@ -5,9 +5,9 @@ from django.db import connection
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memories import search as search_module
-from memories.filters import MemoryFilters
-from memories.search import SENSES, search
+from memories.reads import search as search_module
+from memories.reads.filters import MemoryFilters
+from memories.reads.search import SENSES, search
 from tests.search.conftest import names
 
 HOSTILE = [

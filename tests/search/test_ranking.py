@@ -2,7 +2,7 @@
 
 import pytest
 
-from memories import doors
+from memories.writes import doors
 from tests.search.conftest import days_ago, names, set_fields
 
 

@@ -1,6 +1,6 @@
 """The four senses of the seed, each with its own examples, and synonym lists."""
 
-from memories.search import SENSES
+from memories.reads.search import SENSES
 from tests.search.conftest import names
 
 

@@ -6,10 +6,10 @@ import zipfile
 
 import pytest
 
-from memories import snapshot
+from memadmin.pages.snapshots import views
 from memories.models import Memory
-from memories.views import snapshots as views
-from projects import doors as project_doors
+from memories.writes import snapshot
+from projects import writes as project_doors
 from tests.cli.conftest import memory_file, store_state
 from tests.pages.conftest import chrome_free
 from tests.snapshots.conftest import zip_of

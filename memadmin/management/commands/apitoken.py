@@ -9,9 +9,9 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from memadmin import roles, tokens
+from memadmin.accounts import roles, tokens
 from memadmin.models import ApiToken
-from memories.errors import DomainError
+from memories.rules.errors import DomainError
 
 
 class Command(BaseCommand):

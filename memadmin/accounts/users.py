@@ -1,0 +1,117 @@
+"""Accounts of the dashboard, managed by admins: create one with a role, change a role, turn
+an account off or on. An admin never changes their own role or account, so there is always
+an admin left to undo a mistake.
+"""
+
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model, password_validation
+from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from memadmin.accounts import roles
+from memories.rules.errors import DomainError, InvalidField
+
+
+class AccountRefused(DomainError):
+    status = 409
+
+
+class AccountNotFound(DomainError):
+    status = 404
+
+
+@dataclass
+class Account:
+    user: object
+    role: str | None
+
+
+def _role_from_groups(user, group_names: set[str]) -> str | None:
+    """The role the account holds (an account turned off keeps it for when it is back on)."""
+    if user.is_superuser:
+        return roles.ADMIN
+    for role in (roles.ADMIN, roles.OPERATOR, roles.AUDITOR):
+        if role in group_names:
+            return role
+    return None
+
+
+def accounts() -> list[Account]:
+    """Every account with its role (None: no role yet), in two queries."""
+    users = get_user_model().objects.prefetch_related("groups").order_by("username")
+    return [
+        Account(user, _role_from_groups(user, {group.name for group in user.groups.all()}))
+        for user in users
+    ]
+
+
+def _role(value) -> str:
+    if value not in roles.ROLES:
+        raise InvalidField("role", "The role is auditor, operator or admin.")
+    return value
+
+
+def create_account(username, password, role):
+    """A new account holding `role`; the password is held to the site's password rules."""
+    role = _role(role)
+    users = get_user_model()
+    username = (username or "").strip()
+    if not username:
+        raise InvalidField("username", "A username is required.")
+    field = users._meta.get_field(users.USERNAME_FIELD)
+    try:
+        field.run_validators(username)
+    except ValidationError as error:
+        raise InvalidField("username", " ".join(error.messages)) from None
+    candidate = users(username=username)
+    try:
+        password_validation.validate_password(password or "", candidate)
+    except ValidationError as error:
+        raise InvalidField("password", " ".join(error.messages)) from None
+    with transaction.atomic():
+        if users.objects.filter(username=username).exists():
+            raise AccountRefused(f"There is already an account named '{username}'.")
+        try:
+            user = users.objects.create_user(username=username, password=password)
+        except IntegrityError:
+            raise AccountRefused(f"There is already an account named '{username}'.") from None
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return user
+
+
+def _other_account(actor, user_id):
+    users = get_user_model()
+    try:
+        user = users.objects.get(id=user_id)
+    except (users.DoesNotExist, ValueError, TypeError):
+        raise AccountNotFound(f"There is no account {user_id}.") from None
+    if user.id == actor.id:
+        raise AccountRefused(
+            "You cannot change your own account here; another admin can, so one always remains."
+        )
+    return user
+
+
+def set_role(actor, user_id, role):
+    """Give the account exactly this role."""
+    role = _role(role)
+    with transaction.atomic():
+        user = _other_account(actor, user_id)
+        if user.is_superuser:
+            raise AccountRefused(
+                f"'{user.get_username()}' is a superuser, an admin whatever their role here."
+            )
+        user.groups.remove(*Group.objects.filter(name__in=roles.ROLES))
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return user
+
+
+def set_active(actor, user_id, active: bool):
+    """Turn an account off (it can neither sign in nor use its tokens) or back on."""
+    with transaction.atomic():
+        user = _other_account(actor, user_id)
+        user.is_active = bool(active)
+        user.save(update_fields=["is_active"])
+    return user

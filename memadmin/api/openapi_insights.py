@@ -1,0 +1,212 @@
+"""The audit routes' part of the OpenAPI document (/v1/graph, /v1/memories/{name}/graph,
+/v1/hygiene), built with the document's own helpers; memadmin.api.openapi merges it in."""
+
+from memadmin.api.openapi import (
+    BAD_REQUEST,
+    BEARER,
+    COUNT,
+    LIST_PARAMETERS,
+    NAME,
+    NULLABLE_TEXT,
+    TEXT,
+    TIER,
+    _error,
+    _obj,
+    _query,
+    _ref,
+    _responses,
+    _success,
+)
+from memories.reads import graph, hygiene
+from memories.rules import fields as f
+
+NODE_KINDS = ["memory", *graph.DANGLING_KINDS]
+SCOPE_PARAMETERS = [p for p in LIST_PARAMETERS if p["name"] not in {"q", "limit", "offset"}]
+NODE_CAP = _query(
+    "limit",
+    {"type": "integer", "minimum": 1, "maximum": graph.MAX_NODE_CAP},
+    f"the most nodes to draw (default {graph.DEFAULT_NODE_CAP}); past it whole clusters are "
+    "kept, largest first",
+)
+UNKNOWN_PROJECT = _error("The project named by project= does not exist.")
+
+
+def _section(item: dict) -> dict:
+    return _obj(
+        {"count": COUNT, "limit": COUNT, "offset": COUNT, "items": {"type": "array", "items": item}}
+    )
+
+
+SCHEMAS = {
+    "GraphNode": _obj(
+        {
+            "id": TEXT,
+            "kind": {"type": "string", "enum": NODE_KINDS},
+            "label": TEXT,
+            "degree": COUNT,
+            "cluster": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "which connected piece of the drawn graph, 0 the largest",
+            },
+            "name": TEXT,
+            "project": NULLABLE_TEXT,
+            "tier": TEXT,
+            "description": TEXT,
+            "load": {"type": "string", "enum": list(f.LOADS)},
+            "priority": {"type": "integer"},
+            "read_count": COUNT,
+            "expired": {"type": "boolean"},
+            "in_scope": {
+                "type": "boolean",
+                "description": "false: drawn because it cites or is cited by a memory in scope",
+            },
+            "target": {"type": "string", "description": "a dangling target as written"},
+            "depth": {"type": "integer", "description": "hops from the centre"},
+        },
+        required=["id", "kind", "label", "degree", "cluster"],
+        description="A memory (kind memory) or a target no memory of the citing band holds.",
+    ),
+    "GraphEdge": _obj(
+        {"id": TEXT, "source": TEXT, "target": TEXT, "cross_tier": {"type": "boolean"}},
+        description="A reference: source cites target.",
+    ),
+    "Graph": _obj(
+        {
+            "nodes": {"type": "array", "items": _ref("GraphNode")},
+            "edges": {"type": "array", "items": _ref("GraphEdge")},
+            "shown_nodes": COUNT,
+            "total_nodes": COUNT,
+            "shown_edges": COUNT,
+            "total_edges": COUNT,
+            "capped": {"type": "boolean"},
+            "cap": COUNT,
+            "isolated": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "memories in scope with no reference in or out (not drawn)",
+            },
+            "centre": NULLABLE_TEXT,
+            "depth": {"type": ["integer", "null"]},
+            "partial": {"type": "boolean"},
+            "summary": TEXT,
+        }
+    ),
+    "DanglingTarget": _obj(
+        {
+            "target": TEXT,
+            "kind": {"type": "string", "enum": list(graph.DANGLING_KINDS)},
+            "citing_count": COUNT,
+            "citing": {"type": "array", "items": _ref("Backlink")},
+            "held_elsewhere": {
+                "type": "array",
+                "items": TEXT,
+                "description": "tiers holding a memory of this name outside the citing band",
+            },
+        }
+    ),
+    "Shadow": _obj(
+        {
+            "memory": _ref("Backlink"),
+            "shadows": _ref("Backlink"),
+            "ratio": {"type": "number", "minimum": 0, "maximum": 1},
+        },
+        description="A project memory whose description says what a global one says.",
+    ),
+    "DuplicateGroup": _obj(
+        {
+            "size": COUNT,
+            "identical": {"type": "boolean"},
+            "memories": {"type": "array", "items": _ref("Backlink")},
+        }
+    ),
+    "Hygiene": _obj(
+        {
+            "period": TEXT,
+            "dangling": _section(_ref("DanglingTarget")),
+            "orphans": _section(_ref("Memory")),
+            "shadows": _section(_ref("Shadow")),
+            "unverified": _section(_ref("Memory")),
+            "duplicates": _section(_ref("DuplicateGroup")),
+        },
+        required=["period"],
+        description="Every list, or the one section= names.",
+    ),
+}
+
+PATHS = {
+    "/v1/graph": {
+        "get": {
+            "operationId": "getGraph",
+            "summary": "The store-wide backlink graph of the memories the filters admit",
+            "parameters": [*SCOPE_PARAMETERS, NODE_CAP],
+            "security": BEARER,
+            "responses": _responses(
+                "200",
+                _success("Nodes and references, capped, with the totals.", "Graph"),
+                _400=BAD_REQUEST,
+                _404=UNKNOWN_PROJECT,
+            ),
+        }
+    },
+    "/v1/memories/{name}/graph": {
+        "parameters": [NAME, TIER],
+        "get": {
+            "operationId": "getMemoryGraph",
+            "summary": "What a memory references and what references it, 1 to 3 hops out",
+            "parameters": [
+                _query(
+                    "depth",
+                    {"type": "integer", "minimum": 1, "maximum": graph.MAX_DEPTH},
+                    "hops from the memory (default 1)",
+                ),
+                NODE_CAP,
+            ],
+            "security": BEARER,
+            "responses": _responses(
+                "200",
+                _success("The neighbourhood, nearest first.", "Graph"),
+                _400=BAD_REQUEST,
+                _404=_error("No such memory, or no such project."),
+                _409=_error("Several projects hold the name and none was named.", "AmbiguousName"),
+            ),
+        },
+    },
+    "/v1/hygiene": {
+        "get": {
+            "operationId": "getHygiene",
+            "summary": "Dangling references, orphans, shadows, the verification queue, "
+            "near-duplicates",
+            "parameters": [
+                *(
+                    {**p, "description": "the verification queue's period (default 90d)"}
+                    if p["name"] == "unverified"
+                    else p
+                    for p in SCOPE_PARAMETERS
+                ),
+                _query(
+                    "section",
+                    {"type": "string", "enum": list(hygiene.SECTIONS)},
+                    "one list alone",
+                ),
+                _query(
+                    "limit",
+                    {"type": "integer", "minimum": 1, "maximum": 500},
+                    f"items of each list (default {hygiene.SECTION_LIMIT})",
+                ),
+                _query(
+                    "offset",
+                    {"type": "integer", "minimum": 0, "maximum": 10_000_000},
+                    "items to skip; needs section=",
+                ),
+            ],
+            "security": BEARER,
+            "responses": _responses(
+                "200",
+                _success("Each list's count and first items.", "Hygiene"),
+                _400=BAD_REQUEST,
+                _404=UNKNOWN_PROJECT,
+            ),
+        }
+    },
+}

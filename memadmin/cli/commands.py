@@ -1,0 +1,470 @@
+"""The bodies of `manage.py memory ...` and `manage.py project ...`.
+
+Each parses its options, calls the doors and selectors, and prints. A refusal of the domain
+becomes a CommandError carrying the domain's sentence (a non-zero exit), and lands nothing.
+"""
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+from django.core.management.base import CommandError, OutputWrapper
+from django.db import transaction
+from django.utils import timezone
+
+from memadmin.cli.progress import Progress
+from memories.engine import sqlite as sqlite_index
+from memories.models import Memory
+from memories.reads import selectors
+from memories.reads.filters import ANY_TIER, MemoryFilterForm
+from memories.rules.captions import age, short_age
+from memories.rules.errors import AmbiguousName, DomainError, MemoryNotFound
+from memories.rules.fields import rfc3339
+from memories.writes import doors, snapshot
+from projects import reads as project_selectors
+from projects import writes as project_doors
+
+GLOBAL_LABEL = "(global)"  # parentheses: no project can be named this
+
+
+@contextmanager
+def refusals():
+    """The domain's refusals as the command's error, in its one sentence."""
+    try:
+        yield
+    except AmbiguousName as error:
+        listed = ", ".join(f"'{p}'" for p in error.details["projects"])
+        raise CommandError(
+            f"The name '{error.details['name']}' is held by several projects ({listed}); "
+            "name one with --project."
+        ) from None
+    except DomainError as error:
+        raise CommandError(error.message) from None
+
+
+@contextmanager
+def piped():
+    """A reader that stops early (`| head`) ends the command quietly, as it would `cat`."""
+    try:
+        yield
+    except BrokenPipeError:
+        # Python flushes stdout again at exit; point it at /dev/null so that stays quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+
+
+def tier(project: str | None):
+    """--project absent: whichever tier holds the name; "": the global tier; else that one."""
+    if project is None:
+        return ANY_TIER
+    return project or None
+
+
+def tier_words(project_name: str | None) -> str:
+    return "the global tier" if project_name is None else f"project '{project_name}'"
+
+
+def _dump(out: OutputWrapper, data) -> None:
+    out.write(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _write_exact(out: OutputWrapper, text: str) -> None:
+    """Text byte for byte: straight to the binary stream when there is one (CRLF kept)."""
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:
+        out.write(text, ending="")
+        return
+    out.flush()
+    buffer.write(text.encode("utf-8"))
+    buffer.flush()
+
+
+def _table(out: OutputWrapper, header: list[str], rows: list[list[str]]) -> None:
+    """Columns padded to their widest cell; the last one runs on (cut to a terminal's width)."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
+    limit = shutil.get_terminal_size().columns if out.isatty() else None
+    for row in [header, *rows]:
+        line = "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False))
+        line = f"{line}  {row[-1]}"
+        if limit and len(line) > limit:
+            line = line[: limit - 1] + "…"
+        out.write(line.rstrip())
+
+
+# ---------------------------------------------------------------------------------------
+# memory list / get / show
+
+
+def list_memories(
+    out: OutputWrapper,
+    *,
+    project,
+    referencing,
+    unverified,
+    expired,
+    tag,
+    load,
+    format,
+    **_,
+) -> None:
+    data = {"expired": "true" if expired else ""}
+    for key, value in (
+        ("project", project),
+        ("referencing", referencing),
+        ("unverified", unverified),
+        ("tag", tag),
+        ("load", load),
+    ):
+        if value is not None:
+            data[key] = value
+    form = MemoryFilterForm(data)
+    if not form.is_valid():
+        raise CommandError(form.first_error())
+    filters = form.filters()
+    now = timezone.now()
+    with refusals():
+        rows = list(selectors.memories(filters, now=now))
+    if format == "json":
+        _dump(out, {"memories": [memory.to_dict(now) for memory in rows]})
+        return
+    if rows:
+        _table(
+            out,
+            ["NAME", "PROJECT", "PRI", "LOAD", "AGE", "VERIFIED", "READS", "DESCRIPTION"],
+            [
+                [
+                    m.name,
+                    m.project_name or GLOBAL_LABEL,
+                    str(m.priority),
+                    m.load,
+                    short_age(m.created_at, now),
+                    short_age(m.verified_at, now) if m.verified_at > m.created_at else "-",
+                    str(m.read_count),
+                    ("[expired] " if m.is_expired(now) else "") + m.description,
+                ]
+                for m in rows
+            ],
+        )
+    out.write(filters.summary(len(rows)) + ".")
+
+
+def _locate(name: str, project) -> Memory:
+    with refusals():
+        return selectors.locate(name, tier(project))
+
+
+def _when(moment, now) -> str:
+    if moment is None:
+        return "-"
+    return f"{rfc3339(moment)} ({age(moment, now)})"
+
+
+def get_memory(out: OutputWrapper, *, name, project, format, **_) -> None:
+    memory = _locate(name, project)
+    now = timezone.now()
+    if format == "json":
+        _dump(out, {**memory.to_dict(now), "referenced_by": selectors.backlink_dicts(memory)})
+        return
+    references = [
+        ref.target + (f"  ({ref.memory.description})" if ref.memory else "  (names no memory)")
+        for ref in selectors.resolve_references(memory)
+    ]
+    citing = [
+        f"{m.name} ({m.project_name or 'global'}): {m.description}"
+        for m in selectors.referenced_by(memory)
+    ]
+    expires = _when(memory.expires_at, now)
+    if memory.is_expired(now):
+        expires += ", expired"
+    fields = [
+        ("name", memory.name),
+        ("project", memory.project_name or GLOBAL_LABEL),
+        ("description", memory.description),
+        ("priority", str(memory.priority)),
+        ("load", memory.load),
+        ("tags", ", ".join(memory.tags) or "-"),
+        ("references", references or ["-"]),
+        ("source", memory.source or "-"),
+        ("created", _when(memory.created_at, now)),
+        ("updated", _when(memory.updated_at, now)),
+        (
+            "verified",
+            _when(memory.verified_at, now)
+            if memory.verified_at > memory.created_at
+            else "not verified since it was created",
+        ),
+        ("expires", expires),
+        ("read_count", str(memory.read_count)),
+        ("referenced by", citing or ["-"]),
+        ("body", f"{len(memory.body)} characters, {memory.body_bytes} bytes"),
+    ]
+    for label, value in fields:
+        lines = value if isinstance(value, list) else [value]
+        out.write(f"{label + ':':<15}{lines[0]}")
+        for line in lines[1:]:
+            out.write(" " * 15 + line)
+    if memory.body:
+        out.write("")
+        _write_exact(out, memory.body if memory.body.endswith("\n") else memory.body + "\n")
+
+
+def show_memory(out: OutputWrapper, *, name, project, format, **_) -> None:
+    memory = _locate(name, project)
+    if format == "json":
+        _dump(out, {**memory.to_dict(), "body": memory.body})
+        return
+    _write_exact(out, memory.body)
+
+
+# ---------------------------------------------------------------------------------------
+# memory add / edit / remove
+
+
+def _read_body(from_file: str) -> str:
+    try:
+        data = sys.stdin.buffer.read() if from_file == "-" else Path(from_file).read_bytes()
+    except OSError as error:
+        raise CommandError(f"Could not read '{from_file}': {error.strerror}.") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CommandError(f"'{from_file}' is not UTF-8 text.") from None
+
+
+def add_memory(
+    out: OutputWrapper,
+    *,
+    name,
+    description,
+    body,
+    from_file,
+    priority,
+    tags,
+    references,
+    load,
+    expires,
+    source,
+    project,
+    force,
+    verified,
+    **_,
+) -> None:
+    if body is not None and from_file is not None:
+        raise CommandError("Give the body with --body or with --from-file, not both.")
+    if from_file is not None:
+        body = _read_body(from_file)
+    with refusals(), transaction.atomic():
+        if not force:
+            try:
+                held = selectors.locate(name, tier(project))
+            except MemoryNotFound:
+                held = None
+            except AmbiguousName as error:
+                raise CommandError(
+                    f"'{name}' is already a memory of several projects; name one with "
+                    "--project and add --force to update it."
+                ) from error
+            if held is not None:
+                raise CommandError(
+                    f"'{name}' is already a memory of {tier_words(held.project_name)}; "
+                    "--force updates it, keeping what you do not mention."
+                )
+        result = doors.write(
+            name,
+            project=tier(project),
+            description=description,
+            body=body,
+            tags=tags,
+            references=references,
+            priority=priority,
+            load=load,
+            source=source,
+            expires=expires,
+            verified=verified,
+        )
+    memory = result.memory
+    out.write(
+        f"{'Saved' if result.created else 'Updated'} memory '{memory.name}' in "
+        f"{tier_words(memory.project_name)} (priority {memory.priority}, load {memory.load})."
+    )
+    for note in result.notes:
+        out.write(f"Note: {note}")
+
+
+def _editor() -> list[str]:
+    command = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not command or not command.strip():
+        raise CommandError("Set $VISUAL or $EDITOR to the editor to open the body in.")
+    return shlex.split(command)
+
+
+def edit_memory(out: OutputWrapper, *, name, project, verified, **_) -> None:
+    """$VISUAL (then $EDITOR) on the body; refused if the body changed while it was open."""
+    memory = _locate(name, project)
+    editor = _editor()
+    original = memory.body
+    folder = Path(tempfile.mkdtemp(prefix="memadmin-edit-"))
+    path = folder / f"{memory.name}.md"
+    keep = False
+    try:
+        path.write_bytes(original.encode("utf-8"))
+        path.chmod(0o600)
+        try:
+            finished = subprocess.run([*editor, str(path)], check=False)
+        except OSError as error:
+            raise CommandError(
+                f"Could not start the editor '{editor[0]}': {error.strerror}."
+            ) from None
+        if finished.returncode != 0:
+            raise CommandError(
+                f"The editor exited with status {finished.returncode}; nothing was saved."
+            )
+        try:
+            edited = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            keep = True
+            raise CommandError(
+                f"The edited text is not UTF-8; nothing was saved. It is kept in {path}."
+            ) from None
+        if edited == original and not verified:
+            out.write(f"No change to '{memory.name}'; nothing was saved.")
+            return
+        try:
+            with refusals():
+                result = doors.write(
+                    memory.name,
+                    project=memory.project_name,
+                    body=None if edited == original else edited,
+                    verified=verified,
+                    expect_body=original,
+                )
+        except CommandError as error:
+            keep = True
+            raise CommandError(f"{error} Your text is kept in {path}.") from None
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    words = "Verified" if edited == original else "Saved the new body of"
+    out.write(f"{words} '{memory.name}' in {tier_words(result.memory.project_name)}.")
+    for note in result.notes:
+        out.write(f"Note: {note}")
+
+
+def remove_memory(out: OutputWrapper, *, name, project, **_) -> None:
+    with refusals():
+        result = doors.delete(name, project=tier(project))
+    out.write(f"Removed memory '{result.name}' from {tier_words(result.project)}.")
+    if result.referenced_by:
+        out.write(
+            "Still referenced by "
+            + ", ".join(f"'{m.name}' ({m.project_name or 'global'})" for m in result.referenced_by)
+            + "; their references are left in place, as markers of a fact to revisit."
+        )
+
+
+# ---------------------------------------------------------------------------------------
+# memory export / import / verify
+
+
+def _count(number: int) -> str:
+    return f"{number} {'memory' if number == 1 else 'memories'}"
+
+
+def export(out: OutputWrapper, err: OutputWrapper, *, directory, project, **_) -> None:
+    with refusals():
+        total = snapshot.export_queryset(tier(project)).count()
+        with Progress(err, total, "Exporting") as bar:
+            result = snapshot.export_directory(
+                directory, project=tier(project), progress=bar.advance
+            )
+    out.write(f"Exported {_count(result.count)} to {result.directory}.")
+
+
+def import_(out: OutputWrapper, err: OutputWrapper, *, directory, force, dry_run, **_) -> None:
+    with refusals():
+        with Progress(err, snapshot.count_files(directory), "Reading") as bar:
+            entries = snapshot.read_directory(directory, progress=bar.advance)
+        if dry_run:
+            plan = doors.preview_import(entries, force=force)
+            for planned in plan.overwritten:
+                out.write(f"would overwrite {planned.entry.label}")
+            for planned in plan.refused:
+                out.write(f"refused {planned.entry.label}: {planned.reason}")
+            out.write(
+                f"{_count(len(entries))} in the snapshot: {len(plan.added)} would be added, "
+                f"{len(plan.overwritten)} overwritten, {len(plan.refused)} refused."
+            )
+            if not plan.ok:
+                raise plan.refusal()
+            out.write("Nothing was imported (a dry run).")
+            return
+        with Progress(err, len(entries), "Importing") as bar:
+            result = doors.import_memories(entries, force=force, progress=bar.advance)
+    out.write(
+        f"Imported {_count(len(entries))} from {directory}: {len(result.added)} added, "
+        f"{len(result.overwritten)} overwritten."
+    )
+
+
+def verify(out: OutputWrapper, err: OutputWrapper, *, rebuild: bool, **_) -> None:
+    if rebuild:
+        with Progress(err, sqlite_index.REBUILD_STEPS, "Rebuilding") as bar:
+            restored = sqlite_index.rebuild(progress=bar.advance)
+        if restored:
+            out.write("Put back missing triggers: " + ", ".join(restored))
+        out.write("Rebuilt the search index, references and tags from the table.")
+    report = sqlite_index.check()
+    if not report.ok:
+        raise CommandError(
+            "The search index is out of step: "
+            + "; ".join(report.problems)
+            + ". Run `manage.py memory verify --rebuild` to regenerate it."
+        )
+    out.write(
+        f"The search index is sound and holds {report.documents} documents "
+        f"for {report.rows} memories."
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# project add / list / rename / remove
+
+
+def add_project(out: OutputWrapper, *, name, **_) -> None:
+    with refusals():
+        project = project_doors.add(name)
+    out.write(f"Added project '{project.name}'.")
+
+
+def list_projects(out: OutputWrapper, *, format, **_) -> None:
+    projects = list(project_selectors.projects())
+    if format == "json":
+        _dump(out, {"projects": [project.to_dict() for project in projects]})
+        return
+    now = timezone.now()
+    if projects:
+        _table(
+            out,
+            ["NAME", "MEMORIES", "CREATED"],
+            [[p.name, str(p.memory_count), f"{age(p.created_at, now)}"] for p in projects],
+        )
+    out.write(f"{len(projects)} {'project' if len(projects) == 1 else 'projects'}.")
+
+
+def rename_project(out: OutputWrapper, *, name, new_name, **_) -> None:
+    with refusals():
+        project = project_doors.rename(name, new_name)
+    count = project.memories.count()
+    out.write(f"Renamed project '{name}' to '{project.name}'; its {_count(count)} moved with it.")
+
+
+def remove_project(out: OutputWrapper, *, name, **_) -> None:
+    with refusals():
+        project_doors.remove(name)
+    out.write(f"Removed project '{name}'.")

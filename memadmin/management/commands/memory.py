@@ -1,0 +1,206 @@
+"""`manage.py memory ...`: the operator's commands on the memory store.
+
+Each subcommand is one add_parser block below and one handle_<name> method; most bodies live
+in memories.cli.
+"""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from memadmin.cli import commands as cli
+from memories.writes import history
+
+FORMATS = ("table", "json")
+
+
+def _tier_option(parser, what: str) -> None:
+    parser.add_argument(
+        "--project",
+        metavar="NAME",
+        help=f'the tier {what}: a project\'s name, or "" for the global tier',
+    )
+
+
+class Command(BaseCommand):
+    help = (
+        "Work with the memory store: list, get, show, add, edit, remove, export, import, "
+        "verify [--rebuild], search QUERY..."
+    )
+
+    def add_arguments(self, parser):
+        commands = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+        verify = commands.add_parser(
+            "verify",
+            help="check the search index and reference tables against the memories",
+        )
+        verify.add_argument(
+            "--rebuild", action="store_true", help="regenerate them from the memories table"
+        )
+
+        listing = commands.add_parser("list", help="list memories in index order")
+        _tier_option(listing, "to list (absent: every tier)")
+        listing.add_argument("--referencing", metavar="TARGET", help="memories citing TARGET")
+        listing.add_argument(
+            "--unverified", metavar="PERIOD", help="not verified within PERIOD (90d, 12h, 2w)"
+        )
+        listing.add_argument("--expired", action="store_true", help="past their expiry")
+        listing.add_argument("--tag", help="carrying this tag")
+        listing.add_argument("--load", metavar="{inline,index,search}", help="of this load")
+        listing.add_argument("--format", choices=FORMATS, default="table")
+
+        get = commands.add_parser("get", help="every stored field of a memory, backlinks too")
+        get.add_argument("name")
+        _tier_option(get, "holding it, when several projects hold the name")
+        get.add_argument("--format", choices=FORMATS, default="table")
+
+        show = commands.add_parser("show", help="the body of a memory, as stored")
+        show.add_argument("name")
+        _tier_option(show, "holding it, when several projects hold the name")
+        show.add_argument("--format", choices=("text", "json"), default="text")
+
+        add = commands.add_parser(
+            "add", help="add a memory (or update one with --force, keeping what is not given)"
+        )
+        add.add_argument("name")
+        add.add_argument("--description", help="one line: what the index lists")
+        body = add.add_mutually_exclusive_group()
+        body.add_argument("--body", help='the body ("" clears it)')
+        body.add_argument("--from-file", metavar="PATH", help="the body from a file (- for stdin)")
+        add.add_argument("--priority", help="0 (most important) to 100; 5 unless given")
+        add.add_argument(
+            "--tag", dest="tags", action="append", metavar="TAG", help='repeat for more; "" clears'
+        )
+        add.add_argument(
+            "--reference",
+            dest="references",
+            action="append",
+            metavar="TARGET",
+            help='a memory, path, URL or id it depends on; repeat for more; "" clears',
+        )
+        add.add_argument("--load", metavar="{inline,index,search}", help="index unless given")
+        add.add_argument("--expires", help='RFC 3339 or YYYY-MM-DD ("" clears it)')
+        add.add_argument("--source", help="where the fact came from, one line")
+        _tier_option(add, "to file it in (absent: the global tier, or wherever it is)")
+        add.add_argument(
+            "--force", action="store_true", help="update an existing memory, keeping the rest"
+        )
+        add.add_argument("--verified", action="store_true", help="the fact was checked just now")
+
+        edit = commands.add_parser("edit", help="open the body in $VISUAL, then $EDITOR")
+        edit.add_argument("name")
+        _tier_option(edit, "holding it, when several projects hold the name")
+        edit.add_argument("--verified", action="store_true", help="the fact was checked just now")
+
+        remove = commands.add_parser("remove", help="delete a memory, naming what still cites it")
+        remove.add_argument("name")
+        _tier_option(remove, "holding it, when several projects hold the name")
+
+        export = commands.add_parser("export", help="write one Markdown file per memory")
+        export.add_argument(
+            "--directory", required=True, metavar="DIR", help="a new or empty directory"
+        )
+        _tier_option(export, "to export (absent: every tier)")
+
+        restore = commands.add_parser("import", help="read a snapshot back into this store")
+        restore.add_argument("directory", metavar="DIR")
+        restore.add_argument(
+            "--force", action="store_true", help="overwrite memories the store already holds"
+        )
+        restore.add_argument(
+            "--dry-run", action="store_true", help="say what would happen; change nothing"
+        )
+
+        search = commands.add_parser(
+            "search", help="ranked search; several queries are synonyms, searched as one"
+        )
+        search.add_argument("queries", nargs="+", metavar="QUERY")
+        search.add_argument(
+            "--project", help='one project\'s tier; "" for the global tier (default: every tier)'
+        )
+        search.add_argument("--expired", action="store_true", help="only expired memories")
+        search.add_argument("--unverified", metavar="PERIOD", help="not verified within, e.g. 90d")
+        search.add_argument("--referencing", metavar="TARGET", help="a memory, path, URL or id")
+        search.add_argument("--tag")
+        search.add_argument("--load", choices=["inline", "index", "search"])
+        search.add_argument("--limit", type=int, default=50)
+        search.add_argument("--format", choices=["text", "json"], default="text")
+
+    def handle(self, *args, action, **options):
+        label = f"manage.py memory {action}"
+        with cli.piped(), history.acting(door=history.COMMAND, label=label):
+            getattr(self, f"handle_{action}")(**options)
+
+    def handle_verify(self, **options):
+        cli.verify(self.stdout, self.stderr, **options)
+
+    def handle_list(self, **options):
+        cli.list_memories(self.stdout, **options)
+
+    def handle_get(self, **options):
+        cli.get_memory(self.stdout, **options)
+
+    def handle_show(self, **options):
+        cli.show_memory(self.stdout, **options)
+
+    def handle_add(self, **options):
+        cli.add_memory(self.stdout, **options)
+
+    def handle_edit(self, **options):
+        cli.edit_memory(self.stdout, **options)
+
+    def handle_remove(self, **options):
+        cli.remove_memory(self.stdout, **options)
+
+    def handle_export(self, **options):
+        cli.export(self.stdout, self.stderr, **options)
+
+    def handle_import(self, **options):
+        cli.import_(self.stdout, self.stderr, **options)
+
+    def handle_search(self, *, queries, limit, format, **options):
+        import json
+
+        from memories.reads.filters import MemoryFilterForm
+        from memories.reads.search import search
+        from memories.rules.captions import short_age
+        from memories.rules.errors import DomainError
+
+        data = {"q": queries, "limit": str(limit)}
+        for name in ("project", "unverified", "referencing", "tag", "load"):
+            if options[name] is not None:
+                data[name] = options[name]
+        if options["expired"]:
+            data["expired"] = "true"
+        form = MemoryFilterForm(data)
+        if not form.is_valid():
+            raise CommandError(form.first_error())
+        filters = form.filters()
+        try:
+            result = search(form.cleaned_data["q"], filters, limit=form.cleaned_data["limit"])
+        except DomainError as error:
+            raise CommandError(error.message) from None
+        if format == "json":
+            memories = [hit.to_dict() for hit in result.hits]
+            self.stdout.write(json.dumps({"memories": memories}, ensure_ascii=False, indent=2))
+            return
+        wanted = ", ".join(f"‘{query}’" for query in form.cleaned_data["q"])
+        summary = filters.summary(result.count, searched=True)
+        self.stdout.write(f"{summary} matching {wanted}, best first")
+        if result.last_resort:
+            self.stdout.write("Nothing matched as words; the whole query was scanned as text.")
+        if result.capped:
+            self.stdout.write("A text scan stopped at its limit: there may be more.")
+        for hit in result.hits:
+            memory = hit.memory
+            marks = [f"{memory.read_count} reads", f"age {short_age(memory.created_at)}"]
+            if hit.verified_since_recorded:
+                marks.append("verified")
+            if memory.is_expired():
+                marks.append("EXPIRED")
+            self.stdout.write(
+                f"{memory.name}  [{memory.project_name or 'global'}]  p{memory.priority}  "
+                f"{hit.matched_by} {hit.score:.3f}  {', '.join(marks)}"
+            )
+            self.stdout.write(f"    {memory.description}")
+            if hit.scanned_terms:
+                self.stdout.write("    found as text: " + ", ".join(hit.scanned_terms))

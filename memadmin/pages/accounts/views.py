@@ -1,0 +1,121 @@
+"""Accounts: your API tokens and, for admins, every account and its role."""
+
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import redirect
+from django.utils.cache import add_never_cache_headers
+from django.views.decorators.http import require_http_methods, require_POST
+
+from memadmin.accounts import roles, tokens, users
+from memadmin.web.access import has_role, requires_role
+from memadmin.web.http import HtmxHttpRequest, render_page
+from memories.rules.errors import DomainError
+
+
+def _tokens_context(request: HtmxHttpRequest, **extra) -> dict:
+    context = {
+        "tokens": list(tokens.user_tokens(request.user)),
+        "scopes": ["read", "write"] if has_role(request, roles.OPERATOR) else ["read"],
+        "created": None,
+        "secret": "",
+        "error": "",
+        "label": "",
+        "revoked": None,
+        "everyone": None,
+        **extra,
+    }
+    if has_role(request, roles.ADMIN):
+        context["everyone"] = list(tokens.all_tokens().exclude(user=request.user))
+    return context
+
+
+def _tokens_page(request: HtmxHttpRequest, status: int = 200, **extra) -> HttpResponse:
+    response = render_page(
+        request,
+        "memadmin/tokens.html",
+        _tokens_context(request, **extra),
+        fragment="tokens",
+        status=status,
+    )
+    add_never_cache_headers(response)  # a new token's secret is on the page once
+    return response
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@requires_role(write=roles.AUDITOR)
+def api_tokens(request: HtmxHttpRequest) -> HttpResponse:
+    """The signed-in user's own API tokens: create one (its secret shown once), list, revoke."""
+    if request.method != "POST":
+        return _tokens_page(request)
+    label = request.POST.get("label", "")
+    try:
+        token, secret = tokens.create_token(request.user, request.POST.get("scope", ""), label)
+    except DomainError as error:
+        return _tokens_page(request, status=error.status, error=error.message, label=label)
+    return _tokens_page(request, status=201, created=token, secret=secret)
+
+
+@require_POST
+@requires_role(write=roles.AUDITOR)
+def api_token_revoke(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
+    """Revoke one of your tokens (an admin may revoke anyone's)."""
+    try:
+        token = tokens.revoke_token(request.user, token_id)
+    except DomainError as error:
+        return _tokens_page(request, status=error.status, error=error.message)
+    if not request.htmx:
+        messages.success(request, f"Revoked {token.prefix}….")
+        return redirect("tokens")
+    return _tokens_page(request, revoked=token)
+
+
+def _accounts_page(request: HtmxHttpRequest, status: int = 200, **extra) -> HttpResponse:
+    context = {
+        "accounts": users.accounts(),
+        "roles": roles.ROLES,
+        "errors": {},
+        "form_error": "",
+        "form": {},
+        **extra,
+    }
+    return render_page(request, "memadmin/users.html", context, fragment="accounts", status=status)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@requires_role(read=roles.ADMIN)
+def accounts(request: HtmxHttpRequest) -> HttpResponse:
+    """Admins: every account and its role; a new account with a role."""
+    if request.method != "POST":
+        return _accounts_page(request)
+    form = {key: request.POST.get(key, "") for key in ("username", "role")}
+    try:
+        user = users.create_account(
+            form["username"], request.POST.get("password", ""), form["role"]
+        )
+    except DomainError as error:
+        return _accounts_page(request, status=error.status, form_error=error.message, form=form)
+    return _answer_accounts(request, f"Made the account '{user.get_username()}'.")
+
+
+@require_POST
+@requires_role(read=roles.ADMIN)
+def account_change(request: HtmxHttpRequest, user_id: int) -> HttpResponse:
+    """Admins: change another account's role, or turn it off or on."""
+    try:
+        if "active" in request.POST:
+            user = users.set_active(request.user, user_id, request.POST["active"] == "true")
+            done = "turned on" if user.is_active else "turned off"
+            sentence = f"The account '{user.get_username()}' is {done}."
+        else:
+            user = users.set_role(request.user, user_id, request.POST.get("role", ""))
+            sentence = f"'{user.get_username()}' is now an {request.POST['role']}."
+    except DomainError as error:
+        return _accounts_page(request, status=error.status, errors={user_id: error.message})
+    return _answer_accounts(request, sentence)
+
+
+def _answer_accounts(request: HtmxHttpRequest, sentence: str) -> HttpResponse:
+    if not request.htmx:
+        messages.success(request, sentence)
+        return redirect("accounts")
+    return _accounts_page(request, done=sentence)

@@ -1,0 +1,379 @@
+"""The history pages: a memory's History tab, the audit log and its exports, one revision,
+change sets and their undo, the trash with restore and purge."""
+
+import csv
+import json
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.http import HttpResponse, QueryDict, StreamingHttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from memadmin.accounts import roles
+from memadmin.pages.memories.forms import ANY_TIER_VALUE, canonical_query, tier_param
+from memadmin.web.access import has_role, requires_role
+from memadmin.web.http import HtmxHttpRequest, render_page
+from memadmin.web.responses import error_response
+from memories.models import Action, Door, Memory, Revision, TrashedMemory
+from memories.reads import history as history_reads
+from memories.reads import selectors
+from memories.reads.history import AuditFilterForm, AuditFilters
+from memories.rules.captions import record_caption
+from memories.rules.errors import AmbiguousName, DomainError, NotInTrash, RevisionNotFound
+from memories.writes import undo
+from projects.models import Project
+
+PAGE_SIZE = 50
+CSV_COLUMNS = [
+    "id",
+    "at",
+    "memory",
+    "project",
+    "action",
+    "door",
+    "actor",
+    "user",
+    "token",
+    "reason",
+    "change_set",
+    "changes",
+]
+
+
+def _memory_url(viewname: str, name: str, project: str | None) -> str:
+    return reverse(viewname, args=[name]) + "?" + urlencode({"project": project or ""})
+
+
+def _current_memory(revision: Revision) -> Memory | None:
+    return Memory.objects.select_related("project").filter(id=revision.memory_id).first()
+
+
+def _refused(request: HtmxHttpRequest, error: DomainError, again) -> HttpResponse:
+    """The page the request came from, drawn again with the refusal, at its status."""
+    messages.error(request, error.message)
+    response = again()
+    response.status_code = error.status
+    return response
+
+
+# A memory's History tab -------------------------------------------------------------------
+
+
+@require_GET
+@requires_role()
+def memory_history(request: HtmxHttpRequest, name: str) -> HttpResponse:
+    try:
+        memory = selectors.locate(name, tier_param(request.GET))
+    except AmbiguousName as error:
+        return render_page(
+            request,
+            "memories/ambiguous.html",
+            {"name": error.details["name"], "projects": error.details["projects"]},
+            status=409,
+        )
+    except DomainError as error:
+        return error_response(request, error.status, error.message)
+    form = AuditFilterForm(
+        {key: request.GET[key] for key in ("before", "after") if key in request.GET}
+    )
+    if not form.is_valid():
+        return error_response(request, 400, form.first_error())
+    page = history_reads.log_page(
+        AuditFilters(memory_id=memory.id),
+        limit=PAGE_SIZE,
+        before=form.cleaned_data["before"],
+        after=form.cleaned_data["after"],
+    )
+    base = _memory_url("memories:history", memory.name, memory.project_name)
+    latest = Revision.objects.filter(memory_id=memory.id).order_by("-id").values("id").first()
+    context = {
+        "memory": memory,
+        "expired": memory.is_expired(),
+        "caption": record_caption(memory, timezone.now()),
+        "page": page,
+        "current_revision": latest["id"] if latest else None,
+        "detail_url": _memory_url("memories:detail", memory.name, memory.project_name),
+        "history_url": base,
+        "older_url": f"{base}&before={page.older}" if page.older else None,
+        "newer_url": f"{base}&after={page.newer}" if page.newer else None,
+    }
+    return render_page(request, "history/memory.html", context, fragment="revisions")
+
+
+# The audit log ----------------------------------------------------------------------------
+
+
+def _log_form(request: HtmxHttpRequest) -> tuple[AuditFilterForm, QueryDict]:
+    params = canonical_query(request.GET)
+    return AuditFilterForm(params), params
+
+
+def _log_context(form: AuditFilterForm, params: QueryDict) -> dict:
+    context = {
+        "params": params,
+        "projects": list(Project.objects.order_by("name").values_list("name", flat=True)),
+        "any_tier_value": ANY_TIER_VALUE,
+        "doors": Door.choices,
+        "actions": Action.choices,
+        "users": _recorded_users(),
+    }
+    if not form.is_valid():
+        return {**context, "error": form.first_error()}
+    filters = form.filters()
+    limit = form.cleaned_data["limit"] or PAGE_SIZE
+    page = history_reads.log_page(
+        filters, limit=limit, before=form.cleaned_data["before"], after=form.cleaned_data["after"]
+    )
+    paging = params.copy()
+    for key in ("before", "after"):
+        paging.pop(key, None)
+    export = paging.copy()
+    export.pop("limit", None)
+
+    def url(**extra) -> str:
+        query = paging.copy()
+        for key, value in extra.items():
+            query[key] = str(value)
+        return reverse("history:log") + "?" + query.urlencode()
+
+    return {
+        **context,
+        "page": page,
+        "summary": filters.summary(page.count),
+        "older_url": url(before=page.older) if page.older else None,
+        "newer_url": url(after=page.newer) if page.newer else None,
+        "export_query": export.urlencode(),
+    }
+
+
+def _recorded_users() -> list[str]:
+    return list(
+        Revision.objects.exclude(username="")
+        .order_by("username")
+        .values_list("username", flat=True)
+        .distinct()[:200]
+    )
+
+
+@require_GET
+@requires_role()
+def log(request: HtmxHttpRequest) -> HttpResponse:
+    form, params = _log_form(request)
+    context = _log_context(form, params)
+    status = 400 if "error" in context else 200
+    return render_page(request, "history/log.html", context, fragment="results", status=status)
+
+
+def _csv_value(value) -> str:
+    """Text a spreadsheet will not run as a formula."""
+    text = "" if value is None else str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+@require_GET
+@requires_role()
+def log_export(request: HtmxHttpRequest, fmt: str) -> HttpResponse:
+    """Every change the log's filters admit (no paging), as CSV or JSON, streamed."""
+    form, _ = _log_form(request)
+    if not form.is_valid():
+        return error_response(request, 400, form.first_error())
+    rows = history_reads.export_rows(form.filters())
+    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+    if fmt == "csv":
+        writer = csv.writer(_Echo())
+
+        def lines():
+            yield writer.writerow(CSV_COLUMNS)
+            for entry in rows:
+                data = entry.to_dict()
+                yield writer.writerow(
+                    _csv_value(value)
+                    for value in [
+                        data["id"],
+                        data["at"],
+                        data["memory"]["name"],
+                        data["memory"]["project"],
+                        data["action"],
+                        data["door"],
+                        data["actor"],
+                        data["user"],
+                        data["token"],
+                        data["reason"],
+                        data["change_set"],
+                        entry.summary(),
+                    ]
+                )
+
+        response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
+    else:
+
+        def chunks():
+            yield '{"revisions": ['
+            for number, entry in enumerate(rows):
+                yield ("," if number else "") + json.dumps(entry.to_dict(), ensure_ascii=False)
+            yield "]}"
+
+        response = StreamingHttpResponse(chunks(), content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="memadmin-audit-{stamp}.{fmt}"'
+    return response
+
+
+# One revision, and restoring its version ---------------------------------------------------
+
+
+def _revision_page(request: HtmxHttpRequest, revision: Revision, status: int = 200):
+    (entry,) = history_reads.entries([revision])
+    current = _current_memory(revision)
+    latest = Revision.objects.filter(memory_id=revision.memory_id).order_by("-id").first()
+    context = {
+        "entry": entry,
+        "memory": current,
+        "current_revision": latest.id if current is not None else None,
+        "in_trash": current is None
+        and TrashedMemory.objects.filter(memory_id=revision.memory_id).exists(),
+        "history_url": (
+            _memory_url("memories:history", current.name, current.project_name) if current else None
+        ),
+    }
+    return render_page(request, "history/revision.html", context, status=status)
+
+
+@require_GET
+@requires_role()
+def revision_detail(request: HtmxHttpRequest, revision_id: int) -> HttpResponse:
+    revision = history_reads.revision(revision_id)
+    if revision is None:
+        error = RevisionNotFound(revision_id)
+        return error_response(request, error.status, error.message)
+    return _revision_page(request, revision)
+
+
+@require_POST
+@requires_role()
+def restore_version(request: HtmxHttpRequest, revision_id: int) -> HttpResponse:
+    try:
+        result = undo.restore_version(revision_id)
+    except RevisionNotFound as error:
+        return error_response(request, error.status, error.message)
+    except DomainError as error:
+        revision = Revision.objects.get(id=revision_id)
+        return _refused(request, error, lambda: _revision_page(request, revision))
+    memory = result.memory
+    messages.success(
+        request,
+        " ".join([f"Restored '{memory.name}' as revision {revision_id} left it.", *result.notes]),
+    )
+    return redirect(_memory_url("memories:history", memory.name, memory.project_name))
+
+
+# Change sets ----------------------------------------------------------------------------
+
+
+@require_GET
+@requires_role()
+def change_set_list(request: HtmxHttpRequest) -> HttpResponse:
+    form = AuditFilterForm({"before": request.GET["before"]} if "before" in request.GET else {})
+    if not form.is_valid():
+        return error_response(request, 400, form.first_error())
+    sets = history_reads.change_sets(limit=PAGE_SIZE + 1, before=form.cleaned_data["before"])
+    older = sets[PAGE_SIZE - 1].id if len(sets) > PAGE_SIZE else None
+    context = {
+        "change_sets": sets[:PAGE_SIZE],
+        "older_url": f"{reverse('history:change_sets')}?before={older}" if older else None,
+    }
+    return render_page(request, "history/change_sets.html", context)
+
+
+def _change_set_page(request: HtmxHttpRequest, group, *, refused=(), status: int = 200):
+    revisions = list(group.revisions.order_by("id"))
+    context = {
+        "group": group,
+        "entries": history_reads.entries(revisions),
+        "undone_by": getattr(group, "undone_by", None),
+        "refused": refused,
+        "log_url": reverse("history:log") + "?" + urlencode({"change_set": group.id}),
+    }
+    return render_page(request, "history/change_set.html", context, status=status)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@requires_role()
+def change_set_detail(request: HtmxHttpRequest, change_set_id: int) -> HttpResponse:
+    group = history_reads.change_set(change_set_id)
+    if group is None:
+        return error_response(request, 404, f"There is no change set {change_set_id}.")
+    if request.method != "POST":
+        return _change_set_page(request, group)
+    try:
+        undo_set = undo.undo(group.id)
+    except DomainError as error:
+        refused = error.details.get("refused", [])
+        return _refused(request, error, lambda: _change_set_page(request, group, refused=refused))
+    messages.success(
+        request,
+        f"Undid change set {group.id}: {undo_set.revisions.count()} memories put back, "
+        f"recorded as change set {undo_set.id}.",
+    )
+    return redirect("history:change_set", change_set_id=undo_set.id)
+
+
+# The trash ------------------------------------------------------------------------------
+
+
+def _trash_page(request: HtmxHttpRequest, status: int = 200) -> HttpResponse:
+    form = AuditFilterForm({"before": request.GET["before"]} if "before" in request.GET else {})
+    before = form.cleaned_data["before"] if form.is_valid() else None
+    rows, count = history_reads.trash(limit=PAGE_SIZE + 1, before=before)
+    older = rows[PAGE_SIZE - 1].entry.id if len(rows) > PAGE_SIZE else None
+    context = {
+        "rows": rows[:PAGE_SIZE],
+        "count": count,
+        "older_url": f"{reverse('history:trash')}?before={older}" if older else None,
+    }
+    return render_page(request, "history/trash.html", context, status=status)
+
+
+@require_GET
+@requires_role()
+def trash(request: HtmxHttpRequest) -> HttpResponse:
+    return _trash_page(request)
+
+
+@require_POST
+@requires_role()
+def trash_restore(request: HtmxHttpRequest, trashed_id: int) -> HttpResponse:
+    try:
+        memory = undo.restore(trashed_id)
+    except NotInTrash as error:
+        return error_response(request, error.status, error.message)
+    except DomainError as error:
+        return _refused(request, error, lambda: _trash_page(request))
+    tier = selectors.tier_label(memory.project_name)
+    messages.success(request, f"Restored '{memory.name}' ({tier}) from the trash.")
+    return redirect("history:trash")
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@requires_role(read=roles.ADMIN, write=roles.ADMIN)
+def trash_purge(request: HtmxHttpRequest, trashed_id: int) -> HttpResponse:
+    """A confirmation, then the purge: for good, the history's content with it."""
+    row = history_reads.trash_row(trashed_id)
+    if row is None:
+        error = NotInTrash(trashed_id)
+        return error_response(request, error.status, error.message)
+    if request.method != "POST":
+        return render_page(request, "history/purge.html", {"row": row})
+    try:
+        name = undo.purge(trashed_id, admin=has_role(request, roles.ADMIN))
+    except DomainError as error:
+        return error_response(request, error.status, error.message)
+    messages.success(request, f"Purged '{name}': it and the content of its history are gone.")
+    return redirect("history:trash")

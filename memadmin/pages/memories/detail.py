@@ -1,0 +1,268 @@
+"""One memory: every field, its body, its references both ways, the edit form, delete; and the
+form that creates a memory."""
+
+import difflib
+import hashlib
+
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods
+
+from memadmin.accounts import roles
+from memadmin.pages.memories.forms import MemoryForm, NewMemoryForm, tier_param
+from memadmin.web.access import has_role, requires_role
+from memadmin.web.http import HtmxHttpRequest, render_page, wants_fragment
+from memadmin.web.markdown import render_markdown
+from memadmin.web.responses import error_response
+from memories.models import Memory
+from memories.reads import selectors
+from memories.rules.captions import record_caption
+from memories.rules.errors import AmbiguousName, DomainError, InvalidField, NameClash, StaleBody
+from memories.rules.fields import rfc3339
+from memories.writes import doors
+from projects.models import Project
+
+FORM_FIELDS = ("description", "tags", "references", "priority", "load", "source", "expires")
+
+
+def body_digest(body: str) -> str:
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def like_stored(submitted: str, stored: str) -> str:
+    """A browser sends every line break as CRLF: keep the stored body's own line endings."""
+    if "\r\n" in stored:
+        return submitted
+    return submitted.replace("\r\n", "\n")
+
+
+def detail_url(memory: Memory) -> str:
+    project = memory.project_name or ""
+    return reverse("memories:detail", args=[memory.name]) + "?project=" + project
+
+
+def initial_values(memory: Memory) -> dict:
+    return {
+        "description": memory.description,
+        "body": memory.body,
+        "tags": memory.tags,
+        "references": memory.references,
+        "priority": memory.priority,
+        "load": memory.load,
+        "source": memory.source,
+        "expires": rfc3339(memory.expires_at) or "",
+        "project": memory.project_name or "",
+    }
+
+
+def _project_names() -> list[str]:
+    return list(Project.objects.order_by("name").values_list("name", flat=True))
+
+
+def _ambiguous(request: HtmxHttpRequest, error: AmbiguousName) -> HttpResponse:
+    return render_page(
+        request,
+        "memories/ambiguous.html",
+        {"name": error.details["name"], "projects": error.details["projects"]},
+        status=409,
+    )
+
+
+def _locate(request: HtmxHttpRequest, name: str):
+    """The memory the URL names, or the answer to give instead."""
+    try:
+        return selectors.locate(name, tier_param(request.GET)), None
+    except AmbiguousName as error:
+        return None, _ambiguous(request, error)
+    except DomainError as error:
+        return None, error_response(request, error.status, error.message)
+
+
+def _body_context(memory: Memory, raw: bool) -> dict:
+    """What the body partial shows (the whole answer to its Rendered/Raw toggle)."""
+    return {
+        "memory": memory,
+        "raw": raw,
+        "body_html": "" if raw else render_markdown(memory.body),
+        "detail_url": detail_url(memory),
+    }
+
+
+def _context(memory: Memory, form: MemoryForm | None, *, raw: bool = False, **extra) -> dict:
+    now = timezone.now()
+    return {
+        **_body_context(memory, raw),
+        "expired": memory.is_expired(now),
+        "caption": record_caption(memory, now),
+        "references": selectors.resolve_references(memory),
+        "referenced_by": selectors.referenced_by(memory),
+        "form": form,
+        "body_sha": body_digest(memory.body),
+        **extra,
+    }
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@requires_role()
+def memory_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
+    memory, answer = _locate(request, name)
+    if answer is not None:
+        return answer
+    if request.method == "POST":
+        return _save(request, memory)
+    raw = request.GET.get("view") == "raw"
+    if wants_fragment(request):
+        context = _body_context(memory, raw)
+    else:
+        form = None
+        if has_role(request, roles.OPERATOR):  # an auditor is shown no edit form
+            form = MemoryForm(initial=initial_values(memory), projects=_project_names())
+        context = _context(memory, form, raw=raw)
+    return render_page(request, "memories/detail.html", context, fragment="body")
+
+
+def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
+    """Send the write door only what the user changed, the body checked against its start."""
+    projects = _project_names()
+    form = MemoryForm(request.POST, initial=initial_values(memory), projects=projects)
+    if not form.is_valid():
+        return _form_again(request, memory, form, status=400)
+    changes = {
+        key: form.cleaned_data[key]
+        for key in FORM_FIELDS
+        if key in form.changed_data and key != "body"
+    }
+    started_from = request.POST.get("body_sha", "")
+    body = like_stored(form.cleaned_data["body"], memory.body)
+    if "body" in request.POST and body_digest(body) != started_from:  # the body was edited
+        if started_from != body_digest(memory.body):
+            conflict = StaleBody(memory.name, memory.body)
+            return _form_again(request, memory, form, status=409, conflict=conflict, yours=body)
+        changes["body"] = body
+    if "project" in form.changed_data:
+        changes["move_to"] = form.cleaned_data["project"] or None
+    verified = form.cleaned_data["verified"]
+    if not changes and not verified:
+        messages.info(request, "Nothing to save: no field was changed.")
+        return redirect(detail_url(memory))
+    try:
+        result = doors.write(
+            memory.name,
+            project=memory.project_name,
+            verified=verified,
+            expect_body=memory.body if "body" in changes else None,
+            **changes,
+        )
+    except StaleBody as conflict:
+        return _form_again(request, memory, form, status=409, conflict=conflict, yours=body)
+    except DomainError as error:
+        field = error.details.get("field") if isinstance(error, InvalidField) else None
+        form.add_error(field if field in form.fields else None, error.message)
+        return _form_again(request, memory, form, status=error.status)
+    saved = "Saved" + (" and marked verified" if verified else "") + "."
+    if result.moved_from is not None:
+        saved += f" Moved from {result.moved_from} to {result.tier_words}."
+    messages.success(request, " ".join([saved, *result.notes]))
+    return redirect(detail_url(result.memory))
+
+
+def _form_again(
+    request: HtmxHttpRequest,
+    memory: Memory,
+    form: MemoryForm,
+    *,
+    status: int,
+    conflict: StaleBody | None = None,
+    yours: str = "",
+) -> HttpResponse:
+    """The form as the user sent it, with what went wrong; nothing they typed is lost."""
+    current = Memory.objects.select_related("project").get(id=memory.id)
+    extra = {}
+    if conflict is not None:
+        extra.update(
+            conflict=conflict,
+            conflict_diff="".join(
+                difflib.unified_diff(
+                    current.body.splitlines(keepends=True),
+                    yours.splitlines(keepends=True),
+                    fromfile="current body",
+                    tofile="your edit",
+                )
+            ),
+        )
+    return render_page(
+        request, "memories/detail.html", _context(current, form, **extra), status=status
+    )
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@requires_role(read=roles.OPERATOR)
+def memory_delete(request: HtmxHttpRequest, name: str) -> HttpResponse:
+    """A confirmation naming the memories that reference this one; the delete on POST."""
+    memory, answer = _locate(request, name)
+    if answer is not None:
+        return answer
+    if request.method == "POST":
+        try:
+            result = doors.delete(memory.name, project=memory.project_name)
+        except DomainError as error:
+            return error_response(request, error.status, error.message)
+        sentence = f"Deleted '{result.name}'."
+        if result.referenced_by:
+            names = ", ".join(f"'{m.name}'" for m in result.referenced_by)
+            sentence += f" Still referencing it, as markers of a fact to revisit: {names}."
+        messages.success(request, sentence)
+        return redirect("memories:list")
+    return render_page(
+        request,
+        "memories/delete.html",
+        {
+            "memory": memory,
+            "referenced_by": selectors.referenced_by(memory),
+            "detail_url": detail_url(memory),
+        },
+    )
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@requires_role(read=roles.OPERATOR)
+def memory_new(request: HtmxHttpRequest) -> HttpResponse:
+    projects = _project_names()
+    if request.method != "POST":
+        initial = {
+            "name": request.GET.get("name", ""),
+            "priority": 5,
+            "load": "index",
+            "project": request.GET.get("project", ""),
+        }
+        form = NewMemoryForm(initial=initial, projects=projects)
+        return render_page(request, "memories/new.html", {"form": form})
+    form = NewMemoryForm(request.POST, projects=projects)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            result = doors.write(
+                data["name"],
+                project=data["project"] or None,
+                description=data["description"],
+                body=like_stored(data["body"], ""),
+                tags=data["tags"],
+                references=data["references"],
+                priority=data["priority"],
+                load=data["load"],
+                source=data["source"],
+                expires=data["expires"] or None,
+                must_create=True,
+            )
+        except NameClash as error:
+            form.add_error("name", error.message)
+        except DomainError as error:
+            field = error.details.get("field") if isinstance(error, InvalidField) else None
+            form.add_error(field if field in form.fields else None, error.message)
+        else:
+            messages.success(request, " ".join([f"Saved '{result.memory.name}'.", *result.notes]))
+            return redirect(detail_url(result.memory))
+    return render_page(request, "memories/new.html", {"form": form}, status=400)

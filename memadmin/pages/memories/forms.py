@@ -1,0 +1,258 @@
+"""Forms of the memory pages. Filters are the API's (memories.filters); these add the page's
+sort and cursors, the inline and bulk edits, and the full edit form.
+
+Every value is checked here or by the doors' own field rules (memories.fields), so a bad one
+is a form error, never a 500.
+"""
+
+from django import forms
+from django.http import QueryDict
+
+from memories.reads.filters import ANY_TIER, MemoryFilterForm
+from memories.reads.selectors import SORTS
+from memories.rules import fields as memory_fields
+from memories.rules.errors import InvalidField
+
+PAGE_SIZES = (25, 50, 100, 200)
+ANY_TIER_VALUE = "*"  # the tier picker's "every tier": no `project` parameter at all
+
+
+def canonical_query(params: QueryDict) -> QueryDict:
+    """The list's query without blank parameters, so a shared URL says only what it filters.
+
+    `project=` stays (it means the global tier); the picker's `*` (every tier) goes, leaving
+    `project` absent as the API spells it.
+    """
+    clean = QueryDict(mutable=True)
+    for key, values in params.lists():
+        for value in values:
+            if key == "project":
+                if value != ANY_TIER_VALUE:
+                    clean.appendlist(key, value.strip())
+            elif value.strip():
+                clean.appendlist(key, value)
+    return clean
+
+
+def tier_param(params: QueryDict):
+    """`project` of a single-memory route: absent ANY_TIER, empty the global tier, a name."""
+    if "project" not in params:
+        return ANY_TIER
+    return memory_fields.tier(params.get("project", ""))
+
+
+class MemoryListForm(MemoryFilterForm):
+    sort = forms.ChoiceField(required=False, choices=[(key, key) for key in SORTS])
+    after = forms.CharField(required=False, max_length=4096)
+    before = forms.CharField(required=False, max_length=4096)
+
+    def clean_sort(self):
+        return self.cleaned_data["sort"] or "index"
+
+    def clean_limit(self):
+        limit = self.cleaned_data["limit"]
+        return 50 if limit is None else limit
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("after") and cleaned.get("before"):
+            raise forms.ValidationError("A page starts after one row or ends before one, not both.")
+        if cleaned.get("q"):
+            if cleaned.get("after") or cleaned.get("before"):
+                raise forms.ValidationError("A search pages by offset, not by a row's position.")
+        elif cleaned.get("offset"):
+            raise forms.ValidationError(
+                "The list pages by position, not by offset: use its page links "
+                "(offset pages a search)."
+            )
+        return cleaned
+
+
+class RowForm(forms.Form):
+    """An inline edit of one row: its priority or its load."""
+
+    priority = forms.IntegerField(
+        required=False, min_value=memory_fields.PRIORITY_MIN, max_value=memory_fields.PRIORITY_MAX
+    )
+    load = forms.ChoiceField(required=False, choices=[(x, x) for x in memory_fields.LOADS])
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("priority") is None and not cleaned.get("load"):
+            raise forms.ValidationError("Give a priority or a load to change.")
+        return cleaned
+
+    def first_error(self) -> str:
+        for field, errors in self.errors.items():
+            return errors[0] if field == "__all__" else f"{field}: {errors[0]}"
+        return ""
+
+
+class IdListField(forms.Field):
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value):
+        values = [value] if isinstance(value, str) else list(value or [])
+        try:
+            return sorted({int(item) for item in values})
+        except (TypeError, ValueError):
+            raise forms.ValidationError("The selected rows are not valid.") from None
+
+
+BULK_ACTIONS = [
+    ("set_priority", "Set priority to"),
+    ("shift_priority", "Shift priority by"),
+    ("set_load", "Set load to"),
+    ("verify", "Mark verified"),
+    ("move", "Move to tier"),
+    ("delete", "Delete"),
+]
+
+
+class BulkForm(forms.Form):
+    action = forms.ChoiceField(choices=BULK_ACTIONS)
+    scope = forms.ChoiceField(
+        choices=[("selected", "the selected rows"), ("matching", "every row matching")],
+        required=False,
+    )
+    id = IdListField(required=False)
+    priority = forms.IntegerField(
+        required=False, min_value=memory_fields.PRIORITY_MIN, max_value=memory_fields.PRIORITY_MAX
+    )
+    shift = forms.IntegerField(
+        required=False, min_value=-memory_fields.PRIORITY_MAX, max_value=memory_fields.PRIORITY_MAX
+    )
+    load = forms.ChoiceField(required=False, choices=[(x, x) for x in memory_fields.LOADS])
+    to = forms.CharField(required=False, max_length=64)
+    confirm = forms.BooleanField(required=False)
+
+    NEEDS = {"set_priority": "priority", "shift_priority": "shift", "set_load": "load"}
+
+    def clean_scope(self):
+        return self.cleaned_data["scope"] or "selected"
+
+    def clean_to(self):
+        """The tier a move goes to: `*`-free, empty is the global tier, else a project name."""
+        try:
+            return memory_fields.tier(self.cleaned_data["to"])
+        except InvalidField as error:
+            raise forms.ValidationError(error.message) from None
+
+    def clean(self):
+        cleaned = super().clean()
+        action = cleaned.get("action")
+        needed = self.NEEDS.get(action)
+        if needed and cleaned.get(needed) in (None, ""):
+            label = dict(BULK_ACTIONS)[action].lower()
+            self.add_error(needed, f"{label[0].upper()}{label[1:]} what? Give a value.")
+        if action == "move" and "to" not in self.data:
+            self.add_error("to", "Move to which tier? Pick one.")
+        if cleaned.get("scope") == "selected" and not cleaned.get("id"):
+            raise forms.ValidationError(
+                "Select some rows first, or choose every row matching the filters."
+            )
+        return cleaned
+
+    def first_error(self) -> str:
+        for errors in self.errors.values():
+            return errors[0]
+        return ""
+
+
+def lines(text: str) -> list[str]:
+    return [line.strip() for line in text.replace("\r\n", "\n").split("\n") if line.strip()]
+
+
+class LinesField(forms.CharField):
+    """A list field edited one item a line (tags, references)."""
+
+    widget = forms.Textarea(attrs={"rows": 3})
+
+    def prepare_value(self, value):
+        if isinstance(value, list | tuple):
+            return "\n".join(value)
+        return value
+
+    def to_python(self, value):
+        return lines(super().to_python(value) or "")
+
+    def has_changed(self, initial, data):
+        initial_list = initial if isinstance(initial, list) else lines(initial or "")
+        return initial_list != self.to_python(data)
+
+
+class MemoryForm(forms.Form):
+    """The full edit form of one memory (and the form that creates one).
+
+    The initial values travel with the form (show_hidden_initial), so a save sends only
+    what the user changed: a field someone else changed meanwhile keeps their value, and a
+    changed body is checked against the body the user started from (a stale-body conflict).
+    """
+
+    # {{ form }}: a Jinja2 template (memories/jinja2/), drawn by the form renderer as its widgets.
+    template_name = "memories/_form_fields.html"
+
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=10_000)
+    body = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "true"}),
+        max_length=memory_fields.MAX_BODY_CHARS,
+    )
+    tags = LinesField(required=False, help_text="One a line.")
+    references = LinesField(
+        required=False, help_text="One a line: a memory name, a path, a URL or an external id."
+    )
+    priority = forms.IntegerField(
+        min_value=memory_fields.PRIORITY_MIN,
+        max_value=memory_fields.PRIORITY_MAX,
+        help_text="0 is the most important.",
+    )
+    load = forms.ChoiceField(
+        choices=[
+            ("inline", "inline: the body is in every turn"),
+            ("index", "index: listed by its description"),
+            ("search", "search: reached by memory_search alone"),
+        ]
+    )
+    source = forms.CharField(required=False, max_length=2048)
+    expires = forms.CharField(
+        required=False,
+        max_length=64,
+        help_text="RFC 3339 (2026-10-25T18:00:00Z) or a date (2026-10-25: the whole day). "
+        "Empty: never.",
+    )
+    project = forms.ChoiceField(required=False, label="Tier")
+    verified = forms.BooleanField(required=False, label="I checked this fact: mark it verified now")
+
+    def __init__(self, *args, projects: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["project"].choices = [("", "global")] + [(name, name) for name in projects]
+        for name, field in self.fields.items():
+            field.show_hidden_initial = name != "verified"
+
+    def clean_expires(self):
+        value = self.cleaned_data["expires"].strip()
+        if value:
+            try:
+                memory_fields.expires(value)
+            except InvalidField as error:
+                raise forms.ValidationError(error.message) from None
+        return value
+
+
+class NewMemoryForm(MemoryForm):
+    name = forms.CharField(max_length=memory_fields.MEMORY_NAME_MAX)
+
+    field_order = ["name", "project", "description", "body"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for field in self.fields.values():
+            field.show_hidden_initial = False
+
+    def clean_name(self):
+        try:
+            return memory_fields.name(self.cleaned_data["name"].strip())
+        except InvalidField as error:
+            raise forms.ValidationError(error.message) from None

@@ -1,0 +1,507 @@
+"""The memory list: filters, sorting, keyset pages, inline edits of a row, bulk actions."""
+
+from dataclasses import dataclass
+from functools import partial
+from urllib.parse import quote_plus, urlencode
+
+from django.contrib import messages
+from django.http import HttpResponse, QueryDict
+from django.shortcuts import redirect
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import push_url
+
+from memadmin.pages.memories.forms import (
+    ANY_TIER_VALUE,
+    BULK_ACTIONS,
+    PAGE_SIZES,
+    BulkForm,
+    MemoryListForm,
+    RowForm,
+    canonical_query,
+    tier_param,
+)
+from memadmin.web.access import requires_role
+from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
+from memadmin.web.responses import error_response
+from memories.models import Memory
+from memories.reads import budget, selectors
+from memories.reads.search import Hit, search
+from memories.rules import fields as memory_fields
+from memories.rules.errors import DomainError
+from memories.writes import doors
+from projects.models import Project
+
+UNVERIFIED_CHOICES = [
+    ("7d", "a week"),
+    ("30d", "30 days"),
+    ("90d", "90 days"),
+    ("180d", "180 days"),
+    ("365d", "a year"),
+]
+SORT_WORDS = {
+    "name": "name",
+    "-name": "name, Z to A",
+    "tier": "tier",
+    "-priority": "priority, least important first",
+    "created": "age, oldest first",
+    "-created": "age, newest first",
+    "verified": "verification, longest unverified first",
+    "-verified": "verification, most recently verified first",
+    "expires": "expiry, soonest first",
+    "-expires": "expiry, latest first",
+    "read_count": "read count, least read first",
+    "-read_count": "read count, most read first",
+}
+# The list's columns: (label, the sorts a click on it picks going up and going down).
+COLUMNS = [
+    ("Name", ("name", "-name")),
+    ("Tier", ("tier", "tier")),
+    ("Priority", ("index", "-priority")),
+    ("Load", None),
+    ("Description", None),
+    ("Tags", None),
+    ("Recorded", ("-created", "created")),
+    ("Verified", ("verified", "-verified")),
+    ("Expires", ("expires", "-expires")),
+    ("Reads", ("-read_count", "read_count")),
+    ("Refs", None),
+]
+NUMERIC = {"Priority", "Reads", "Refs"}
+
+
+class RowLinks:
+    """The views a row links to, each reversed once for a page rather than once for each row.
+
+    A memory's name is made of URL-safe characters (fields.NAME_RE), so it is put in the
+    reversed path as it is.
+    """
+
+    NAME = "__name__"
+
+    def __init__(self):
+        self.detail = reverse("memories:detail", args=[self.NAME])
+        self.row = reverse("memories:row", args=[self.NAME])
+        self.list = reverse("memories:list")
+        self._tiers: dict[str | None, str] = {}
+
+    def of(self, url: str, name: str) -> str:
+        return url.replace(self.NAME, name)
+
+    def tier(self, project_name: str | None) -> str:
+        """`?project=...` naming the tier (empty: the global tier)."""
+        if project_name not in self._tiers:
+            self._tiers[project_name] = f"?project={quote_plus(project_name or '')}"
+        return self._tiers[project_name]
+
+    def listed(self, key: str, value: str) -> str:
+        """The list filtered by one parameter."""
+        return f"{self.list}?{key}={quote_plus(value)}"
+
+
+@dataclass
+class Row:
+    memory: Memory
+    cited_by: int
+    expired: bool
+    links: RowLinks
+    refusal: str = ""
+    saved: bool = False
+    hit: Hit | None = None  # when the list is a search: how this memory was found
+
+    def __post_init__(self):
+        memory, links = self.memory, self.links
+        tier = links.tier(memory.project_name)
+        self.detail_url = links.of(links.detail, memory.name) + tier
+        self.row_url = links.of(links.row, memory.name) + tier
+        self.tier_url = links.list + tier
+        self.referencing_url = links.listed("referencing", memory.name)
+        self.tag_links = [(tag, links.listed("tag", tag)) for tag in memory.tags]
+
+
+def _list_url(params: QueryDict, **changes: str | None) -> str:
+    """The list's address for these parameters, some replaced (a None value drops one).
+
+    Built from the parameters' pairs rather than a changed copy of the QueryDict, whose deep
+    copy cost a page a dozen times over.
+    """
+    pairs = [
+        (key, value) for key, values in params.lists() if key not in changes for value in values
+    ]
+    pairs += [(key, value) for key, value in changes.items() if value is not None]
+    encoded = urlencode(pairs)
+    return reverse("memories:list") + ("?" + encoded if encoded else "")
+
+
+def _headers(params: QueryDict, sort: str | None) -> list[dict]:
+    """The header cells: a click sorts by the column, a second click reverses it.
+
+    A search is in rank order, so its headers sort nothing (`sort` None).
+    """
+    headers = []
+    for label, sorts in COLUMNS:
+        header = {"label": label, "numeric": label in NUMERIC, "href": None, "direction": None}
+        if sorts and sort is not None:
+            up, down = sorts
+            target = down if sort == up and up != down else up
+            if sort in (up, down):
+                header["direction"] = "descending" if sort.startswith("-") else "ascending"
+            header["href"] = _list_url(
+                params, sort=None if target == "index" else target, after=None, before=None
+            )
+        headers.append(header)
+    return headers
+
+
+def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None, saved=()) -> dict:
+    """Everything the list's results show, for the page and for the fragments that redraw it."""
+    now = timezone.now()
+    form = MemoryListForm(params)
+    projects = list(Project.objects.order_by("name"))
+    context = {
+        "params": params,
+        "list_url": _list_url(params),
+        "projects": [project.name for project in projects],
+        "any_tier_value": ANY_TIER_VALUE,
+        "queries": [q for q in params.getlist("q") if q.strip()],
+        "unverified_choices": UNVERIFIED_CHOICES,
+        "loads": memory_fields.LOADS,
+        "bulk_actions": BULK_ACTIONS,
+        "status": 200,
+        "listing": None,
+        "error": "",
+    }
+    if not form.is_valid():
+        context.update(
+            error=form.first_error(), status=400, bands=partial(budget.bands, now, projects)
+        )
+        return context
+    filters = form.filters()
+    sort = form.cleaned_data["sort"]
+    limit = form.cleaned_data["limit"]
+    context.update(
+        filters=filters,
+        sort=sort,
+        headers=_headers(params, None if form.cleaned_data["q"] else sort),
+        limit=limit,
+        page_size_links=[
+            (
+                size,
+                None
+                if size == limit
+                else _list_url(params, limit=str(size), after=None, before=None),
+            )
+            for size in PAGE_SIZES
+        ],
+        # Called by the template when it draws the budget strip, which a results fragment
+        # does not.
+        bands=partial(budget.bands, now, projects),
+    )
+    if form.cleaned_data["q"]:
+        return _search_context(context, form, filters, refusals or {}, saved, now)
+    try:
+        listing = selectors.page_memories(
+            filters,
+            sort=sort,
+            limit=form.cleaned_data["limit"],
+            after=form.cleaned_data["after"] or None,
+            before=form.cleaned_data["before"] or None,
+            now=now,
+            projects={project.id: project for project in projects},
+        )
+    except DomainError as error:
+        context.update(error=error.message, status=error.status)
+        return context
+    refusals = refusals or {}
+    summary = filters.summary(listing.count, searched=sort != "index")
+    if sort != "index":
+        summary += f", sorted by {SORT_WORDS[sort]}"
+    links = RowLinks()
+    context.update(
+        listing=listing,
+        count=listing.count,
+        summary=summary,
+        rows=[
+            Row(
+                memory=memory,
+                cited_by=listing.cited_by[memory.id],
+                expired=memory.is_expired(now),
+                links=links,
+                refusal=refusals.get(memory.id, ""),
+                saved=memory.id in saved,
+            )
+            for memory in listing.memories
+        ],
+        first_page_url=_list_url(params, after=None, before=None),
+        next_page_url=_list_url(params, after=listing.next_cursor, before=None)
+        if listing.next_cursor
+        else None,
+        previous_page_url=_list_url(params, before=listing.previous_cursor, after=None)
+        if listing.previous_cursor
+        else None,
+    )
+    return context
+
+
+def _search_context(context, form, filters, refusals, saved, now) -> dict:
+    """The list as a search: ranked hits, each saying which sense found it, paged by offset."""
+    params = context["params"]
+    queries = form.cleaned_data["q"]
+    limit = form.cleaned_data["limit"]
+    offset = form.cleaned_data["offset"] or 0
+    try:
+        result = search(queries, filters, limit=limit, offset=offset, now=now)
+    except DomainError as error:
+        context.update(error=error.message, status=error.status)
+        return context
+    memories = [hit.memory for hit in result.hits]
+    cited_by = selectors.citation_counts(memories)
+    noun = "memory" if result.count == 1 else "memories"
+    quoted = " or ".join(f"‘{query}’" for query in queries)
+    links = RowLinks()
+    summary = f"{'at least ' if result.capped else ''}{result.count} {noun} matching {quoted}"
+    summary = ", ".join([summary, *filters.labels()]) + ", best first"
+    if result.last_resort:
+        summary += " (no word matched: found by scanning the text for the whole query)"
+    context.update(
+        searching=True,
+        count=result.count,
+        summary=summary,
+        rows=[
+            Row(
+                memory=hit.memory,
+                cited_by=cited_by[hit.memory.id],
+                expired=hit.memory.is_expired(now),
+                links=links,
+                refusal=refusals.get(hit.memory.id, ""),
+                saved=hit.memory.id in saved,
+                hit=hit,
+            )
+            for hit in result.hits
+        ],
+        first_page_url=_list_url(params, offset=None) if offset else None,
+        next_page_url=_list_url(params, offset=str(offset + limit))
+        if offset + limit < result.count
+        else None,
+        previous_page_url=_list_url(params, offset=str(offset - limit) if offset > limit else None)
+        if offset
+        else None,
+    )
+    return context
+
+
+@require_GET
+@requires_role()
+def memory_list(request: HtmxHttpRequest) -> HttpResponse:
+    params = canonical_query(request.GET)
+    url = _list_url(params)
+    if params.urlencode() != request.GET.urlencode() and not request.htmx:
+        return redirect(url)
+    context = listing_context(params)
+    response = render_page(
+        request, "memories/list.html", context, fragment="results", status=context["status"]
+    )
+    if request.htmx:
+        push_url(response, url)
+    return response
+
+
+def _row_response(request: HtmxHttpRequest, row: Row, status: int) -> HttpResponse:
+    html = render_to_string(
+        "memories/list.html#row",
+        {"row": row, "list_url": safe_next(request, reverse("memories:list"))},
+        request,
+    )
+    html += render_to_string(
+        "memories/list.html#budget_oob", {"bands": budget.bands(timezone.now())}, request
+    )
+    return HttpResponse(html, status=status)
+
+
+@require_POST
+@requires_role()
+def memory_row(request: HtmxHttpRequest, name: str) -> HttpResponse:
+    """An inline edit of one row's priority or load, through the write door."""
+    back = safe_next(request, reverse("memories:list"))
+    try:
+        project = tier_param(request.GET)
+    except DomainError as error:
+        return error_response(request, error.status, error.message)
+    form = RowForm(request.POST)
+    refusal, status = "", 200
+    if not form.is_valid():
+        refusal, status = form.first_error(), 400
+    else:
+        try:
+            doors.write(
+                name,
+                project=project,
+                priority=form.cleaned_data["priority"],
+                load=form.cleaned_data["load"] or None,
+            )
+        except DomainError as error:
+            refusal, status = error.message, error.status
+    if not request.htmx:
+        if refusal:
+            messages.error(request, f"'{name}' was not changed: {refusal}")
+        else:
+            messages.success(request, f"Saved '{name}'.")
+        return redirect(back)
+    try:
+        memory = selectors.locate(name, project)
+    except DomainError as error:
+        return error_response(request, error.status, error.message)
+    row = Row(
+        memory=memory,
+        cited_by=selectors.citation_counts([memory])[memory.id],
+        expired=memory.is_expired(),
+        links=RowLinks(),
+        refusal=refusal,
+        saved=not refusal,
+    )
+    return _row_response(request, row, status)
+
+
+BULK_DOORS = {
+    "set_priority": lambda ids, data: doors.bulk_set_priority(ids, data["priority"]),
+    "shift_priority": lambda ids, data: doors.bulk_shift_priority(ids, data["shift"]),
+    "set_load": lambda ids, data: doors.bulk_set_load(ids, data["load"]),
+    "verify": lambda ids, data: doors.bulk_verify(ids),
+    "move": lambda ids, data: doors.bulk_move(ids, data["to"]),
+    "delete": lambda ids, data: doors.bulk_delete(ids),
+}
+
+
+def _done_sentence(action: str, data: dict, result: doors.BulkResult) -> str:
+    count = len(result.targets)
+    noun = "memory" if count == 1 else "memories"
+    if action == "set_priority":
+        return f"Set priority {data['priority']} on {count} {noun}."
+    if action == "shift_priority":
+        return f"Shifted the priority of {count} {noun} by {data['shift']:+d}."
+    if action == "set_load":
+        return f"Set load {data['load']} on {count} {noun}."
+    if action == "verify":
+        return f"Marked {count} {noun} verified."
+    if action == "move":
+        return f"Moved {count} {noun} to {selectors.tier_label(data['to'])}."
+    deleted = f"Deleted {count} {noun}."
+    still = sorted(
+        {m.name for outcome in result.outcomes for m in outcome.referenced_by}
+        - {m.name for m in result.targets}
+    )
+    if still:
+        deleted += " Still referencing them, as markers to revisit: " + ", ".join(still) + "."
+    return deleted
+
+
+def _matching_ids(form: MemoryListForm) -> list[int]:
+    """Every memory the list shows across its pages: the search's hits when it is a search."""
+    filters, queries = form.filters(), form.cleaned_data["q"]
+    if queries:
+        result = search(queries, filters, limit=doors.BULK_LIMIT + 1)
+        ids, count = [hit.memory.id for hit in result.hits], result.count
+    else:
+        ids = selectors.matching_ids(filters, limit=doors.BULK_LIMIT + 1)
+        count = len(ids)
+        if count > doors.BULK_LIMIT:
+            count = selectors.memories(filters).count()
+    if count > doors.BULK_LIMIT:
+        raise DomainError(
+            f"{count:,} memories match; a bulk action takes at most {doors.BULK_LIMIT:,} at a "
+            "time: narrow the filters or the search."
+        )
+    return ids
+
+
+@require_POST
+@requires_role()
+def memory_bulk(request: HtmxHttpRequest) -> HttpResponse:
+    """A bulk action on the selected rows, or on every row the list's filters match."""
+    params = canonical_query(QueryDict(request.POST.get("query", "")))
+    form = BulkForm(request.POST)
+    if not form.is_valid():
+        return _bulk_answer(request, params, form.first_error(), status=400)
+    data = form.cleaned_data
+    if data["scope"] == "matching":
+        filters_form = MemoryListForm(params)
+        if not filters_form.is_valid():
+            return _bulk_answer(request, params, filters_form.first_error(), status=400)
+        try:
+            ids = _matching_ids(filters_form)
+        except DomainError as error:
+            return _bulk_answer(request, params, error.message, status=error.status)
+    else:
+        ids = data["id"]
+    if data["action"] == "delete" and not data["confirm"]:
+        return _confirm_delete(request, params, ids, data["scope"])
+    try:
+        result = BULK_DOORS[data["action"]](ids, data)
+    except DomainError as error:
+        return _bulk_answer(request, params, error.message, status=error.status)
+    if result.refused:
+        refusals = {r.memory.id: r.error.message for r in result.refused}
+        count = len(result.refused)
+        sentence = (
+            f"Nothing was changed: {count} of {len(result.targets)} memories would be refused "
+            "(the reason is beside each row on this page): "
+            + "; ".join(f"'{r.memory.name}': {r.error.message}" for r in result.refused[:5])
+            + ("; …" if count > 5 else "")
+        )
+        status = max(r.error.status for r in result.refused)
+        return _bulk_answer(request, params, sentence, status=status, refusals=refusals)
+    sentence = _done_sentence(data["action"], data, result)
+    saved = {m.id for m in result.targets}
+    return _bulk_answer(request, params, sentence, level="success", saved=saved)
+
+
+def _bulk_answer(
+    request: HtmxHttpRequest,
+    params: QueryDict,
+    sentence: str,
+    *,
+    status: int = 200,
+    level: str = "error",
+    refusals: dict[int, str] | None = None,
+    saved=(),
+) -> HttpResponse:
+    """The list redrawn (refusals beside their rows) with the outcome in the flash area."""
+    if not request.htmx:
+        (messages.success if level == "success" else messages.error)(request, sentence)
+        return redirect(_list_url(params))
+    context = listing_context(params, refusals=refusals, saved=saved)
+    html = render_to_string("memories/list.html#results", context, request)
+    html += render_to_string("memories/list.html#budget_oob", context, request)
+    html += render_to_string(
+        "memories/list.html#flash_oob",
+        {"messages": [{"level_tag": level, "message": sentence}]},
+        request,
+    )
+    response = HttpResponse(html, status=status)
+    push_url(response, _list_url(params))
+    return response
+
+
+def _confirm_delete(request, params: QueryDict, ids: list[int], scope: str) -> HttpResponse:
+    """The memories a delete would remove, each with the memories still referencing it."""
+    targets = selectors.memories_by_id(ids)
+    if not targets:
+        return _bulk_answer(request, params, "None of the selected memories exists any more.")
+    citing = selectors.referenced_by_each(targets)
+    doomed = {m.id for m in targets}
+    context = {
+        "params": params,
+        "list_url": _list_url(params),
+        "scope": scope,
+        "targets": [
+            {
+                "memory": m,
+                "citing": [c for c in citing[m.id] if c.id not in doomed],
+                "citing_doomed": [c for c in citing[m.id] if c.id in doomed],
+            }
+            for m in targets
+        ],
+    }
+    return render_page(request, "memories/confirm_delete.html", context, fragment="confirm")

@@ -1,0 +1,15 @@
+from django.http import HttpRequest
+
+from memadmin.accounts import roles
+from memadmin.web.access import has_role, request_role
+
+
+def role(request: HttpRequest) -> dict:
+    """What the signed-in user may do, so templates show an edit control only to a writer."""
+    if not getattr(request, "user", None) or not request.user.is_authenticated:
+        return {"role": None, "can_write": False, "can_administer": False}
+    return {
+        "role": request_role(request),
+        "can_write": has_role(request, roles.OPERATOR),
+        "can_administer": has_role(request, roles.ADMIN),
+    }

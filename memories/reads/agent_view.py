@@ -1,0 +1,299 @@
+"""What the agent of a tier is given: the inline band and the index, as exact text.
+
+A session on a project sees the global tier and the project's, grouped global first under
+one budget; a session on no project sees the global tier alone.
+"""
+
+import datetime as dt
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from django.conf import settings
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+
+from memories.models import GLOBAL_TIER, Memory, Tag
+from memories.reads import budget, selectors
+from memories.reads.filters import DENSE, SPARSE, likelihood
+from memories.rules.captions import short_age
+from projects.models import Project
+
+INDEX_ORDER = ("priority", "-created_at", "-id")
+INDEX_LINE_FIELDS = ("id", "name", "tier", "project_id", "priority", "created_at", "description")
+
+SEARCH_POINTER = "use `memory_search` to find them"
+
+
+@dataclass
+class Listing:
+    """Descriptions held to the index's ceilings, with what could not be listed."""
+
+    lines: list[tuple[Memory, str]] = field(default_factory=list)
+    bytes: int = 0
+    left_out: int = 0
+    # The memories the listing was drawn from, for the tags of those left out.
+    scope: QuerySet | None = None
+
+    @cached_property
+    def left_out_tags(self) -> list[tuple[str, int]]:
+        """The three most common tags of the memories left out, with their counts.
+
+        Counted only when asked for: at 100,000 memories the count reads every tag of the
+        band, and the budget report, which never shows it, builds a view of every band.
+        """
+        if not self.left_out or self.scope is None:
+            return []
+        listed = [memory.id for memory, _ in self.lines]
+        counts = (
+            Tag.objects.filter(memory__in=self.scope)
+            .exclude(memory_id__in=listed)
+            .values("tag")
+            .annotate(n=Count("id"))
+            .order_by("-n", "tag")[:3]
+        )
+        return [(row["tag"], row["n"]) for row in counts]
+
+    def footer(self) -> str:
+        if not self.left_out:
+            return ""
+        noun = "memory" if self.left_out == 1 else "memories"
+        text = f"{self.left_out} more {noun} not shown here"
+        if self.left_out_tags:
+            tags = ", ".join(f"{tag} ({count})" for tag, count in self.left_out_tags)
+            text += f", most common tags {tags}"
+        return text + f"; {SEARCH_POINTER}."
+
+
+@dataclass
+class AgentView:
+    tier: int
+    project: str | None
+    budget_bytes: int
+    inline_total: int
+    inline_shown: list[Memory]
+    inline_unshown: Listing
+    index: Listing
+    search_only: int
+    expired: int
+    # Every inline body in force in index order, as (memory, bytes spent before it, shown):
+    # the cut line of the band, and why each body beyond it is not given in full.
+    inline_walk: list[tuple[Memory, int, bool]] = field(default_factory=list)
+
+    @property
+    def over_budget(self) -> bool:
+        return self.inline_total > self.budget_bytes
+
+    @property
+    def inline_shown_bytes(self) -> int:
+        return sum(m.body_bytes for m in self.inline_shown)
+
+    def text(self) -> str:
+        return render(self)
+
+
+def index_line(memory: Memory, now: dt.datetime) -> str:
+    return (
+        f"- {memory.name} (priority {memory.priority}, {short_age(memory.created_at, now)}): "
+        f"{memory.description}"
+    )
+
+
+def _held_to_ceilings(rows: list[Memory], total: int, now, tag_scope) -> Listing:
+    """List rows by description within 8 KiB and 200 entries, counting the rest."""
+    listing = Listing(scope=tag_scope)
+    max_bytes = settings.MEMADMIN_INDEX_MAX_BYTES
+    max_entries = settings.MEMADMIN_INDEX_MAX_ENTRIES
+    for memory in rows:
+        line = index_line(memory, now)
+        size = len(line.encode("utf-8")) + 1
+        if len(listing.lines) >= max_entries or listing.bytes + size > max_bytes:
+            break
+        listing.lines.append((memory, line))
+        listing.bytes += size
+    listing.left_out = total - len(listing.lines)
+    return listing
+
+
+def _band(project):
+    tiers = (GLOBAL_TIER,) if project is None else (GLOBAL_TIER, project.id)
+    return Memory.objects.select_related("project").filter(tier__in=tiers)
+
+
+def _in_force(now: dt.datetime) -> Q:
+    return likelihood(Q(expires_at__isnull=True) | Q(expires_at__gt=now), DENSE)
+
+
+def index_candidates(project, now: dt.datetime):
+    """The memories the index of `project`'s band would list, in index order, ceilings aside."""
+    return _band(project).filter(_in_force(now), load="index").order_by(*INDEX_ORDER)
+
+
+def _index_key(memory: Memory) -> tuple:
+    return (memory.priority, -memory.created_at.timestamp(), -memory.id)
+
+
+class TierReads:
+    """What a view reads of each tier at one moment, read once however many bands hold it.
+
+    A band is the global tier and a project's, so the budget report, which builds the view of
+    every band, would otherwise read the global tier once a band. Each tier's rows come in
+    index order off one range of the band index; `tier IN (...)` instead reads every row of
+    the tiers and sorts them (70 ms against 0.6 ms for a band of 30,000 memories).
+    """
+
+    def __init__(self, now: dt.datetime):
+        self.now = now
+        self._read: dict[tuple, object] = {}
+
+    def _once(self, key: tuple, read):
+        if key not in self._read:
+            self._read[key] = read()
+        return self._read[key]
+
+    def _tier(self, tier: int) -> QuerySet:
+        return Memory.objects.filter(tier=tier)
+
+    def _with_projects(self, memories: list[Memory]) -> list[Memory]:
+        projects = self._once(("projects",), Project.objects.in_bulk)
+        selectors.attach_projects(memories, projects)
+        return memories
+
+    def inline(self, tier: int) -> list[Memory]:
+        """The tier's inline bodies in force, in index order."""
+        return self._once(
+            ("inline", tier),
+            lambda: self._with_projects(
+                list(
+                    self._tier(tier)
+                    .filter(_in_force(self.now), load="inline")
+                    .exclude(body="")
+                    .order_by(*INDEX_ORDER)
+                )
+            ),
+        )
+
+    def index_candidates(self, tier: int, limit: int) -> list[Memory]:
+        """The first `limit` memories the tier offers the index, in index order, with what an
+        index line and its grouping show (a band's index reads hundreds)."""
+        return self._once(
+            ("index", tier, limit),
+            lambda: self._with_projects(
+                list(
+                    self._tier(tier)
+                    .filter(_in_force(self.now), load="index")
+                    .only(*INDEX_LINE_FIELDS)
+                    .order_by(*INDEX_ORDER)[:limit]
+                )
+            ),
+        )
+
+    def count(self, tier: int, what: str) -> int:
+        """How many of the tier's memories are listable in the index, search-only or expired."""
+        conditions = {
+            "listable": lambda: [_in_force(self.now), Q(load="index")],
+            "search_only": lambda: [_in_force(self.now), Q(load="search")],
+            "expired": lambda: [likelihood(Q(expires_at__lte=self.now), SPARSE)],
+        }
+        return self._once(
+            ("count", tier, what),
+            lambda: self._tier(tier).filter(*conditions[what]()).count(),
+        )
+
+
+def agent_view(
+    project=None, now: dt.datetime | None = None, *, reads: TierReads | None = None
+) -> AgentView:
+    """The [Memory] section for a session on `project` (a Project, or None for no project).
+
+    `reads` shares what is read of each tier between the views of several bands.
+    """
+    now = now or timezone.now()
+    reads = reads or TierReads(now)
+    tiers = (GLOBAL_TIER,) if project is None else (GLOBAL_TIER, project.id)
+    in_band = _band(project)
+
+    inline = sorted((m for tier in tiers for m in reads.inline(tier)), key=_index_key)
+    budget_limit = budget.budget_bytes()
+    shown, unshown, walk, spent = [], [], [], 0
+    for memory in inline:
+        fits = spent + memory.body_bytes <= budget_limit
+        walk.append((memory, spent, fits))
+        if fits:
+            shown.append(memory)
+            spent += memory.body_bytes
+        else:
+            unshown.append(memory)
+    inline_total = sum(m.body_bytes for m in inline)
+    unshown_ids = [m.id for m in unshown]
+    unshown_listing = _held_to_ceilings(
+        unshown, len(unshown), now, in_band.filter(id__in=unshown_ids)
+    )
+
+    cap = settings.MEMADMIN_INDEX_MAX_ENTRIES + 1
+    candidates = sorted(
+        (m for tier in tiers for m in reads.index_candidates(tier, cap)), key=_index_key
+    )[:cap]
+    listable = sum(reads.count(tier, "listable") for tier in tiers)
+    index = _held_to_ceilings(candidates, listable, now, index_candidates(project, now))
+    # Grouped for reading, global first; which entries survive was decided in index order.
+    index.lines.sort(key=lambda pair: pair[0].project_id is not None)
+
+    return AgentView(
+        tier=tiers[-1],
+        project=project.name if project else None,
+        budget_bytes=budget_limit,
+        inline_total=inline_total,
+        inline_shown=shown,
+        inline_unshown=unshown_listing,
+        index=index,
+        search_only=sum(reads.count(tier, "search_only") for tier in tiers),
+        expired=sum(reads.count(tier, "expired") for tier in tiers),
+        inline_walk=walk,
+    )
+
+
+def render(view: AgentView) -> str:
+    lines = ["[Memory]"]
+    heading = "global tier" if view.project is None else f"project {view.project}"
+    lines.append(f"Memories of the {heading}" + ("" if view.project is None else " and global"))
+    lines.append("")
+    lines.append(
+        f"Inline rules ({budget.kib(view.inline_shown_bytes)} of the "
+        f"{budget.kib(view.budget_bytes)} inline budget):"
+    )
+    for memory in view.inline_shown:
+        tier = "" if view.project is None or memory.project_id else " (global)"
+        lines.append(f"## {memory.name}{tier}")
+        lines.append(memory.body)
+        lines.append("")
+    if view.inline_unshown.lines or view.inline_unshown.left_out:
+        lines.append(
+            f"Inline memories total {budget.kib(view.inline_total)} against the "
+            f"{budget.kib(view.budget_bytes)} inline budget, so these are not shown: read one "
+            "with `memory_read` before relying on it, and shorten them or change their load."
+        )
+        lines.extend(line for _, line in view.inline_unshown.lines)
+        if view.inline_unshown.footer():
+            lines.append(view.inline_unshown.footer())
+        lines.append("")
+    lines.append("Index:")
+    current_group = None
+    for memory, line in view.index.lines:
+        group = "Global" if memory.project_id is None else f"Project {memory.project_name}"
+        if view.project is not None and group != current_group:
+            lines.append(f"{group}:")
+            current_group = group
+        lines.append(line)
+    if view.index.footer():
+        lines.append(view.index.footer())
+    nowhere = []
+    if view.search_only:
+        nowhere.append(f"{view.search_only} search-only")
+    if view.expired:
+        nowhere.append(f"{view.expired} expired")
+    if nowhere:
+        noun = "memory" if view.search_only + view.expired == 1 else "memories"
+        lines.append(
+            f"Listed nowhere here: {' and '.join(nowhere)} {noun}; `memory_search` reaches them."
+        )
+    return "\n".join(lines).rstrip() + "\n"

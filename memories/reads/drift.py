@@ -1,0 +1,133 @@
+"""Priority drift: how priorities spread in each tier, and the memories whose read count argues
+with their priority.
+
+The seed: everything feels important at write time, so priorities drift downward over a
+long-lived store; how often the agent actually reads a memory is the counterweight. A memory
+marked important that the agent never opens, or one marked unimportant that it opens again
+and again, is a rebalancing suggestion. Inline memories are in front of the agent every turn
+and never need a read, so their read count says nothing and they are left out.
+"""
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from memories.models import GLOBAL_TIER, Memory
+from memories.reads.filters import MemoryFilters
+from memories.rules.fields import DEFAULT_PRIORITY
+from projects.models import Project
+
+IMPORTANT_MAX = 2  # priority 0-2: standing rules and key facts
+UNIMPORTANT_MIN = 10
+OFTEN_READ = 10  # reads
+UNREAD_AFTER = dt.timedelta(days=30)  # a memory younger than this has had no chance yet
+SUGGESTED_PRIORITY = DEFAULT_PRIORITY
+SECTION_LIMIT = 50
+
+
+@dataclass
+class Histogram:
+    """How many memories of one tier hold each priority."""
+
+    project: str | None
+    counts: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def tier(self) -> str:
+        return "global" if self.project is None else self.project
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def important_share(self) -> float:
+        """The share of the tier at priority 0-2 (the drift the seed warns of shows here)."""
+        if not self.total:
+            return 0.0
+        return sum(n for p, n in self.counts.items() if p <= IMPORTANT_MAX) / self.total
+
+    def to_dict(self) -> dict:
+        return {
+            "project": self.project,
+            "tier": self.tier,
+            "total": self.total,
+            "counts": {str(priority): n for priority, n in sorted(self.counts.items())},
+            "important_share": round(self.important_share, 4),
+        }
+
+
+def priority_histograms() -> list[Histogram]:
+    """One histogram per tier, the global tier first, then every project by name (two queries)."""
+    histograms = {GLOBAL_TIER: Histogram(None)}
+    for project_id, name in Project.objects.order_by("name").values_list("id", "name"):
+        histograms[project_id] = Histogram(name)
+    rows = Memory.objects.values_list("tier", "priority").annotate(n=Count("id")).order_by()
+    for tier, priority, count in rows:
+        histograms[tier].counts[priority] = count
+    return list(histograms.values())
+
+
+@dataclass
+class Mismatch:
+    memory: Memory
+    reason: str
+    suggested_priority: int
+
+
+@dataclass
+class Mismatches:
+    items: list[Mismatch]
+    count: int
+    limit: int
+    offset: int
+
+
+def _scope(filters: MemoryFilters | None, now: dt.datetime):
+    queryset = Memory.objects.select_related("project")
+    if filters is not None:
+        queryset = filters.apply(queryset, now)
+    in_force = Q(expires_at__isnull=True) | Q(expires_at__gt=now)
+    return queryset.filter(in_force).exclude(load="inline")
+
+
+def important_unread(
+    filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset=0, now=None
+) -> Mismatches:
+    """Memories at priority 0-2, a month old or more, that the agent has never read."""
+    now = now or timezone.now()
+    queryset = _scope(filters, now).filter(
+        priority__lte=IMPORTANT_MAX, read_count=0, created_at__lt=now - UNREAD_AFTER
+    )
+    page = queryset.order_by("priority", "created_at", "id")[offset : offset + limit]
+    items = [
+        Mismatch(
+            memory,
+            f"priority {memory.priority} but never read in {(now - memory.created_at).days} days",
+            SUGGESTED_PRIORITY,
+        )
+        for memory in page
+    ]
+    return Mismatches(items, queryset.count(), limit, offset)
+
+
+def unimportant_read_often(
+    filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset=0, now=None
+) -> Mismatches:
+    """Memories at priority 10 or more that the agent has read 10 times or more."""
+    now = now or timezone.now()
+    queryset = _scope(filters, now).filter(
+        priority__gte=UNIMPORTANT_MIN, read_count__gte=OFTEN_READ
+    )
+    page = queryset.order_by("-read_count", "priority", "id")[offset : offset + limit]
+    items = [
+        Mismatch(
+            memory,
+            f"priority {memory.priority} but read {memory.read_count} times",
+            SUGGESTED_PRIORITY,
+        )
+        for memory in page
+    ]
+    return Mismatches(items, queryset.count(), limit, offset)

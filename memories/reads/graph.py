@@ -1,0 +1,566 @@
+"""Backlink graphs: one memory's neighbourhood and the store-wide graph, as nodes and edges.
+
+An edge is a reference resolved the way `selectors.resolve_references` resolves it: to the
+memory the citing memory's band holds under that name. A reference naming no memory of its
+band leads to a dangling target, a node of its own kind: a name no memory has (a note still to
+write), a path, a URL or an external id. Nodes carry what the picture encodes (load, read
+count, expiry, tier); an edge between two tiers is marked.
+"""
+
+import datetime as dt
+import heapq
+import json
+import re
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cached_property
+from operator import itemgetter
+from typing import NamedTuple
+
+from django.core.exceptions import EmptyResultSet
+from django.db import connection
+from django.db.models.expressions import RawSQL
+from django.utils import timezone
+
+from memories.models import Memory
+from memories.reads.filters import MemoryFilters
+from memories.rules.errors import InvalidField
+from memories.rules.fields import NAME_RE
+
+DEFAULT_NODE_CAP = 1500
+MAX_NODE_CAP = 10_000
+MAX_DEPTH = 3
+MEMORY = "memory"
+DANGLING_KINDS = ("name", "path", "url", "id")
+
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://|mailto:|www\.")
+# Ticket keys (JIRA-4312), numbers (#12, 4312), UUIDs and scheme-prefixed ids (gh:org/repo#1).
+_EXTERNAL_ID = re.compile(
+    r"[A-Z][A-Z0-9]*-\d+|#?\d+|[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}"
+    r"|[A-Za-z][\w.-]*:\S+"
+)
+
+
+def target_kind(target: str) -> str:
+    """What a reference that names no memory points at: a name, a path, a URL or an id."""
+    if _URL.match(target):
+        return "url"
+    if _EXTERNAL_ID.fullmatch(target):
+        return "id"
+    if "/" in target or "\\" in target or target.startswith("~"):
+        return "path"
+    if NAME_RE.fullmatch(target):
+        return "name"
+    return "id"
+
+
+class Link(NamedTuple):
+    """One reference, resolved: `to` is the id of the memory it names, or None (dangling)."""
+
+    source: int
+    target: str
+    to: int | None
+
+
+# One row per reference, in reference order: the citing memory, the target as written and the
+# memory it names in the citing memory's band, NULL when none does. This is the band rule of
+# selectors.resolve_in_band as one join: the schema keeps a name in the global tier alone or in
+# projects alone, once per tier (memory_name_once_per_tier and the memories_cross_tier
+# triggers), so a project's memory means the global holder or its own project's, and a global
+# memory means the one memory of that name when only one exists.
+_LINKS = """
+SELECT r.memory_id, r.target, d.id{flags}
+FROM memories_reference r
+JOIN memories_memory s ON s.id = r.memory_id
+LEFT JOIN memories_memory d ON d.name = r.target AND CASE
+    WHEN s.project_id IS NULL THEN d.project_id IS NULL OR NOT EXISTS (
+        SELECT 1 FROM memories_memory o WHERE o.name = r.target AND o.id != d.id)
+    ELSE d.project_id IS NULL OR d.project_id = s.project_id END
+{where}
+ORDER BY r.id
+"""
+
+
+def _link_rows(filters: MemoryFilters | None, now: dt.datetime) -> tuple[list[tuple], bool]:
+    """Rows of _LINKS and whether they are scoped (one query).
+
+    Unscoped, every reference. Scoped by active filters, the references made by or resolving
+    to a memory the filters admit, each row followed by whether its citing memory and the
+    memory it names are admitted.
+    """
+    if filters is None or not filters.active:
+        with connection.cursor() as cursor:
+            cursor.execute(_LINKS.format(flags="", where=""))
+            return cursor.fetchall(), False
+    try:
+        scope_sql, scope_params = (
+            scope_queryset(filters, now).values("id", "name").query.sql_with_params()
+        )
+    except EmptyResultSet:  # filters no memory can pass, such as a period before year 1
+        return [], True
+    sql = f"WITH scope AS MATERIALIZED ({scope_sql})" + _LINKS.format(
+        flags=", r.memory_id IN (SELECT id FROM scope), d.id IN (SELECT id FROM scope)",
+        # The target test lets the name index find the references into the scope.
+        where=(
+            "WHERE r.memory_id IN (SELECT id FROM scope) "
+            "OR (r.target IN (SELECT name FROM scope) AND d.id IN (SELECT id FROM scope))"
+        ),
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, scope_params)
+        return cursor.fetchall(), True
+
+
+def _admitted(rows: list[tuple]) -> set[int]:
+    """The memories in scope met at either end of scoped rows."""
+    return {row[0] for row in rows if row[3]} | {row[2] for row in rows if row[4]}
+
+
+@dataclass
+class Links:
+    """The resolved references touching a scope of memories (every memory when unscoped)."""
+
+    links: list[Link]
+    scope_ids: set[int] | None  # the scope's memories met at either end; None: every memory
+
+    def in_scope(self, memory_id: int | None) -> bool:
+        if memory_id is None:
+            return False
+        return self.scope_ids is None or memory_id in self.scope_ids
+
+    def outgoing(self) -> list[Link]:
+        """The references the scope's memories make."""
+        return [link for link in self.links if self.in_scope(link.source)]
+
+
+def scope_queryset(filters: MemoryFilters | None, now: dt.datetime):
+    queryset = Memory.objects.order_by()
+    return filters.apply(queryset, now) if filters else queryset
+
+
+def links(filters: MemoryFilters | None = None, now: dt.datetime | None = None) -> Links:
+    """Every reference made by or resolving to a memory the filters admit (one query)."""
+    rows, scoped = _link_rows(filters, now or timezone.now())
+    found = [Link(row[0], row[1], row[2]) for row in rows]
+    return Links(found, _admitted(rows) if scoped else None)
+
+
+@dataclass
+class Node:
+    key: str  # "m<id>" for a memory, "t<target>" for a dangling target
+    kind: str  # "memory", or one of DANGLING_KINDS
+    label: str  # the memory's name, or the target as written
+    memory_id: int | None = None
+    project: str | None = None
+    description: str = ""
+    load: str = ""
+    priority: int | None = None
+    read_count: int = 0
+    expired: bool = False
+    in_scope: bool = True
+    degree: int = 0
+    depth: int | None = None  # hops from the centre of a neighbourhood
+    cluster: int = 0  # which connected piece of the drawn graph, 0 the largest
+
+    @property
+    def name(self) -> str:
+        return self.label
+
+    @property
+    def project_name(self) -> str | None:
+        return self.project
+
+    @property
+    def tier(self) -> str | None:
+        if self.kind != MEMORY:
+            return None
+        return "global" if self.project is None else self.project
+
+    def to_dict(self) -> dict:
+        data = {
+            "id": self.key,
+            "kind": self.kind,
+            "label": self.label,
+            "degree": self.degree,
+            "cluster": self.cluster,
+        }
+        if self.kind == MEMORY:
+            data.update(
+                name=self.label,
+                project=self.project,
+                tier=self.tier,
+                description=self.description,
+                load=self.load,
+                priority=self.priority,
+                read_count=self.read_count,
+                expired=self.expired,
+                in_scope=self.in_scope,
+            )
+        else:
+            data["target"] = self.label
+        if self.depth is not None:
+            data["depth"] = self.depth
+        return data
+
+
+@dataclass
+class Edge:
+    source: str
+    target: str
+    cross_tier: bool
+
+    def to_dict(self) -> dict:
+        return {
+            "id": f"{self.source}>{self.target}",
+            "source": self.source,
+            "target": self.target,
+            "cross_tier": self.cross_tier,
+        }
+
+
+@dataclass
+class TableRow:
+    """A node of the table view: (node, crosses tiers) pairs each way."""
+
+    node: Node
+    references: list[tuple[Node, bool]] = field(default_factory=list)
+    cited_by: list[tuple[Node, bool]] = field(default_factory=list)
+
+
+@dataclass
+class Graph:
+    nodes: list[Node]
+    edges: list[Edge]
+    total_nodes: int  # before the cap
+    total_edges: int
+    cap: int
+    isolated: int = 0  # memories in scope with no reference in or out (store-wide graph)
+    centre: str | None = None
+    depth: int | None = None
+    partial: bool = False  # a neighbourhood walk stopped at the cap before its depth
+
+    @property
+    def capped(self) -> bool:
+        return len(self.nodes) < self.total_nodes
+
+    def summary(self) -> str:
+        noun = "node" if self.total_nodes == 1 else "nodes"
+        edges = "reference" if self.total_edges == 1 else "references"
+        if self.capped:
+            order = (
+                "nearest first" if self.centre else "largest clusters first, most connected within"
+            )
+            of = "at least " if self.partial else ""
+            text = (
+                f"Showing {len(self.nodes):,} of {of}{self.total_nodes:,} {noun} ({order}) and "
+                f"{len(self.edges):,} of {self.total_edges:,} {edges}"
+            )
+        else:
+            text = f"{self.total_nodes:,} {noun} and {self.total_edges:,} {edges}"
+        if self.isolated:
+            memories = "memory" if self.isolated == 1 else "memories"
+            text += f"; {self.isolated:,} {memories} with no reference in or out left out"
+        return text + "."
+
+    def table(self) -> list["TableRow"]:
+        """Each node drawn with the nodes it references and those referencing it."""
+        by_key = {node.key: node for node in self.nodes}
+        rows = {node.key: TableRow(node) for node in self.nodes}
+        for edge in self.edges:
+            rows[edge.source].references.append((by_key[edge.target], edge.cross_tier))
+            rows[edge.target].cited_by.append((by_key[edge.source], edge.cross_tier))
+        return list(rows.values())
+
+    def to_dict(self) -> dict:
+        return {
+            "nodes": [node.to_dict() for node in self.nodes],
+            "edges": [edge.to_dict() for edge in self.edges],
+            "shown_nodes": len(self.nodes),
+            "total_nodes": self.total_nodes,
+            "shown_edges": len(self.edges),
+            "total_edges": self.total_edges,
+            "capped": self.capped,
+            "cap": self.cap,
+            "isolated": self.isolated,
+            "centre": self.centre,
+            "depth": self.depth,
+            "partial": self.partial,
+            "summary": self.summary(),
+        }
+
+
+def _roots(nodes, edges) -> dict[int, int]:
+    """Each node's connected component, named by its smallest node (union-find with path
+    halving over the integer nodes; a root is always the smallest node of its tree)."""
+    parent = {node: node for node in nodes}
+    for a, b in edges:
+        while (up := parent[a]) != a:
+            parent[a] = a = parent[up]
+        while (up := parent[b]) != b:
+            parent[b] = b = parent[up]
+        if a < b:
+            parent[b] = a
+        elif b < a:
+            parent[a] = b
+    for node in parent:
+        root = node
+        while (up := parent[root]) != root:
+            parent[root] = root = parent[up]
+        parent[node] = root
+    return parent
+
+
+def _largest_first(roots: dict[int, int]) -> list[tuple[int, int]]:
+    """(root, size) of each component, largest first, then by smallest node."""
+    sizes = Counter(roots.values())
+    return sorted(sizes.items(), key=lambda item: (-item[1], item[0]))
+
+
+class _Wiring:
+    """The graph of some links as integers: a memory is its id, a dangling target a negative
+    number (-1 the first met, -2 the next), so a store's worth of links is counted and joined
+    up without building a string or an object per link."""
+
+    def __init__(self, rows):
+        """`rows` start with (source, target, to), in reference order (see _LINKS)."""
+        numbers: dict[str, int] = {}
+        # One edge per (source, end), in the order first met.
+        self.edges: dict[tuple[int, int], None] = dict.fromkeys(
+            (
+                row[0],
+                row[2] if row[2] is not None else numbers.setdefault(row[1], -len(numbers) - 1),
+            )
+            for row in rows
+        )
+        self.text = {number: target for target, number in numbers.items()}
+        # A node's degree is how many other ends it has: each edge counts at both ends, and
+        # a memory citing itself once.
+        self.degrees = Counter(map(itemgetter(0), self.edges))
+        self.degrees.update(map(itemgetter(1), self.edges))
+        for source in [source for source, end in self.edges if source == end]:
+            self.degrees[source] -= 1
+
+    def degree(self, node: int) -> int:
+        return self.degrees[node]
+
+    @cached_property
+    def _incidence(self) -> tuple[list[int], list[int]]:
+        """Both ends of every edge, sorted, and beside each the node at the edge's other end:
+        a node's neighbours are one slice, with no list built per node."""
+        sources = list(map(itemgetter(0), self.edges))
+        ends = list(map(itemgetter(1), self.edges))
+        at, other = sources + ends, ends + sources
+        order = sorted(range(len(at)), key=at.__getitem__)
+        return list(map(at.__getitem__, order)), list(map(other.__getitem__, order))
+
+    def neighbours(self, node: int) -> list[int]:
+        at, other = self._incidence
+        return other[bisect_left(at, node) : bisect_right(at, node)]
+
+    def best_first(self, start: int, budget: int) -> list[int]:
+        """Up to `budget` nodes connected to `start`, the most connected reached first."""
+        degrees, kept, seen = self.degrees, [], {start}
+        heap = [(-degrees[start], start)]
+        while heap and len(kept) < budget:
+            _, node = heapq.heappop(heap)
+            kept.append(node)
+            for other in self.neighbours(node):
+                if other not in seen:
+                    seen.add(other)
+                    heapq.heappush(heap, (-degrees[other], other))
+        return kept
+
+    def hub(self, component: list[int]) -> int:
+        """The most connected node of `component`, the smallest of those tied."""
+        most = max(map(self.degrees.__getitem__, component))
+        return min(node for node in component if self.degrees[node] == most)
+
+    def key(self, node: int) -> str:
+        return f"m{node}" if node > 0 else f"t{self.text[node]}"
+
+    def graph(self, kept: list[int], now: dt.datetime, **fields) -> "Graph":
+        chosen = set(kept)
+        nodes = {}
+        for node in kept:
+            if node > 0:
+                nodes[node] = Node(self.key(node), MEMORY, "", memory_id=node)
+            else:
+                nodes[node] = Node(self.key(node), target_kind(self.text[node]), self.text[node])
+            nodes[node].degree = self.degree(node)
+        drawn = [(source, end) for source, end in self.edges if source in chosen and end in chosen]
+        roots = _roots(kept, drawn)
+        cluster = {root: number for number, (root, _) in enumerate(_largest_first(roots))}
+        for node, root in roots.items():
+            nodes[node].cluster = cluster[root]
+        _fill(nodes, now)
+        edges = [
+            Edge(
+                nodes[source].key,
+                nodes[end].key,
+                end > 0 and nodes[end].project != nodes[source].project,
+            )
+            for source, end in drawn
+        ]
+        return Graph(
+            nodes=list(nodes.values()),
+            edges=edges,
+            total_nodes=len(self.degrees),
+            total_edges=len(self.edges),
+            **fields,
+        )
+
+
+def _fill(nodes: dict[int, Node], now: dt.datetime) -> None:
+    """Load the attributes of the memory nodes (one query)."""
+    ids = json.dumps([number for number in nodes if number > 0])
+    # One JSON parameter rather than thousands: Django prepares each value of an IN list.
+    in_ids = RawSQL("SELECT value FROM json_each(%s)", [ids])
+    rows = Memory.objects.filter(id__in=in_ids).values_list(
+        "id", "name", "project__name", "description", "load", "priority", "read_count", "expires_at"
+    )
+    for memory_id, name, project, description, load, priority, read_count, expires_at in rows:
+        node = nodes[memory_id]
+        node.label = name
+        node.project = project
+        node.description = description
+        node.load = load
+        node.priority = priority
+        node.read_count = read_count
+        node.expired = expires_at is not None and expires_at <= now
+
+
+def cap_value(value) -> int:
+    """The node cap a request asks for, within 1..MAX_NODE_CAP."""
+    if value in (None, ""):
+        return DEFAULT_NODE_CAP
+    try:
+        cap = int(value)
+    except (TypeError, ValueError):
+        raise InvalidField("limit", "limit is a whole number of nodes.") from None
+    if not 1 <= cap <= MAX_NODE_CAP:
+        raise InvalidField("limit", f"limit is between 1 and {MAX_NODE_CAP:,} nodes.")
+    return cap
+
+
+def store_graph(
+    filters: MemoryFilters | None = None,
+    *,
+    cap: int = DEFAULT_NODE_CAP,
+    now: dt.datetime | None = None,
+) -> Graph:
+    """The backlink graph of the memories the filters admit and of what they cite or are cited
+    by. Memories with no reference in or out are counted, not drawn. Past the cap, whole
+    clusters are kept, largest first; the cluster that does not fit is entered at its most
+    connected node and followed outwards, the most connected first, so what is drawn stays
+    connected."""
+    now = now or timezone.now()
+    rows, scoped = _link_rows(filters, now)
+    wiring = _Wiring(rows)
+    roots = _roots(wiring.degrees, wiring.edges)
+    drawn, room = [], cap  # the components drawn, whole or in part
+    for root, size in _largest_first(roots):
+        if room <= 0:
+            break
+        drawn.append(root)
+        room -= size
+    members: dict[int, list[int]] = {root: [] for root in drawn}
+    for node, root in roots.items():
+        if root in members:
+            members[root].append(node)
+    kept: list[int] = []
+    for root in drawn:
+        component, room = members[root], cap - len(kept)
+        if len(component) <= room:
+            kept.extend(sorted(component, key=lambda node: (-wiring.degree(node), node)))
+        else:
+            kept.extend(wiring.best_first(wiring.hub(component), room))
+    graph = wiring.graph(kept, now, cap=cap)
+    connected = len(wiring.degrees) - len(wiring.text)  # the memories drawn or not
+    if scoped:
+        admitted = _admitted(rows)
+        connected = len(admitted)
+        for node in graph.nodes:
+            if node.memory_id is not None:
+                node.in_scope = node.memory_id in admitted
+    graph.isolated = scope_queryset(filters, now).count() - connected
+    return graph
+
+
+def _hop(frontier: dict[int, str]) -> list[Link]:
+    """The references made by the frontier's memories or naming them (one query)."""
+    sql = _LINKS.format(
+        flags="",
+        where=(
+            "WHERE r.memory_id IN (SELECT value FROM json_each(%s)) "
+            "OR r.target IN (SELECT value FROM json_each(%s))"
+        ),
+    )
+    with connection.cursor() as cursor:
+        ids, names = json.dumps(list(frontier)), json.dumps(sorted(set(frontier.values())))
+        cursor.execute(sql, [ids, names])
+        found = [Link(*row) for row in cursor.fetchall()]
+    return [link for link in found if link.source in frontier or link.to in frontier]
+
+
+def depth_value(value) -> int:
+    if value in (None, ""):
+        return 1
+    try:
+        depth = int(value)
+    except (TypeError, ValueError):
+        raise InvalidField("depth", f"depth is 1 to {MAX_DEPTH}.") from None
+    if not 1 <= depth <= MAX_DEPTH:
+        raise InvalidField("depth", f"depth is 1 to {MAX_DEPTH}.")
+    return depth
+
+
+def neighbourhood(
+    memory: Memory,
+    depth: int = 1,
+    *,
+    cap: int = DEFAULT_NODE_CAP,
+    now: dt.datetime | None = None,
+) -> Graph:
+    """What a memory references and what references it, out to `depth` hops (1 to 3).
+
+    Two queries a hop. Past the cap, the nearest nodes are kept, the most connected first.
+    """
+    now = now or timezone.now()
+    hops = {memory.id: 0}  # memory id -> hops from the centre
+    target_hops: dict[str, int] = {}  # dangling target -> hops
+    frontier = {memory.id: memory.name}
+    found: dict[tuple[int, str], Link] = {}
+    partial = False
+    for hop in range(1, depth + 1):
+        reached = []
+        for link in _hop(frontier):
+            found[(link.source, link.target)] = link
+            for node in (link.source, link.to):
+                if node is not None and node not in hops:
+                    hops[node] = hop
+                    reached.append(node)
+            if link.to is None:
+                target_hops.setdefault(link.target, hop)
+        if hop == depth or not reached:
+            break
+        if len(hops) + len(target_hops) > cap:
+            partial = True
+            break
+        frontier = dict(Memory.objects.filter(id__in=reached).values_list("id", "name"))
+    wiring = _Wiring(list(found.values()))
+
+    def hop_of(node: int) -> int:
+        return hops[node] if node > 0 else target_hops[wiring.text[node]]
+
+    ranked = sorted(
+        set(wiring.degrees) | {memory.id},
+        key=lambda node: (hop_of(node), -wiring.degree(node), node),
+    )
+    graph = wiring.graph(ranked[:cap], now, cap=cap, centre=f"m{memory.id}", depth=depth)
+    graph.partial = partial
+    graph.total_nodes = max(graph.total_nodes, 1)
+    for node in graph.nodes:
+        node.depth = hops[node.memory_id] if node.memory_id else target_hops[node.label]
+    graph.nodes.sort(key=lambda node: (node.depth, -node.degree, node.key))
+    return graph

@@ -1,0 +1,545 @@
+"""Store hygiene a team lead audits: reference integrity, the verification queue, near-copies.
+
+- dangling references: targets no memory of the citing memory's band is named, grouped by
+  target, with the tiers that do hold the name elsewhere;
+- orphans: memories nothing references and that reference nothing;
+- shadows: project memories whose description says the same or nearly the same as a global
+  one's, which every session on that project then reads twice;
+- the verification queue: memories unverified for longer than a period, oldest first;
+- near-duplicate descriptions grouped within a band, by the measure the write door uses.
+"""
+
+import difflib
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+
+from django.db.models import Exists, OuterRef
+from django.db.models.expressions import RawSQL
+from django.utils import timezone
+
+from memories.models import GLOBAL_TIER, Memory, Reference
+from memories.reads import graph
+from memories.reads.filters import ANY_TIER, MemoryFilters
+from memories.reads.selectors import INDEX_ORDER, backlink, list_memories
+from memories.rules import similarity
+
+DEFAULT_PERIOD = "90d"
+SECTION_LIMIT = 50
+GROUP_MEMBERS_SHOWN = 12
+# Two descriptions are measured only when they share this share of their word stems (the
+# first five letters of each word), and each against the next few in each sorted order.
+_BLOCKING_OVERLAP = 0.5
+_STEM = 5
+_WINDOW = 6
+_SHARED_START = 0.4
+
+
+@dataclass
+class Section:
+    """One list of the hygiene report: a page of items and how many there are in all."""
+
+    items: list
+    count: int
+    limit: int
+    offset: int = 0
+
+    @property
+    def more(self) -> int:
+        return max(self.count - self.offset - len(self.items), 0)
+
+    @property
+    def shown_to(self) -> int:
+        """The position of the last item of this page, counting from 1."""
+        return self.offset + len(self.items)
+
+    def to_dict(self, now=None) -> dict:
+        return {
+            "count": self.count,
+            "limit": self.limit,
+            "offset": self.offset,
+            "items": [
+                item.to_dict(now) if isinstance(item, Memory) else item.to_dict()
+                for item in self.items
+            ],
+        }
+
+    @property
+    def previous_offset(self) -> int | None:
+        return max(self.offset - self.limit, 0) if self.offset else None
+
+    @property
+    def next_offset(self) -> int | None:
+        return self.offset + len(self.items) if self.more else None
+
+
+def _json_ids(ids) -> RawSQL:
+    """A set of ids bound as one JSON parameter, whatever its size."""
+    return RawSQL("SELECT value FROM json_each(%s)", [json.dumps(sorted(ids))])
+
+
+def _scope(filters: MemoryFilters | None) -> MemoryFilters:
+    return filters or MemoryFilters()
+
+
+# --- reference integrity -------------------------------------------------------------------
+
+
+@dataclass
+class DanglingTarget:
+    target: str
+    kind: str  # one of graph.DANGLING_KINDS
+    citing: list[Memory]  # the first GROUP_MEMBERS_SHOWN, index order
+    citing_count: int
+    held_elsewhere: list[str] = field(default_factory=list)  # tiers holding the name
+
+    @property
+    def more_citing(self) -> int:
+        return self.citing_count - len(self.citing)
+
+    def to_dict(self) -> dict:
+        return {
+            "target": self.target,
+            "kind": self.kind,
+            "citing_count": self.citing_count,
+            "citing": [backlink(m) for m in self.citing],
+            "held_elsewhere": self.held_elsewhere,
+        }
+
+
+def dangling(
+    filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset=0, now=None
+) -> Section:
+    """Targets the scope's memories cite that name no memory of their band: most cited first."""
+    return _dangling(graph.links(_scope(filters), now or timezone.now()), limit, offset)
+
+
+def _dangling(found: graph.Links, limit: int, offset: int) -> Section:
+    citing: dict[str, list[int]] = defaultdict(list)
+    for link in found.outgoing():
+        if link.to is None:
+            citing[link.target].append(link.source)
+    ranked = sorted(citing, key=lambda target: (-len(citing[target]), target))
+    page = ranked[offset : offset + limit]
+    shown = _first_in_index_order([citing[target] for target in page])
+    elsewhere: dict[str, list[str]] = defaultdict(list)
+    for name, project in (
+        Memory.objects.filter(name__in=page).values_list("name", "project__name").order_by()
+    ):
+        elsewhere[name].append(project or "global")
+    items = [
+        DanglingTarget(
+            target=target,
+            kind=graph.target_kind(target),
+            citing=first,
+            citing_count=len(citing[target]),
+            held_elsewhere=sorted(elsewhere.get(target, [])),
+        )
+        for target, first in zip(page, shown, strict=True)
+    ]
+    return Section(items, len(ranked), limit, offset)
+
+
+def _first_in_index_order(groups: list[list[int]]) -> list[list[Memory]]:
+    """The first GROUP_MEMBERS_SHOWN memories of each group of ids, in index order.
+
+    Two queries however large the groups: their order keys first, then only the memories
+    shown (a URL cited by thousands must not load thousands of rows).
+    """
+    wanted = {memory_id for ids in groups for memory_id in ids}
+    keys = {
+        memory_id: (priority, -created_at.timestamp(), -memory_id)
+        for memory_id, priority, created_at in Memory.objects.filter(id__in=_json_ids(wanted))
+        .order_by()
+        .values_list("id", "priority", "created_at")
+    }
+    firsts = [sorted(ids, key=keys.__getitem__)[:GROUP_MEMBERS_SHOWN] for ids in groups]
+    loaded = Memory.objects.select_related("project").filter(
+        id__in={memory_id for first in firsts for memory_id in first}
+    )
+    memories = {memory.id: memory for memory in loaded}
+    return [[memories[memory_id] for memory_id in first] for first in firsts]
+
+
+def orphans(
+    filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset=0, now=None
+) -> Section:
+    """Memories that reference nothing and that no reference resolves to, in index order."""
+    now = now or timezone.now()
+    scope = _scope(filters)
+    return _orphans(graph.links(scope, now), scope, limit, offset, now)
+
+
+def _orphans(found: graph.Links, scope: MemoryFilters, limit: int, offset: int, now) -> Section:
+    cited = {link.to for link in found.links if link.to is not None}
+    queryset = (
+        scope.apply(Memory.objects.select_related("project"), now)
+        .filter(~Exists(Reference.objects.filter(memory_id=OuterRef("id"))))
+        .exclude(id__in=_json_ids(cited))
+    )
+    items = list(queryset.order_by(*INDEX_ORDER)[offset : offset + limit])
+    return Section(items, queryset.count(), limit, offset)
+
+
+# --- verification ---------------------------------------------------------------------------
+
+
+def verification_queue(
+    filters: MemoryFilters | None = None,
+    *,
+    period: str = DEFAULT_PERIOD,
+    limit=SECTION_LIMIT,
+    offset=0,
+    now=None,
+) -> Section:
+    """Memories not verified within `period` (such as "90d"), the longest unverified first."""
+    scope = replace(_scope(filters), unverified=period)
+    page = list_memories(scope, limit=limit, offset=offset, sort="verified", now=now)
+    return Section(page.memories, page.count, limit, offset)
+
+
+# --- near-copies ----------------------------------------------------------------------------
+
+
+@dataclass
+class Similarity:
+    """The distinct descriptions of a scope and which of them are near one another.
+
+    Wordings are numbered; `members[n]` holds (tier, memory id) of every memory whose
+    description is wording n (as similarity.words), `pairs` the near-duplicate pairs.
+    """
+
+    words: list[str]
+    members: list[list[tuple[int, int]]]
+    pairs: list[tuple[int, int, float]]
+
+    def by_tier(self, positions) -> dict[int, list[int]]:
+        tiers: dict[int, list[int]] = defaultdict(list)
+        for position in positions:
+            for tier, memory_id in self.members[position]:
+                tiers[tier].append(memory_id)
+        return tiers
+
+
+def _similarity(filters: MemoryFilters | None, now=None) -> Similarity:
+    """The descriptions of the memories the filters admit, a project's tier taken as its band
+    (the project's memories and the global ones, which its sessions see beside them)."""
+    scope = _scope(filters)
+    tier_key = scope.tier_key()
+    queryset = replace(scope, project=ANY_TIER).apply(Memory.objects.order_by(), now)
+    if tier_key is not None:
+        queryset = queryset.filter(tier__in={GLOBAL_TIER, tier_key})
+    rows = queryset.values_list("tier", "id", "description")
+    index: dict[str, int] = {}
+    words_of: list[str] = []
+    members: list[list[tuple[int, int]]] = []
+    for tier, memory_id, description in rows:
+        words = similarity.words(description)
+        if not words:
+            continue
+        position = index.get(words)
+        if position is None:
+            position = index[words] = len(words_of)
+            words_of.append(words)
+            members.append([])
+        members[position].append((tier, memory_id))
+    return Similarity(words_of, members, _near_pairs(words_of))
+
+
+def _near_pairs(words: list[str]) -> list[tuple[int, int, float]]:
+    """Pairs of distinct wordings that are near-duplicates, as (index, index, ratio).
+
+    Sorted neighbourhoods: the wordings are sorted as written and by their words reversed,
+    and each is measured against the next few in each order, so the work grows with the
+    store, not with its square. A near-copy differs in a word or two, which leaves it next to
+    its original, sharing at least the first two fifths of the text, in one of the orders.
+    Only such pairs that share half their word stems (the first letters of each word) are
+    measured, cheapest bound first.
+    """
+    near = similarity.NEAR_DUPLICATE_RATIO
+    stems: dict[int, frozenset[str]] = {}
+
+    def stems_of(position: int) -> frozenset[str]:
+        found = stems.get(position)
+        if found is None:
+            found = stems[position] = frozenset({w[:_STEM] for w in words[position].split()})
+        return found
+
+    reversed_words = [" ".join(reversed(text.split())) for text in words]
+    pairs: dict[tuple[int, int], float] = {}
+    for keys in (words, reversed_words):
+        order = sorted(range(len(words)), key=keys.__getitem__)
+        for position, a in enumerate(order):
+            key = keys[a]
+            for b in order[position + 1 : position + _WINDOW]:
+                other = keys[b]
+                shorter = min(len(key), len(other))
+                # Neighbours in this order that are near-copies share how they begin; and the
+                # ratio can be no higher than 2 * shorter / (sum of lengths).
+                start = int(_SHARED_START * shorter)
+                if key[:start] != other[:start] or 2 * shorter < near * (len(key) + len(other)):
+                    continue
+                pair = (a, b) if a < b else (b, a)
+                if pair in pairs:
+                    continue
+                ours, theirs = stems_of(a), stems_of(b)
+                if len(ours & theirs) < _BLOCKING_OVERLAP * len(ours | theirs):
+                    continue
+                matcher = difflib.SequenceMatcher(None, words[a], words[b])
+                if matcher.quick_ratio() < near:
+                    continue
+                ratio = matcher.ratio()
+                if ratio >= near:
+                    pairs[pair] = ratio
+    return [(a, b, ratio) for (a, b), ratio in pairs.items()]
+
+
+@dataclass
+class DuplicateGroup:
+    memories: list[Memory]  # the first GROUP_MEMBERS_SHOWN, index order
+    size: int
+    identical: bool  # every description in it says exactly the same words
+
+    @property
+    def more(self) -> int:
+        return self.size - len(self.memories)
+
+    def to_dict(self) -> dict:
+        return {
+            "size": self.size,
+            "identical": self.identical,
+            "memories": [backlink(m) for m in self.memories],
+        }
+
+
+def duplicate_groups(
+    filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset=0
+) -> Section:
+    """Memories whose descriptions say the same or nearly the same, grouped: largest first.
+
+    Two memories group only when one session could see both (same tier, or one is global).
+    """
+    return _duplicate_groups(_similarity(filters), limit, offset)
+
+
+def _groups(found: Similarity) -> list[tuple[list[int], bool]]:
+    """Memory ids grouped around a centre wording and the wordings near it, as (ids, identical).
+
+    Each wording joins one group only, so a chain of small differences does not merge
+    unrelated descriptions. A group is split by tier unless a global memory is in it.
+    """
+    neighbours: dict[int, list[int]] = defaultdict(list)
+    for a, b, _ in found.pairs:
+        neighbours[a].append(b)
+        neighbours[b].append(a)
+    candidates = set(neighbours) | {
+        position for position, held in enumerate(found.members) if len(held) > 1
+    }
+    weight = {
+        position: len(found.members[position])
+        + sum(len(found.members[other]) for other in neighbours[position])
+        for position in candidates
+    }
+    assigned: set[int] = set()
+    groups = []
+    for centre in sorted(weight, key=lambda position: (-weight[position], position)):
+        if centre in assigned:
+            continue
+        cluster = [centre, *(other for other in neighbours[centre] if other not in assigned)]
+        assigned.update(cluster)
+        by_tier = found.by_tier(cluster)
+        identical = len(cluster) == 1
+        if GLOBAL_TIER in by_tier:
+            everyone = sorted(i for ids in by_tier.values() for i in ids)
+            if len(everyone) > 1:
+                groups.append((everyone, identical))
+            continue
+        groups.extend((sorted(ids), identical) for ids in by_tier.values() if len(ids) > 1)
+    groups.sort(key=lambda group: (-len(group[0]), group[0][0]))
+    return groups
+
+
+def _duplicate_groups(found: Similarity, limit: int, offset: int) -> Section:
+    groups = _groups(found)
+    page = groups[offset : offset + limit]
+    shown = _first_in_index_order([ids for ids, _ in page])
+    items = [
+        DuplicateGroup(memories=first, size=len(ids), identical=identical)
+        for (ids, identical), first in zip(page, shown, strict=True)
+    ]
+    return Section(items, len(groups), limit, offset)
+
+
+@dataclass
+class Shadow:
+    memory: Memory  # the project memory
+    shadows: Memory  # the global memory it repeats
+    ratio: float
+
+    @property
+    def identical(self) -> bool:
+        return self.ratio == 1.0
+
+    def to_dict(self) -> dict:
+        return {
+            "memory": backlink(self.memory),
+            "shadows": backlink(self.shadows),
+            "ratio": round(self.ratio, 4),
+        }
+
+
+def shadows(filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset=0) -> Section:
+    """Project memories whose description is the same or nearly the same as a global one's."""
+    return _shadows(_similarity(filters), limit, offset)
+
+
+def _shadows(found: Similarity, limit: int, offset: int) -> Section:
+    best: dict[int, tuple[int, float]] = {}  # project memory -> (global memory, ratio)
+
+    def consider(a: int, b: int, ratio: float) -> None:
+        globals_ = [i for tier, i in found.members[b] if tier == GLOBAL_TIER]
+        if not globals_:
+            return
+        for tier, memory_id in found.members[a]:
+            if tier != GLOBAL_TIER and ratio > best.get(memory_id, (0, 0.0))[1]:
+                best[memory_id] = (globals_[0], ratio)
+
+    for position, held in enumerate(found.members):
+        if len(held) > 1:
+            consider(position, position, 1.0)
+    for a, b, ratio in found.pairs:
+        consider(a, b, ratio)
+        consider(b, a, ratio)
+    pairs = sorted(best.items(), key=lambda item: (-item[1][1], item[0]))
+    page = pairs[offset : offset + limit]
+    wanted = {i for project_id, (global_id, _) in page for i in (project_id, global_id)}
+    memories = {m.id: m for m in Memory.objects.select_related("project").filter(id__in=wanted)}
+    items = [
+        Shadow(memories[project_id], memories[global_id], ratio)
+        for project_id, (global_id, ratio) in page
+    ]
+    return Section(items, len(pairs), limit, offset)
+
+
+# --- side by side ---------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
+
+
+@dataclass
+class Segment:
+    text: str
+    changed: bool
+
+
+def marked_diff(a: str, b: str) -> tuple[list[Segment], list[Segment]]:
+    """Both texts cut into segments, the words one has and the other lacks marked changed."""
+    left, right = _TOKEN.findall(a), _TOKEN.findall(b)
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    ours, theirs = [], []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        changed = tag != "equal"
+        if i2 > i1:
+            ours.append(Segment("".join(left[i1:i2]), changed))
+        if j2 > j1:
+            theirs.append(Segment("".join(right[j1:j2]), changed))
+    return ours, theirs
+
+
+@dataclass
+class Comparison:
+    memories: list[Memory]
+    descriptions: list[list[Segment]]  # each against the first memory's
+    bodies: list[list[Segment]]
+    ratios: list[float]  # each description's similarity to the first's
+
+
+MAX_COMPARED = 4
+
+
+def compare(memory_ids: list[int]) -> Comparison:
+    """Up to four memories side by side, each marked where it differs from the first."""
+    found = {m.id: m for m in Memory.objects.select_related("project").filter(id__in=memory_ids)}
+    memories = [found[i] for i in dict.fromkeys(memory_ids) if i in found][:MAX_COMPARED]
+    if not memories:
+        return Comparison([], [], [], [])
+    first = memories[0]
+    second = memories[1] if len(memories) > 1 else first
+    descriptions = [marked_diff(first.description, second.description)[0]]
+    bodies = [marked_diff(first.body, second.body)[0]]
+    ratios = [1.0]
+    for memory in memories[1:]:
+        descriptions.append(marked_diff(first.description, memory.description)[1])
+        bodies.append(marked_diff(first.body, memory.body)[1])
+        ratios.append(
+            similarity.ratio(
+                similarity.words(first.description), similarity.words(memory.description)
+            )
+        )
+    return Comparison(memories, descriptions, bodies, ratios)
+
+
+@dataclass
+class Report:
+    dangling: Section
+    orphans: Section
+    shadows: Section
+    unverified: Section
+    duplicates: Section
+    period: str
+
+    def to_dict(self, now=None) -> dict:
+        return {
+            "period": self.period,
+            **{name: getattr(self, name).to_dict(now) for name in SECTIONS},
+        }
+
+
+SECTIONS = ("dangling", "orphans", "shadows", "unverified", "duplicates")
+
+
+def report(
+    filters: MemoryFilters | None = None,
+    *,
+    period: str = DEFAULT_PERIOD,
+    limit=SECTION_LIMIT,
+    now=None,
+) -> Report:
+    """Every section, the first `limit` items of each; the references and descriptions are
+    read once for all of them."""
+    now = now or timezone.now()
+    found = graph.links(_scope(filters), now)
+    alike = _similarity(filters)
+    return Report(
+        dangling=_dangling(found, limit, 0),
+        orphans=_orphans(found, _scope(filters), limit, 0, now),
+        shadows=_shadows(alike, limit, 0),
+        unverified=verification_queue(filters, period=period, limit=limit, now=now),
+        duplicates=_duplicate_groups(alike, limit, 0),
+        period=period,
+    )
+
+
+def section(
+    name: str,
+    filters: MemoryFilters | None = None,
+    *,
+    period: str = DEFAULT_PERIOD,
+    limit=SECTION_LIMIT,
+    offset=0,
+    now=None,
+) -> Section:
+    """One list of the report by its name (one of SECTIONS), a page of it."""
+    page = {"limit": limit, "offset": offset}
+    if name == "dangling":
+        return dangling(filters, now=now, **page)
+    if name == "orphans":
+        return orphans(filters, now=now, **page)
+    if name == "shadows":
+        return shadows(filters, **page)
+    if name == "unverified":
+        return verification_queue(filters, period=period, now=now, **page)
+    if name == "duplicates":
+        return duplicate_groups(filters, **page)
+    raise ValueError(f"no hygiene section {name!r}")

@@ -1,0 +1,476 @@
+"""Revision history: who changed what, recorded by the doors in each write's own transaction.
+
+Callers say who is acting; the doors record one Revision per memory they change.
+
+    from memories.writes import history
+
+    with history.acting(door=history.PAGE, user=request.user):            # a page view
+    with history.acting(door=history.API, user=token.user, token=token):  # /v1's authorize
+    with history.acting(door=history.COMMAND, label="manage.py memory import"):  # a command
+    with history.acting(reason="the old figure was a typo"):  # adds to the enclosing context
+
+A bulk action or an import wraps its writes in one change set, inspected and undone as a
+whole (`memories.history_doors.undo`):
+
+    with history.change_set("Set priority 3 on 12 memories", door=history.BULK):
+        ...one door call per memory...
+
+A write with no context records door "direct" and no user (tests, the shell). The agent's
+read door changes only read_count and records nothing: a read is not a change, and a
+revision per read would bury the changes people make.
+"""
+
+import contextlib
+import contextvars
+import datetime as dt
+import difflib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from memories.models import GLOBAL_TIER, Action, ChangeSet, Door, Memory, Revision
+from memories.rules.errors import InvalidField
+from memories.rules.fields import rfc3339
+
+PAGE, BULK, API, COMMAND, IMPORT, DIRECT = (
+    Door.PAGE.value,
+    Door.BULK.value,
+    Door.API.value,
+    Door.COMMAND.value,
+    Door.IMPORT.value,
+    Door.DIRECT.value,
+)
+CREATE, UPDATE, MOVE, EDIT, DELETE = (
+    Action.CREATE.value,
+    Action.UPDATE.value,
+    Action.MOVE.value,
+    Action.EDIT.value,
+    Action.DELETE.value,
+)
+RESTORE, REVERT, UNDO, IMPORTED, PURGE = (
+    Action.RESTORE.value,
+    Action.REVERT.value,
+    Action.UNDO.value,
+    Action.IMPORT.value,
+    Action.PURGE.value,
+)
+REASON_MAX = 1000
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who is changing the store, and through which door."""
+
+    door: str = DIRECT
+    label: str = "direct"  # what the log shows; kept when the user is deleted
+    username: str = ""
+    user_id: int | None = None
+    token_id: int | None = None
+    reason: str = ""
+
+
+NOBODY = Actor()  # frozen, so one shared default is safe
+_actor: contextvars.ContextVar[Actor] = contextvars.ContextVar("memadmin_actor", default=NOBODY)
+_change_set: contextvars.ContextVar[ChangeSet | None] = contextvars.ContextVar(
+    "memadmin_change_set", default=None
+)
+_action: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "memadmin_action", default=None
+)
+
+
+def current() -> Actor:
+    return _actor.get()
+
+
+def clean_reason(reason) -> str:
+    if not isinstance(reason, str):
+        raise InvalidField("reason", "The reason must be text.")
+    reason = " ".join(reason.split())
+    if len(reason) > REASON_MAX:
+        raise InvalidField("reason", f"A reason is at most {REASON_MAX} characters.")
+    return reason
+
+
+@contextlib.contextmanager
+def acting(*, door=None, user=None, token=None, label=None, reason=None) -> Iterator[Actor]:
+    """Record the writes inside as done by `user` (and `token`) through `door`, for `reason`.
+
+    What is not given is kept from the enclosing context, so a view can add a reason to the
+    actor its middleware set. `token` is an API token (its id and prefix are kept).
+    """
+    actor = _actor.get()
+    changes: dict = {}
+    if door is not None:
+        if door not in Door.values:
+            raise ValueError(f"unknown door {door!r}")
+        changes["door"] = door
+    if user is not None and user.is_authenticated:
+        changes.update(username=user.get_username(), user_id=user.pk)
+    if token is not None:
+        changes["token_id"] = token.pk
+    if reason is not None:
+        changes["reason"] = clean_reason(reason)
+    if label is not None:
+        changes["label"] = label[:200]
+    elif user is not None or token is not None:
+        who = changes.get("username") or actor.username
+        if token is not None:
+            who = f"{who} (token {getattr(token, 'prefix', token.pk)}…)".strip()
+        changes["label"] = who[:200]
+    actor = replace(actor, **changes)
+    reset = _actor.set(actor)
+    try:
+        yield actor
+    finally:
+        _actor.reset(reset)
+
+
+@contextlib.contextmanager
+def change_set(summary: str, *, door: str | None = None, reason=None) -> Iterator[ChangeSet]:
+    """Group the revisions recorded inside into one change set (one transaction).
+
+    A change set inside another joins it. One that recorded nothing is not kept.
+    """
+    open_set = _change_set.get()
+    if open_set is not None:
+        yield open_set
+        return
+    with acting(door=door, reason=reason) as actor, transaction.atomic():
+        group = ChangeSet.objects.create(
+            at=timezone.now(),
+            summary=" ".join(summary.split())[:200],
+            door=actor.door,
+            actor=actor.label,
+            username=actor.username,
+            user_id=actor.user_id,
+            token_id=actor.token_id,
+            reason=actor.reason,
+        )
+        reset = _change_set.set(group)
+        try:
+            yield group
+        finally:
+            _change_set.reset(reset)
+        if not group.revisions.exists():
+            group.delete()
+
+
+@contextlib.contextmanager
+def recorded_as(action: str) -> Iterator[None]:
+    """Record the writes inside as `action` (an edit is a write, a revert is a write...).
+
+    The outermost wins: an undo that calls a door that calls write records "undo".
+    """
+    if _action.get() is not None:
+        yield
+        return
+    reset = _action.set(action)
+    try:
+        yield
+    finally:
+        _action.reset(reset)
+
+
+def snapshot(memory: Memory) -> dict:
+    """Every field of the row as it stands (the project must be loaded with it)."""
+    return {
+        "id": memory.id,
+        "name": memory.name,
+        "project": memory.project_name,
+        "project_id": memory.project_id,
+        "description": memory.description,
+        "body": memory.body,
+        "tags": list(memory.tags),
+        "references": list(memory.references),
+        "priority": memory.priority,
+        "load": memory.load,
+        "source": memory.source,
+        "created_at": rfc3339(memory.created_at),
+        "updated_at": rfc3339(memory.updated_at),
+        "verified_at": rfc3339(memory.verified_at),
+        "expires_at": rfc3339(memory.expires_at),
+        "read_count": memory.read_count,
+    }
+
+
+def _state(value) -> dict | None:
+    if value is None or isinstance(value, dict):
+        return value
+    return snapshot(value)
+
+
+# Plain SQL rather than Model.objects.create(): this runs inside every write, and the
+# ORM's per-instance machinery cost more than the insert itself (bench/history_bench.py).
+INSERT_REVISION = """
+INSERT INTO memories_revision (
+    at, memory_id, name, tier, previous_tier, project_name, action, door, actor, username,
+    user_id, token_id, reason, change_set_id, before, after, purged
+) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 0)
+"""
+INSERT_TRASHED = (
+    "INSERT INTO memories_trashedmemory (revision_id, memory_id) VALUES (last_insert_rowid(), %s)"
+)
+
+
+def _json(state: dict | None) -> str | None:
+    return None if state is None else json.dumps(state, ensure_ascii=False)
+
+
+def _row(action: str, before: dict | None, after: dict | None, subject: dict | None) -> list:
+    """The INSERT_REVISION parameters of one change, with the acting context's who and why."""
+    actor = _actor.get()
+    shown = after or before or subject
+    tier = shown["project_id"] or GLOBAL_TIER
+    previous = None
+    if before is not None and after is not None:
+        was = before["project_id"] or GLOBAL_TIER
+        previous = was if was != tier else None
+    group = _change_set.get()
+    return [
+        connection.ops.adapt_datetimefield_value(timezone.now()),
+        shown["id"],
+        shown["name"],
+        tier,
+        previous,
+        shown["project"],
+        _action.get() or action,
+        actor.door,
+        actor.label,
+        actor.username,
+        actor.user_id,
+        actor.token_id,
+        actor.reason,
+        group.id if group is not None else None,
+        _json(before),
+        _json(after),
+    ]
+
+
+def record(action: str, *, before=None, after=None, subject: dict | None = None) -> int:
+    """Record one change of one memory, in the caller's transaction; return the revision id.
+
+    `before` and `after` are Memory rows (their project loaded) or snapshots; None for a
+    memory that did not exist before or does not after. A change that leaves a memory out
+    of the store (after None) puts it in the trash, unless it is a purge. `subject` names
+    the memory (id, name, project, project_id) when neither snapshot is kept (a purge).
+    """
+    before, after = _state(before), _state(after)
+    row = _row(action, before, after, subject)
+    with connection.cursor() as cursor:
+        cursor.execute(INSERT_REVISION, row)
+        revision_id = cursor.lastrowid
+        if after is None and row[6] != PURGE:
+            cursor.execute(INSERT_TRASHED, [row[1]])
+    return revision_id
+
+
+CHUNK = 500  # ids or names per query, well under SQLite's limit of bound variables
+
+
+def states(ids: list[int]) -> dict[int, dict]:
+    """The snapshots of these memories as they stand, by id."""
+    found = {}
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start : start + CHUNK]
+        for memory in Memory.objects.select_related("project").filter(id__in=chunk):
+            found[memory.id] = snapshot(memory)
+    return found
+
+
+def record_import(keys: list[tuple[str, int | None]], before: dict[int, dict]) -> None:
+    """One revision per memory an import wrote, each named by (name, project id), with the
+    state it overwrote from `before` (by id); in the caller's transaction and change set."""
+    names = sorted({name for name, _ in keys})
+    written: dict[tuple[str, int | None], Memory] = {}
+    for start in range(0, len(names), CHUNK):
+        queryset = Memory.objects.select_related("project").filter(
+            name__in=names[start : start + CHUNK]
+        )
+        written.update({(memory.name, memory.project_id): memory for memory in queryset})
+    rows = []
+    for key in keys:
+        memory = written[key]
+        rows.append(_row(IMPORTED, before.get(memory.id), snapshot(memory), None))
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), CHUNK):
+            cursor.executemany(INSERT_REVISION, rows[start : start + CHUNK])
+
+
+# What a diff shows, in this order; updated_at is left out (it moves on every write, and
+# the revision's own time says when).
+TEXT, LIST, VALUE, TIME = "text", "list", "value", "time"
+DIFF_FIELDS = (
+    ("project", VALUE),
+    ("description", VALUE),
+    ("body", TEXT),
+    ("tags", LIST),
+    ("references", LIST),
+    ("priority", VALUE),
+    ("load", VALUE),
+    ("source", VALUE),
+    ("expires_at", TIME),
+    ("verified_at", TIME),
+    ("created_at", TIME),
+    ("read_count", VALUE),
+)
+DIFF_CONTEXT_LINES = 2
+
+
+@dataclass
+class DiffLine:
+    op: str  # "add", "del", "same" or "hunk" (an @@ line)
+    text: str
+
+    @property
+    def unified(self) -> str:
+        prefix = {"add": "+", "del": "-", "same": " ", "hunk": ""}[self.op]
+        return prefix + self.text
+
+
+@dataclass
+class FieldChange:
+    field: str
+    kind: str  # TEXT, LIST, VALUE or TIME
+    old: object = None
+    new: object = None
+    added: list = field(default_factory=list)  # LIST: items new in this version
+    removed: list = field(default_factory=list)  # LIST: items gone from it
+    lines: list[DiffLine] = field(default_factory=list)  # TEXT: the line diff
+
+    @property
+    def old_time(self) -> dt.datetime | None:
+        return _parse_time(self.old) if self.kind == TIME else None
+
+    @property
+    def new_time(self) -> dt.datetime | None:
+        return _parse_time(self.new) if self.kind == TIME else None
+
+    def to_dict(self) -> dict:
+        """The body as a unified line diff; every other field as old and new values."""
+        if self.kind == TEXT:
+            return {"field": self.field, "diff": [line.unified for line in self.lines]}
+        data = {"field": self.field, "old": self.old, "new": self.new}
+        if self.kind == LIST:
+            data.update(added=self.added, removed=self.removed)
+        return data
+
+
+def _parse_time(value: str | None) -> dt.datetime | None:
+    return None if value is None else dt.datetime.fromisoformat(value)
+
+
+def _line_diff(old: str, new: str) -> list[DiffLine]:
+    # keepends, so a change of line ending or of the final newline still shows as a line
+    # removed and a line added.
+    lines = []
+    for line in list(
+        difflib.unified_diff(
+            old.splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            lineterm="",
+            n=DIFF_CONTEXT_LINES,
+        )
+    )[2:]:
+        if line.startswith("@@"):
+            lines.append(DiffLine("hunk", line.strip()))
+        else:
+            op = {"+": "add", "-": "del"}.get(line[0], "same")
+            lines.append(DiffLine(op, line[1:].rstrip("\r\n")))
+    return lines
+
+
+def diff(before: dict | None, after: dict | None) -> list[FieldChange]:
+    """What changed between two snapshots, field by field.
+
+    None on one side (a creation, a deletion) lists every field the other side has set.
+    """
+    if before is None and after is None:
+        return []
+    one_sided = before is None or after is None
+    old_state, new_state = before or {}, after or {}
+    changes = []
+    for name, kind in DIFF_FIELDS:
+        old, new = old_state.get(name), new_state.get(name)
+        if old == new or (one_sided and (old if after is None else new) in (None, "", [])):
+            continue
+        if kind == TEXT:
+            changes.append(FieldChange(name, kind, lines=_line_diff(old or "", new or "")))
+        elif kind == LIST:
+            old_items, new_items = old or [], new or []
+            changes.append(
+                FieldChange(
+                    name,
+                    kind,
+                    old=old,
+                    new=new,
+                    added=[item for item in new_items if item not in old_items],
+                    removed=[item for item in old_items if item not in new_items],
+                )
+            )
+        else:
+            changes.append(FieldChange(name, kind, old=old, new=new))
+    return changes
+
+
+def revision_changes(revision: Revision) -> list[FieldChange]:
+    return diff(revision.before, revision.after)
+
+
+def retention_days() -> int:
+    """0 keeps every revision."""
+    return settings.MEMADMIN_HISTORY_RETENTION_DAYS
+
+
+@dataclass
+class Pruned:
+    revisions: int
+    change_sets: int
+    cutoff: dt.datetime
+
+
+PRUNE_BATCH = 5000
+
+
+def prune(*, days: int | None = None, now: dt.datetime | None = None) -> Pruned | None:
+    """Remove revisions older than the retention period, and change sets left empty.
+
+    The deletion of a memory still in the trash is kept (it holds what a restore brings
+    back). None when retention keeps everything.
+    """
+    days = retention_days() if days is None else days
+    if days <= 0:
+        return None
+    cutoff = (now or timezone.now()) - dt.timedelta(days=days)
+    cutoff_db = connection.ops.adapt_datetimefield_value(cutoff)
+    removed_revisions = 0
+    with connection.cursor() as cursor:
+        while True:
+            with transaction.atomic():
+                cursor.execute(
+                    "DELETE FROM memories_revision WHERE id IN ("
+                    "SELECT r.id FROM memories_revision r WHERE r.at < %s AND NOT EXISTS "
+                    "(SELECT 1 FROM memories_trashedmemory t WHERE t.revision_id = r.id) "
+                    "LIMIT %s)",
+                    [cutoff_db, PRUNE_BATCH],
+                )
+                count = cursor.rowcount
+            removed_revisions += count
+            if count < PRUNE_BATCH:
+                break
+        with transaction.atomic():
+            empty = (
+                "SELECT c.id FROM memories_changeset c WHERE c.at < %s AND NOT EXISTS "
+                "(SELECT 1 FROM memories_revision r WHERE r.change_set_id = c.id)"
+            )
+            cursor.execute(
+                f"UPDATE memories_changeset SET undoes_id = NULL WHERE undoes_id IN ({empty})",
+                [cutoff_db],
+            )
+            cursor.execute(f"DELETE FROM memories_changeset WHERE id IN ({empty})", [cutoff_db])
+            removed_sets = cursor.rowcount
+    return Pruned(revisions=removed_revisions, change_sets=removed_sets, cutoff=cutoff)

@@ -1,0 +1,378 @@
+"""The way back: restore from the trash, purge, restore a version, undo a change set.
+
+Each is a door like those of memories.doors: one transaction, the tier, name and budget
+rules every write keeps, a typed DomainError that lands nothing, and its own revision.
+Who may call which (purge: admins only) is decided by the views; the purge door takes that
+decision as its `admin` argument.
+"""
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from memories.models import GLOBAL_TIER, ChangeSet, Memory, Revision, TrashedMemory
+from memories.reads import budget
+from memories.rules.errors import (
+    ChangeSetNotFound,
+    DomainError,
+    NotInTrash,
+    NotPermitted,
+    RevisionNotFound,
+    UndoRefused,
+    UnknownProject,
+    VersionUnavailable,
+)
+from memories.writes import doors, history
+from projects.models import Project
+
+PUT_BACK_INSERT = """
+INSERT INTO memories_memory (
+    id, name, project_id, description, body, tags, refs, priority, load, source,
+    created_at, updated_at, verified_at, expires_at, read_count
+) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+"""
+
+# Only a put-back assigns created_at on an existing row: it restores a recorded stamp (one
+# an import overwrote), never a new one.
+PUT_BACK_UPDATE = """
+UPDATE memories_memory SET
+    project_id = %s, description = %s, body = %s, tags = %s, refs = %s, priority = %s,
+    load = %s, source = %s, created_at = %s, updated_at = %s, verified_at = %s,
+    expires_at = %s, read_count = %s
+WHERE id = %s
+"""
+
+
+def _time(value: str | None) -> dt.datetime | None:
+    return None if value is None else dt.datetime.fromisoformat(value)
+
+
+def _db(value: str | dt.datetime | None):
+    moment = _time(value) if isinstance(value, str) else value
+    return None if moment is None else connection.ops.adapt_datetimefield_value(moment)
+
+
+def _project_of(state: dict) -> Project | None:
+    """The project a snapshot was in: by id (it follows renames), else by name."""
+    if state["project_id"] is None:
+        return None
+    project = Project.objects.filter(id=state["project_id"]).first()
+    if project is None:
+        project = Project.objects.filter(name=state["project"]).first()
+    if project is None:
+        raise UnknownProject(state["project"])
+    return project
+
+
+def _contribution(memory: Memory, now) -> budget.InlineContribution:
+    return budget.InlineContribution.of(
+        memory_id=memory.id,
+        name=memory.name,
+        project=memory.project_name,
+        tier=memory.tier,
+        load=memory.load,
+        body=memory.body,
+        expires_at=memory.expires_at,
+        now=now,
+    )
+
+
+def _put_back(state: dict, current: Memory | None, *, read_count: int) -> Memory:
+    """Write a recorded state whole, under its own id: the row re-inserted (current None) or
+    overwritten. The name, tier and budget rules hold as on any write; created_at,
+    verified_at and the rest come from the state, updated_at is now."""
+    now = timezone.now()
+    project = _project_of(state)
+    target_id = project.id if project else None
+    target_project = project.name if project else None
+    doors.refuse_name_clash(
+        state["name"], target_id=target_id, target_project=target_project, exclude_id=state["id"]
+    )
+    expires_at = _time(state["expires_at"])
+    after = budget.InlineContribution.of(
+        memory_id=state["id"],
+        name=state["name"],
+        project=target_project,
+        tier=target_id or GLOBAL_TIER,
+        load=state["load"],
+        body=state["body"],
+        expires_at=expires_at,
+        now=now,
+    )
+    before = [] if current is None else [_contribution(current, now)]
+    budget.refuse_if_past_budget(before, [after], now)
+    values = [
+        target_id,
+        state["description"],
+        state["body"],
+        json.dumps(state["tags"], ensure_ascii=False),
+        json.dumps(state["references"], ensure_ascii=False),
+        state["priority"],
+        state["load"],
+        state["source"],
+        _db(state["created_at"]),
+        _db(now),
+        _db(state["verified_at"]),
+        _db(expires_at),
+        read_count,
+    ]
+    with connection.cursor() as cursor:
+        if current is None:
+            cursor.execute(PUT_BACK_INSERT, [state["id"], state["name"], *values])
+        else:
+            cursor.execute(PUT_BACK_UPDATE, [*values, state["id"]])
+    return Memory.objects.select_related("project").get(id=state["id"])
+
+
+def _trash_entry(trashed_id) -> TrashedMemory:
+    try:
+        return TrashedMemory.objects.select_related("revision").get(id=int(trashed_id))
+    except (TrashedMemory.DoesNotExist, TypeError, ValueError):
+        raise NotInTrash(trashed_id) from None
+
+
+def restore(trashed_id) -> Memory:
+    """Bring a memory back from the trash as it was deleted, under its old id.
+
+    created_at, verified_at and read_count are kept. Refused (with the reason) when its
+    name was taken meanwhile, in its tier or across the global/project line, when its
+    project is gone, or when it would take its band past the inline budget.
+    """
+    with transaction.atomic():
+        entry = _trash_entry(trashed_id)
+        state = entry.revision.before
+        try:
+            memory = _put_back(state, None, read_count=state["read_count"])
+        except DomainError as error:
+            error.message = f"'{state['name']}' cannot come back from the trash: {error.message}"
+            error.args = (error.message,)
+            raise
+        entry.delete()
+        history.record(history.RESTORE, after=memory)
+    return memory
+
+
+def purge(trashed_id, *, admin: bool) -> str:
+    """Remove a trashed memory for good: its row is gone already, and every snapshot its
+    history holds is erased. The revisions stay (who did what, when), without content.
+    Only an admin may: `admin` is the caller's decision. Returns the memory's name."""
+    if not admin:
+        raise NotPermitted("Only an admin can purge a memory from the trash.")
+    with transaction.atomic():
+        entry = _trash_entry(trashed_id)
+        deletion = entry.revision
+        subject = {
+            "id": deletion.memory_id,
+            "name": deletion.name,
+            "project": deletion.project_name,
+            "project_id": deletion.tier or None,
+        }
+        entry.delete()
+        Revision.objects.filter(memory_id=deletion.memory_id).update(
+            before=None, after=None, purged=True
+        )
+        history.record(history.PURGE, subject=subject)
+    return deletion.name
+
+
+def _revision(revision_id) -> Revision:
+    try:
+        return Revision.objects.get(id=int(revision_id))
+    except (Revision.DoesNotExist, TypeError, ValueError):
+        raise RevisionNotFound(revision_id) from None
+
+
+def restore_version(revision_id) -> doors.WriteResult:
+    """Make the memory again what revision `revision_id` left it: a new revision through the
+    write door, so the budget and tier rules hold, and created_at, verified_at and
+    read_count stay as they are now."""
+    with transaction.atomic():
+        revision = _revision(revision_id)
+        if revision.purged:
+            raise VersionUnavailable(
+                f"The history of '{revision.name}' was purged; revision {revision.id} holds "
+                "nothing to restore.",
+                revision=revision.id,
+            )
+        state = revision.after
+        if state is None:
+            raise VersionUnavailable(
+                f"Revision {revision.id} removed '{revision.name}'; there is no version of it "
+                "to restore (restore the memory from the trash instead).",
+                revision=revision.id,
+            )
+        current = Memory.objects.select_related("project").filter(id=revision.memory_id).first()
+        if current is None:
+            in_trash = TrashedMemory.objects.filter(memory_id=revision.memory_id).exists()
+            raise VersionUnavailable(
+                f"'{revision.name}' is in the trash: restore it from there first, then this "
+                "version."
+                if in_trash
+                else f"'{revision.name}' is no longer in the store.",
+                revision=revision.id,
+            )
+        project = _project_of(state)
+        project_id = project.id if project else None
+        move_to = doors.UNSET if project_id == current.project_id else (project and project.name)
+        reason = history.current().reason or f"the version of revision {revision.id}"
+        with history.recorded_as(history.REVERT), history.acting(reason=reason):
+            return doors.write(
+                current.name,
+                project=current.project_name,
+                move_to=move_to,
+                description=state["description"],
+                body=state["body"],
+                tags=state["tags"],
+                references=state["references"],
+                priority=state["priority"],
+                load=state["load"],
+                source=state["source"],
+                expires=_time(state["expires_at"]) or "",
+                restoring=True,
+            )
+
+
+@dataclass
+class _Step:
+    """What undoing one memory's part of a change set does."""
+
+    target: dict | None  # the state before the change set (None: it did not exist)
+    reached: dict | None  # the state the change set left (None: removed)
+    last: Revision
+
+    @property
+    def order(self) -> tuple[int, int]:
+        # Removals first and re-insertions last, so names and budget are freed before they
+        # are taken again; within each kind, the latest change first.
+        kind = 0 if self.target is None else (2 if self.reached is None else 1)
+        return (kind, -self.last.id)
+
+
+UNCOMPARED = ("updated_at",)  # a write that changes nothing still moves it
+
+
+def _same(before: dict | None, after: dict | None) -> bool:
+    """Whether the change set left the memory as it found it: nothing to undo then."""
+    if before is None or after is None:
+        return before is after
+    return all(before[key] == after[key] for key in before if key not in UNCOMPARED)
+
+
+def _who(revision: Revision) -> str:
+    return f"revision {revision.id} ({revision.get_action_display()} by {revision.actor})"
+
+
+def undo(change_set_id, *, reason=None) -> ChangeSet:
+    """Undo a change set: one compensating revision per memory it touched, in one change
+    set of their own, in one transaction.
+
+    Refused as a whole, every reason named, when any memory cannot be put back: it changed
+    since (a later revision), its history was purged, the set was undone already, or the
+    rules of a write refuse the old state (a name taken, a project gone, the budget).
+    A memory the set created goes to the trash; one it deleted comes back from there.
+    read_count keeps the reads made since.
+    """
+    with transaction.atomic():
+        try:
+            group = ChangeSet.objects.get(id=int(change_set_id))
+        except (ChangeSet.DoesNotExist, TypeError, ValueError):
+            raise ChangeSetNotFound(change_set_id) from None
+        undone_by = ChangeSet.objects.filter(undoes=group).first()
+        if undone_by is not None:
+            raise UndoRefused(
+                f"Change set {group.id} was undone already, by change set {undone_by.id}.",
+                change_set=group.id,
+                refused=[],
+            )
+        by_memory: dict[int, list[Revision]] = {}
+        for revision in group.revisions.order_by("id"):
+            by_memory.setdefault(revision.memory_id, []).append(revision)
+        latest = dict(
+            Revision.objects.filter(memory_id__in=list(by_memory))
+            .values("memory_id")
+            .annotate(last=Max("id"))
+            .values_list("memory_id", "last")
+        )
+        later = Revision.objects.in_bulk(
+            [latest[key] for key, revisions in by_memory.items() if latest[key] != revisions[-1].id]
+        )
+        refused: list[dict] = []
+        steps: list[_Step] = []
+
+        def refuse(revision: Revision, why: str) -> None:
+            refused.append(
+                {
+                    "name": revision.name,
+                    "project": revision.project_name if revision.tier else None,
+                    "reason": why,
+                }
+            )
+
+        for memory_id, revisions in by_memory.items():
+            first, last = revisions[0], revisions[-1]
+            if any(r.purged for r in revisions):
+                refuse(last, "it was purged from the trash")
+            elif latest[memory_id] != last.id:
+                refuse(last, f"it changed since, in {_who(later[latest[memory_id]])}")
+            elif not _same(first.before, last.after):
+                steps.append(_Step(first.before, last.after, last))
+        if not refused and not steps:
+            raise UndoRefused(
+                f"Change set {group.id} left nothing to undo.", change_set=group.id, refused=[]
+            )
+        if not refused:
+            with (
+                history.change_set(
+                    f"Undo of change set {group.id}: {group.summary}", reason=reason
+                ) as undo_set,
+                history.recorded_as(history.UNDO),
+            ):
+                undo_set.undoes = group
+                undo_set.save(update_fields=["undoes"])
+                for step in sorted(steps, key=lambda s: s.order):
+                    try:
+                        with transaction.atomic():
+                            _compensate(step)
+                    except DomainError as error:
+                        refuse(step.last, error.message)
+                if refused:
+                    # Leaving the change set's atomic block by an exception rolls back
+                    # every compensation made before the refused ones.
+                    raise _refusal(group, refused)
+            return undo_set
+    raise _refusal(group, refused)
+
+
+def _refusal(group: ChangeSet, refused: list[dict]) -> UndoRefused:
+    listed = "; ".join(
+        f"'{r['name']}' ({r['project'] or 'global'}): {r['reason'].rstrip('.')}"
+        for r in refused[:5]
+    )
+    more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""
+    return UndoRefused(
+        f"Change set {group.id} cannot be undone, and nothing of it was: {listed}{more}.",
+        change_set=group.id,
+        refused=refused,
+    )
+
+
+def _compensate(step: _Step) -> None:
+    memory_id = step.last.memory_id
+    if step.target is None:
+        current = Memory.objects.select_related("project").get(id=memory_id)
+        doors.delete(current.name, project=current.project_name)
+    elif step.reached is None:
+        entry = TrashedMemory.objects.get(memory_id=memory_id)
+        memory = _put_back(step.target, None, read_count=step.target["read_count"])
+        entry.delete()
+        history.record(history.UNDO, after=memory)
+    else:
+        current = Memory.objects.select_related("project").get(id=memory_id)
+        reads_since = current.read_count - step.reached["read_count"]
+        read_count = max(step.target["read_count"] + reads_since, 0)
+        memory = _put_back(step.target, current, read_count=read_count)
+        history.record(history.UNDO, before=current, after=memory)

@@ -1,0 +1,44 @@
+"""The doors of projects: add, rename (its memories move with it), remove (refused while any
+memory remains)."""
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from memories.reads.selectors import project_or_refuse
+from memories.rules import fields
+from memories.rules.errors import ProjectExists, ProjectNotEmpty
+from projects.models import Project
+
+
+def add(name: str) -> Project:
+    name = fields.project_name(name, field="name")
+    with transaction.atomic():
+        if Project.objects.filter(name=name).exists():
+            raise ProjectExists(name)
+        try:
+            return Project.objects.create(name=name, created_at=timezone.now())
+        except IntegrityError:
+            raise ProjectExists(name) from None
+
+
+def rename(name: str, new_name: str) -> Project:
+    """Memories follow the project row (they hold its id), so they move with the rename."""
+    new_name = fields.project_name(new_name, field="name")
+    with transaction.atomic():
+        project = project_or_refuse(name)
+        if new_name == project.name:
+            return project
+        if Project.objects.filter(name=new_name).exists():
+            raise ProjectExists(new_name)
+        project.name = new_name
+        project.save(update_fields=["name"])
+        return project
+
+
+def remove(name: str) -> None:
+    with transaction.atomic():
+        project = project_or_refuse(name)
+        count = project.memories.count()
+        if count:
+            raise ProjectNotEmpty(name, count)
+        project.delete()
