@@ -31,8 +31,8 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 
 from memories.models import Memory  # noqa: E402
-from memories.writes import doors, snapshot
-from projects import writes as project_doors
+from memories.writes import doors, snapshot  # noqa: E402
+from projects import writes as project_doors  # noqa: E402
 
 
 def timed(label: str, function):

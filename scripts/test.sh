@@ -15,4 +15,5 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
+.venv/bin/lint-imports
 exec .venv/bin/python -m pytest -n 2 "$@"

@@ -1,11 +1,11 @@
-"""memories.reads.budget.budget_report: every band against the budget, shared by /v1 and the
+"""memories.reads.budget_report.budget_report: every band against the budget, shared by /v1 and the
 dashboard's budget page."""
 
 import datetime as dt
 
 from django.utils import timezone
 
-from memories.reads.budget import budget_report
+from memories.reads.budget_report import budget_report
 
 
 def test_report_marks_a_band_over_budget_and_counts_what_it_cannot_show(write, project, settings):

@@ -4,7 +4,7 @@ from django.http import HttpRequest
 
 from memadmin.api.auth import READ, authorize
 from memadmin.api.responses import ok
-from memories.reads.budget import budget_report
+from memories.reads.budget_report import budget_report
 
 
 @authorize(READ)

@@ -12,11 +12,12 @@ from django.db import OperationalError
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from memadmin.web.responses import RETRY_AFTER_SECONDS
+from memories import engine
 from memories.rules.errors import DomainError
 
 logger = logging.getLogger(__name__)
 
-RETRY_AFTER_SECONDS = 2
 JSON_DEPTH_LIMIT = 50
 
 
@@ -90,11 +91,6 @@ def json_body(request: HttpRequest, *, allowed: set[str], optional: bool = False
     return data
 
 
-def store_busy(problem: OperationalError) -> bool:
-    """Whether the store refused because another writer held it past the busy timeout."""
-    return "locked" in str(problem) or "busy" in str(problem)
-
-
 def methods(**handlers: Callable) -> Callable:
     """One URL, one view per HTTP method; anything else is a JSON 405 with Allow.
 
@@ -130,7 +126,7 @@ def methods(**handlers: Callable) -> Callable:
         except SuspiciousOperation as problem:
             return error(f"The request was refused: {problem}.", 400)
         except OperationalError as problem:
-            if not store_busy(problem):
+            if not engine.is_busy(problem):
                 logger.exception("database failure under %s", request.path)
                 return error("The store could not complete this request; try again.", 500)
             response = error(

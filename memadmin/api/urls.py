@@ -2,7 +2,7 @@ from django.http import HttpRequest
 from django.urls import path, re_path
 from django.views.decorators.csrf import csrf_exempt
 
-from memadmin.api import audit, budget, history, memories, openapi, projects
+from memadmin.api import budget, history, insights, memories, openapi, projects
 from memadmin.api.responses import error, methods
 
 app_name = "api"
@@ -23,7 +23,7 @@ urlpatterns = [
     path("memories/<str:name>/edit", methods(POST=memories.edit_memory), name="memory-edit"),
     path("memories/<str:name>/read", methods(POST=memories.read_memory), name="memory-read"),
     path("memories/<str:name>/history", methods(GET=history.memory_history), name="memory-history"),
-    path("memories/<str:name>/graph", methods(GET=audit.memory_graph), name="memory-graph"),
+    path("memories/<str:name>/graph", methods(GET=insights.memory_graph), name="memory-graph"),
     path(
         "projects",
         methods(GET=projects.list_projects, POST=projects.add_project),
@@ -36,8 +36,8 @@ urlpatterns = [
     ),
     path("budget", methods(GET=budget.budget), name="budget"),
     path("audit", methods(GET=history.audit), name="audit"),
-    path("graph", methods(GET=audit.store_graph), name="graph"),
-    path("hygiene", methods(GET=audit.hygiene_report), name="hygiene"),
+    path("graph", methods(GET=insights.store_graph), name="graph"),
+    path("hygiene", methods(GET=insights.hygiene_report), name="hygiene"),
     path("openapi.json", methods(GET=openapi.openapi_json), name="openapi"),
     re_path(r"^.*$", not_found),
 ]

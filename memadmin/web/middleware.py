@@ -5,8 +5,8 @@ from collections.abc import Callable
 from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse
 
-from memadmin.api.responses import RETRY_AFTER_SECONDS, store_busy
-from memadmin.web.responses import error_response
+from memadmin.web.responses import RETRY_AFTER_SECONDS, error_response
+from memories import engine
 
 # Our own static files and nothing else: no inline script or style, no other origin, no
 # frames, no plugins; forms post only to us. htmx's requests are same-origin (connect-src).
@@ -48,7 +48,7 @@ class BusyStoreMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception):
-        if not isinstance(exception, OperationalError) or not store_busy(exception):
+        if not isinstance(exception, OperationalError) or not engine.is_busy(exception):
             return None
         response = error_response(
             request, 503, "The store is busy with another write; try again in a moment."

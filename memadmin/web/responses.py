@@ -4,6 +4,8 @@ from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django_htmx.http import reswap, retarget
 
+RETRY_AFTER_SECONDS = 2  # a busy store's answer: try again after this
+
 TITLES = {
     400: "That request could not be read",
     403: "Not allowed",

@@ -27,7 +27,7 @@ def store_triggers_present(app_configs, databases=None, **kwargs):
                     "The memory store's triggers are missing: " + ", ".join(missing) + ".",
                     hint="Without them the search index and reference table drift from the "
                     "memories. Run `python manage.py memory verify --rebuild` to put them "
-                    "back, and add sqlite_index.install_triggers to any migration that alters the table.",
+                    "back, and put the triggers back in any migration that alters the table.",
                     id="memories.E001",
                 )
             )

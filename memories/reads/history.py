@@ -12,10 +12,10 @@ from django.db.models import Count, Q, QuerySet
 
 from memories.models import GLOBAL_TIER, Action, ChangeSet, Door, Revision, TrashedMemory
 from memories.reads.filters import ANY_TIER, TierForm
+from memories.rules import diffs
 from memories.rules import fields as memory_fields
 from memories.rules.errors import InvalidField
 from memories.rules.fields import rfc3339
-from memories.writes import history
 from projects.models import Project
 
 DEFAULT_LIMIT = 50
@@ -174,7 +174,7 @@ class Entry:
     """One revision as the pages and the API show it: the row and its field changes."""
 
     revision: Revision
-    changes: list[history.FieldChange]
+    changes: list[diffs.FieldChange]
 
     @property
     def project(self) -> str | None:
@@ -220,14 +220,14 @@ def _short(value) -> str:
     return text if len(text) <= 60 else text[:57] + "…"
 
 
-def change_summary(changes: list[history.FieldChange]) -> str:
+def change_summary(changes: list[diffs.FieldChange]) -> str:
     parts = []
     for change in changes:
-        if change.kind == history.TEXT:
+        if change.kind == diffs.TEXT:
             added = sum(1 for line in change.lines if line.op == "add")
             removed = sum(1 for line in change.lines if line.op == "del")
             parts.append(f"body +{added} −{removed} lines")
-        elif change.kind == history.LIST:
+        elif change.kind == diffs.LIST:
             moves = [f"+{item}" for item in change.added] + [f"−{item}" for item in change.removed]
             parts.append(f"{change.field} {' '.join(moves) or 'reordered'}")
         else:
@@ -236,7 +236,7 @@ def change_summary(changes: list[history.FieldChange]) -> str:
 
 
 def entries(revisions) -> list[Entry]:
-    return [Entry(revision, history.revision_changes(revision)) for revision in revisions]
+    return [Entry(revision, diffs.revision_changes(revision)) for revision in revisions]
 
 
 @dataclass

@@ -9,9 +9,9 @@ from dataclasses import replace
 
 from django import forms
 
-from memadmin.pages.memories.forms import IdListField
 from memories.reads import graph, hygiene
 from memories.reads.filters import MemoryFilterForm, MemoryFilters
+from memories.reads.params import IdListField
 from memories.rules import fields as memory_fields
 
 HYGIENE_SECTIONS = {

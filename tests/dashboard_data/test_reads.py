@@ -6,11 +6,12 @@ import pytest
 from django.http import QueryDict
 from django.utils import timezone
 
-from memadmin.pages.memories.forms import canonical_query, tier_param
+from memadmin.pages.query import canonical_query
 from memadmin.web.markdown import render_markdown
 from memories.models import Memory
 from memories.reads import budget, selectors
 from memories.reads.filters import ANY_TIER
+from memories.reads.params import tier_param
 from memories.rules import captions
 from memories.writes import doors
 from projects.reads import tier_usage

@@ -3,11 +3,12 @@
 import pytest
 
 from memories.models import Revision
-from memories.writes import doors, history
+from memories.rules import diffs
+from memories.writes import doors
 
 
-def _changes(revision: Revision) -> dict[str, history.FieldChange]:
-    return {change.field: change for change in history.revision_changes(revision)}
+def _changes(revision: Revision) -> dict[str, diffs.FieldChange]:
+    return {change.field: change for change in diffs.revision_changes(revision)}
 
 
 def _last() -> Revision:
@@ -17,8 +18,8 @@ def _last() -> Revision:
 def test_the_body_is_a_line_diff_with_context(write):
     write("notes", body="one\ntwo\nthree\nfour\nfive\nsix\nseven\n")
     doors.edit("notes", old_string="four", new_string="FOUR")
-    (change,) = history.revision_changes(_last())
-    assert change.kind == history.TEXT
+    (change,) = diffs.revision_changes(_last())
+    assert change.kind == diffs.TEXT
     assert change.to_dict() == {
         "field": "body",
         "diff": ["@@ -2,5 +2,5 @@", " two", " three", "-four", "+FOUR", " five", " six"],
@@ -34,13 +35,13 @@ def test_a_changed_final_newline_still_shows(write):
 @pytest.mark.parametrize(
     ("field", "kind", "first", "second", "old", "new"),
     [
-        ("description", history.VALUE, {}, {"description": "new words"}, "about n", "new words"),
-        ("priority", history.VALUE, {"priority": 3}, {"priority": 0}, 3, 0),
-        ("load", history.VALUE, {}, {"load": "inline"}, "index", "inline"),
-        ("source", history.VALUE, {}, {"source": "a talk"}, "", "a talk"),
+        ("description", diffs.VALUE, {}, {"description": "new words"}, "about n", "new words"),
+        ("priority", diffs.VALUE, {"priority": 3}, {"priority": 0}, 3, 0),
+        ("load", diffs.VALUE, {}, {"load": "inline"}, "index", "inline"),
+        ("source", diffs.VALUE, {}, {"source": "a talk"}, "", "a talk"),
         (
             "expires_at",
-            history.TIME,
+            diffs.TIME,
             {},
             {"expires": "2030-05-01T10:00:00Z"},
             None,
@@ -49,7 +50,7 @@ def test_a_changed_final_newline_still_shows(write):
         # A date expires when the next day begins (the test settings' zone is UTC).
         (
             "expires_at",
-            history.TIME,
+            diffs.TIME,
             {"expires": "2030-05-01"},
             {"expires": ""},
             "2030-05-02T00:00:00Z",
@@ -118,4 +119,4 @@ def test_a_creation_lists_what_it_set_and_a_deletion_what_it_removed(write):
 def test_a_write_that_changes_nothing_shows_no_field(write):
     write("n")
     doors.write("n")
-    assert history.revision_changes(_last()) == []
+    assert diffs.revision_changes(_last()) == []

@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memadmin.accounts import roles
-from memadmin.pages.memories.forms import ANY_TIER_VALUE, canonical_query, tier_param
+from memadmin.pages.query import ANY_TIER_VALUE, canonical_query
 from memadmin.web.access import has_role, requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memadmin.web.responses import error_response
@@ -21,6 +21,7 @@ from memories.models import Action, Door, Memory, Revision, TrashedMemory
 from memories.reads import history as history_reads
 from memories.reads import selectors
 from memories.reads.history import AuditFilterForm, AuditFilters
+from memories.reads.params import tier_param
 from memories.rules.captions import record_caption
 from memories.rules.errors import AmbiguousName, DomainError, NotInTrash, RevisionNotFound
 from memories.writes import undo

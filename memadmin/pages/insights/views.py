@@ -15,12 +15,12 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import push_url
 
-from memadmin.pages.memories.forms import ANY_TIER_VALUE, canonical_query, tier_param
+from memadmin.pages.query import ANY_TIER_VALUE, canonical_query
 from memadmin.web import charts
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
 from memadmin.web.responses import error_response
-from memories.reads import band_cut, budget, drift, graph, hygiene, selectors
+from memories.reads import band_cut, budget, budget_report, drift, graph, hygiene, selectors
 from memories.reads.agent_view import TierReads
 from memories.reads.insight_forms import (
     HYGIENE_SECTIONS,
@@ -32,6 +32,7 @@ from memories.reads.insight_forms import (
     NeighbourhoodForm,
     band_project,
 )
+from memories.reads.params import tier_param
 from memories.rules.errors import DomainError
 from memories.rules.fields import LOADS, period_words
 from memories.writes import doors
@@ -172,7 +173,7 @@ def around_data(request: HtmxHttpRequest, name: str) -> JsonResponse:
 # --- budget report --------------------------------------------------------------------------
 
 
-def _band_chart(report: budget.BudgetReport):
+def _band_chart(report: budget_report.BudgetReport):
     rows = [
         charts.Row(
             label=band.project or "no project",
@@ -235,7 +236,7 @@ def budget_page(request: HtmxHttpRequest) -> HttpResponse:
     }
     if request.htmx and not request.htmx.history_restore_request:
         return render_page(request, "insights/budget.html", context, fragment="band")
-    report = budget.budget_report(now, reads=reads)
+    report = budget_report.budget_report(now, reads=reads)
     context.update(
         report=report,
         band_chart=_band_chart(report),

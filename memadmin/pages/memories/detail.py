@@ -12,13 +12,14 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from memadmin.accounts import roles
-from memadmin.pages.memories.forms import MemoryForm, NewMemoryForm, tier_param
+from memadmin.pages.memories.forms import MemoryForm, NewMemoryForm
 from memadmin.web.access import has_role, requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, wants_fragment
 from memadmin.web.markdown import render_markdown
 from memadmin.web.responses import error_response
 from memories.models import Memory
 from memories.reads import selectors
+from memories.reads.params import tier_param
 from memories.rules.captions import record_caption
 from memories.rules.errors import AmbiguousName, DomainError, InvalidField, NameClash, StaleBody
 from memories.rules.fields import rfc3339

@@ -6,39 +6,14 @@ is a form error, never a 500.
 """
 
 from django import forms
-from django.http import QueryDict
 
-from memories.reads.filters import ANY_TIER, MemoryFilterForm
+from memories.reads.filters import MemoryFilterForm
+from memories.reads.params import IdListField
 from memories.reads.selectors import SORTS
 from memories.rules import fields as memory_fields
 from memories.rules.errors import InvalidField
 
 PAGE_SIZES = (25, 50, 100, 200)
-ANY_TIER_VALUE = "*"  # the tier picker's "every tier": no `project` parameter at all
-
-
-def canonical_query(params: QueryDict) -> QueryDict:
-    """The list's query without blank parameters, so a shared URL says only what it filters.
-
-    `project=` stays (it means the global tier); the picker's `*` (every tier) goes, leaving
-    `project` absent as the API spells it.
-    """
-    clean = QueryDict(mutable=True)
-    for key, values in params.lists():
-        for value in values:
-            if key == "project":
-                if value != ANY_TIER_VALUE:
-                    clean.appendlist(key, value.strip())
-            elif value.strip():
-                clean.appendlist(key, value)
-    return clean
-
-
-def tier_param(params: QueryDict):
-    """`project` of a single-memory route: absent ANY_TIER, empty the global tier, a name."""
-    if "project" not in params:
-        return ANY_TIER
-    return memory_fields.tier(params.get("project", ""))
 
 
 class MemoryListForm(MemoryFilterForm):
@@ -86,17 +61,6 @@ class RowForm(forms.Form):
         for field, errors in self.errors.items():
             return errors[0] if field == "__all__" else f"{field}: {errors[0]}"
         return ""
-
-
-class IdListField(forms.Field):
-    widget = forms.MultipleHiddenInput
-
-    def to_python(self, value):
-        values = [value] if isinstance(value, str) else list(value or [])
-        try:
-            return sorted({int(item) for item in values})
-        except (TypeError, ValueError):
-            raise forms.ValidationError("The selected rows are not valid.") from None
 
 
 BULK_ACTIONS = [

@@ -14,20 +14,19 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import push_url
 
 from memadmin.pages.memories.forms import (
-    ANY_TIER_VALUE,
     BULK_ACTIONS,
     PAGE_SIZES,
     BulkForm,
     MemoryListForm,
     RowForm,
-    canonical_query,
-    tier_param,
 )
+from memadmin.pages.query import ANY_TIER_VALUE, canonical_query
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
 from memadmin.web.responses import error_response
 from memories.models import Memory
 from memories.reads import budget, selectors
+from memories.reads.params import tier_param
 from memories.reads.search import Hit, search
 from memories.rules import fields as memory_fields
 from memories.rules.errors import DomainError

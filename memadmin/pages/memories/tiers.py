@@ -5,11 +5,11 @@ from django.conf import settings
 from django.http import HttpResponse
 from django.views.decorators.http import require_GET
 
-from memadmin.pages.memories.forms import tier_param
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memadmin.web.responses import error_response
 from memories.reads.agent_view import agent_view
+from memories.reads.params import tier_param
 from memories.reads.selectors import project_or_refuse
 from memories.rules.errors import DomainError
 from projects.models import Project

@@ -20,11 +20,11 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts import roles
-from memadmin.pages.memories.forms import tier_param
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memadmin.web.responses import error_response
 from memories.reads.filters import ANY_TIER
+from memories.reads.params import tier_param
 from memories.rules.errors import DomainError
 from memories.writes import doors, snapshot
 from projects.models import Project

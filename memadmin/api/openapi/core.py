@@ -1,15 +1,10 @@
 """The OpenAPI 3.1 document of /v1, built from the same limits the validators use."""
 
-from functools import cache
-
-from django.http import HttpRequest
-
-from memadmin.api.responses import ok
 from memories.models import Action, Door
 from memories.reads import history as history_reads
 from memories.reads.search import SENSES
+from memories.rules import diffs
 from memories.rules import fields as f
-from memories.writes import history
 
 NAME_PATTERN = f"^{f.NAME_RE.pattern}$"
 TEXT = {"type": "string"}
@@ -305,7 +300,7 @@ SCHEMAS = {
     ),
     "FieldChange": _obj(
         {
-            "field": {"type": "string", "enum": [name for name, _ in history.DIFF_FIELDS]},
+            "field": {"type": "string", "enum": [name for name, _ in diffs.DIFF_FIELDS]},
             "old": {"description": "the value before (absent for the body)"},
             "new": {"description": "the value after (absent for the body)"},
             "added": {**LINES, "description": "tags or references: items new in this version"},
@@ -747,27 +742,3 @@ api door by the token's user (`GET /v1/audit`, `GET /v1/memories/{name}/history`
 unknown route answers 404, a wrong method 405 (with Allow), malformed JSON or parameters 400,
 an oversized body 413.
 """
-
-
-@cache
-def document() -> dict:
-    # The audit routes' part is built with this module's helpers, so it is read here.
-    from memadmin.api import openapi_insights
-
-    return {
-        "openapi": "3.1.0",
-        "info": {"title": "memadmin", "version": "1", "description": DESCRIPTION},
-        "paths": {**PATHS, **openapi_insights.PATHS},
-        "components": {
-            "schemas": {**SCHEMAS, **openapi_insights.SCHEMAS},
-            "securitySchemes": {
-                "bearer": {"type": "http", "scheme": "bearer", "description": "an API token"}
-            },
-        },
-        "security": BEARER,
-    }
-
-
-def openapi_json(request: HttpRequest):
-    """No token needed: the document describes the API, it holds no memory."""
-    return ok(document())

@@ -1,7 +1,7 @@
-"""The audit routes' part of the OpenAPI document (/v1/graph, /v1/memories/{name}/graph,
+"""The insight routes' part of the OpenAPI document (/v1/graph, /v1/memories/{name}/graph,
 /v1/hygiene), built with the document's own helpers; memadmin.api.openapi merges it in."""
 
-from memadmin.api.openapi import (
+from memadmin.api.openapi.core import (
     BAD_REQUEST,
     BEARER,
     COUNT,

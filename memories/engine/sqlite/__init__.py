@@ -192,3 +192,7 @@ def rebuild(progress=None) -> list[str]:
         )
         step()
     return restored
+
+
+def is_busy(problem) -> bool:
+    return "locked" in str(problem) or "busy" in str(problem)

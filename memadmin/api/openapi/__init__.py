@@ -1,0 +1,30 @@
+"""The OpenAPI 3.1 document of /v1: the memory, project, budget and audit-log routes (core)
+and the insight routes (graph, hygiene), served at /v1/openapi.json."""
+
+from functools import cache
+
+from django.http import HttpRequest
+
+from memadmin.api.openapi import core, insights
+from memadmin.api.responses import ok
+
+
+@cache
+def document() -> dict:
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "memadmin", "version": "1", "description": core.DESCRIPTION},
+        "paths": {**core.PATHS, **insights.PATHS},
+        "components": {
+            "schemas": {**core.SCHEMAS, **insights.SCHEMAS},
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer", "description": "an API token"}
+            },
+        },
+        "security": core.BEARER,
+    }
+
+
+def openapi_json(request: HttpRequest):
+    """No token needed: the document describes the API, it holds no memory."""
+    return ok(document())
