@@ -7,6 +7,7 @@ gunicorn on 127.0.0.1, and the scale of the run.
 import http.client
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -16,14 +17,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-# This checkout's ports for servers the suite starts: 8710 for the first xdist worker, 8711
-# for the second, and so on.
-BASE_PORT = 8710
 
 
-def worker_port() -> int:
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
-    return BASE_PORT + int(worker.removeprefix("gw") or 0)
+def listening_socket() -> socket.socket:
+    """A socket on 127.0.0.1 and a port the system picks free, already listening, for a
+    server to inherit (gunicorn's fd:// bind): no other run can take the port meanwhile."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
 
 
 def manage(data_dir: Path, *args: str) -> str:
@@ -53,9 +56,10 @@ class Answer:
 class Served:
     """A store in data_dir served by gunicorn; `request` speaks to it with a write token."""
 
-    def __init__(self, data_dir: Path, port: int, workers: int):
+    def __init__(self, data_dir: Path, workers: int):
         self.data_dir = data_dir
-        self.port = port
+        listening = listening_socket()
+        self.port = listening.getsockname()[1]
         self.db = data_dir / "memadmin.sqlite3"
         self.log = data_dir / "gunicorn.log"
         manage(data_dir, "migrate", "--noinput", "-v0")
@@ -69,7 +73,7 @@ class Served:
                     str(Path(sys.executable).parent / "gunicorn"),
                     "memadmin.wsgi",
                     "--bind",
-                    f"127.0.0.1:{port}",
+                    f"fd://{listening.fileno()}",
                     "--workers",
                     str(workers),
                     "--timeout",
@@ -79,7 +83,9 @@ class Served:
                 env={**os.environ, "MEMADMIN_DATA_DIR": str(data_dir)},
                 stdout=log,
                 stderr=subprocess.STDOUT,
+                pass_fds=[listening.fileno()],
             )
+        listening.close()  # gunicorn holds its own copy
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -118,7 +124,7 @@ class Served:
 
 @pytest.fixture
 def served(tmp_path):
-    """A fresh store served by 4 gunicorn workers on this worker's port."""
-    server = Served(tmp_path, worker_port(), workers=4)
+    """A fresh store served by 4 gunicorn workers on a free port."""
+    server = Served(tmp_path, workers=4)
     yield server
     server.stop()
