@@ -28,21 +28,12 @@ class Account:
     role: str | None
 
 
-def _role_from_groups(user, group_names: set[str]) -> str | None:
-    """The role the account holds (an account turned off keeps it for when it is back on)."""
-    if user.is_superuser:
-        return roles.ADMIN
-    for role in (roles.ADMIN, roles.OPERATOR, roles.AUDITOR):
-        if role in group_names:
-            return role
-    return None
-
-
 def accounts() -> list[Account]:
-    """Every account with its role (None: no role yet), in two queries."""
+    """Every account with its role (None: no role yet), in two queries; an account turned off
+    keeps its role for when it is back on."""
     users = get_user_model().objects.prefetch_related("groups").order_by("username")
     return [
-        Account(user, _role_from_groups(user, {group.name for group in user.groups.all()}))
+        Account(user, roles.strongest(user, {group.name for group in user.groups.all()}))
         for user in users
     ]
 
