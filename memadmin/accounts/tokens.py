@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from memadmin.accounts import roles
 from memadmin.models import ApiToken
-from memories.rules.errors import DomainError, InvalidField
+from memories.rules.errors import InvalidField, TokenNotFound, TokenRefused
 
 TOKEN_PREFIX = "mem_"
 DISPLAY_PREFIX_LENGTH = len(TOKEN_PREFIX) + 8
@@ -23,17 +23,6 @@ MAX_TOKEN_LENGTH = 200
 # last_used_at is a write on every call otherwise; a minute is precise enough to spot a
 # token nobody uses, and reads stay reads.
 LAST_USED_RESOLUTION = dt.timedelta(minutes=1)
-
-
-class TokenRefused(DomainError):
-    status = 403
-
-
-class TokenNotFound(DomainError):
-    status = 404
-
-    def __init__(self, token_id):
-        super().__init__(f"There is no API token {token_id} you may revoke.", token=token_id)
 
 
 def _hash(secret: str) -> str:

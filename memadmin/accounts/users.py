@@ -11,15 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from memadmin.accounts import roles
-from memories.rules.errors import DomainError, InvalidField
-
-
-class AccountRefused(DomainError):
-    status = 409
-
-
-class AccountNotFound(DomainError):
-    status = 404
+from memories.rules.errors import AccountNotFound, AccountRefused, InvalidField
 
 
 @dataclass
@@ -77,7 +69,7 @@ def _other_account(actor, user_id):
     try:
         user = users.objects.get(id=user_id)
     except (users.DoesNotExist, ValueError, TypeError):
-        raise AccountNotFound(f"There is no account {user_id}.") from None
+        raise AccountNotFound(user_id) from None
     if user.id == actor.id:
         raise AccountRefused(
             "You cannot change your own account here; another admin can, so one always remains."
