@@ -30,36 +30,51 @@ def accounts() -> list[Account]:
     ]
 
 
-def _role(value) -> str:
+def account_role(value) -> str:
     if value not in roles.ROLES:
         raise InvalidField("role", "The role is auditor, operator or admin.")
     return value
 
 
-def create_account(username, password, role):
-    """A new account holding `role`; the password is held to the site's password rules."""
-    role = _role(role)
-    users = get_user_model()
+def account_username(username) -> str:
+    """The username as kept (trimmed), held to the user model's own validators."""
     username = (username or "").strip()
     if not username:
         raise InvalidField("username", "A username is required.")
-    field = users._meta.get_field(users.USERNAME_FIELD)
+    users = get_user_model()
     try:
-        field.run_validators(username)
+        users._meta.get_field(users.USERNAME_FIELD).run_validators(username)
     except ValidationError as error:
         raise InvalidField("username", " ".join(error.messages)) from None
-    candidate = users(username=username)
+    return username
+
+
+def account_password(password, username: str) -> str:
+    """The password, held to the site's password rules (AUTH_PASSWORD_VALIDATORS)."""
     try:
-        password_validation.validate_password(password or "", candidate)
+        password_validation.validate_password(password or "", get_user_model()(username=username))
     except ValidationError as error:
         raise InvalidField("password", " ".join(error.messages)) from None
+    return password
+
+
+def _name_taken(username: str) -> AccountRefused:
+    return AccountRefused(f"There is already an account named '{username}'.", field="username")
+
+
+def create_account(username, password, role):
+    """A new account holding `role`; the password is held to the site's password rules."""
+    role = account_role(role)
+    username = account_username(username)
+    password = account_password(password, username)
+    users = get_user_model()
     with transaction.atomic():
         if users.objects.filter(username=username).exists():
-            raise AccountRefused(f"There is already an account named '{username}'.")
+            raise _name_taken(username)
         try:
             user = users.objects.create_user(username=username, password=password)
         except IntegrityError:
-            raise AccountRefused(f"There is already an account named '{username}'.") from None
+            raise _name_taken(username) from None
         user.groups.add(Group.objects.get_or_create(name=role)[0])
     return user
 
@@ -79,7 +94,7 @@ def _other_account(actor, user_id):
 
 def set_role(actor, user_id, role):
     """Give the account exactly this role."""
-    role = _role(role)
+    role = account_role(role)
     with transaction.atomic():
         user = _other_account(actor, user_id)
         if user.is_superuser:
