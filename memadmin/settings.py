@@ -91,6 +91,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    "django.forms",
     "django_htmx",
     "template_partials",
     "memadmin",
@@ -169,9 +170,9 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
 CSRF_FAILURE_VIEW = "memadmin.pages.errors.csrf_failure"
-# Form widgets through Jinja2: the same HTML as Django's template renderer, at a fraction of
-# the cost (the memory edit form alone renders some twenty widgets).
-FORM_RENDERER = "django.forms.renderers.Jinja2"
+# Forms render from the project's templates (templates/), their common widgets drawn in Python:
+# see memadmin.web.form_renderer. django.forms (installed) lends the widgets it does not draw.
+FORM_RENDERER = "memadmin.web.form_renderer.FormRenderer"
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]

@@ -24,3 +24,17 @@ def test_role_of(db, groups, superuser, expected):
 
 def test_migration_made_the_three_groups(db):
     assert set(Group.objects.values_list("name", flat=True)) >= {"auditor", "operator", "admin"}
+
+
+def test_role_of_is_one_query_with_each_users_own_groups(db, django_assert_num_queries):
+    reader = User.objects.create_user("reader", password="x")
+    reader.groups.add(Group.objects.get(name="auditor"))
+    writer = User.objects.create_user("writer", password="x")
+    writer.groups.add(Group.objects.get(name="operator"), Group.objects.create(name="other"))
+    with django_assert_num_queries(1):
+        assert roles.role_of(reader) == "auditor"
+    with django_assert_num_queries(1):
+        assert roles.role_of(writer) == "operator"
+    writer.is_active = False
+    with django_assert_num_queries(0):
+        assert roles.role_of(writer) is None

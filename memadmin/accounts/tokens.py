@@ -15,40 +15,41 @@ from django.utils import timezone
 
 from memadmin.accounts import roles
 from memadmin.models import ApiToken
-from memories.rules.errors import DomainError, InvalidField
+from memories.rules.errors import InvalidField, TokenNotFound, TokenRefused
 
 TOKEN_PREFIX = "mem_"
 DISPLAY_PREFIX_LENGTH = len(TOKEN_PREFIX) + 8
 MAX_TOKEN_LENGTH = 200
+LABEL_MAX_CHARS = 100
 # last_used_at is a write on every call otherwise; a minute is precise enough to spot a
 # token nobody uses, and reads stay reads.
 LAST_USED_RESOLUTION = dt.timedelta(minutes=1)
-
-
-class TokenRefused(DomainError):
-    status = 403
-
-
-class TokenNotFound(DomainError):
-    status = 404
-
-    def __init__(self, token_id):
-        super().__init__(f"There is no API token {token_id} you may revoke.", token=token_id)
 
 
 def _hash(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
 
-def create_token(user, scope: str, label: str = "") -> tuple[ApiToken, str]:
-    """A new token for `user` and its plaintext, which is never available again."""
+def token_scope(scope) -> str:
     if scope not in ApiToken.Scope.values:
         raise InvalidField("scope", "The scope of a token is read or write.")
+    return scope
+
+
+def token_label(label) -> str:
+    """The label as kept: one line, its runs of spaces collapsed."""
     if not isinstance(label, str) or "\x00" in label:
         raise InvalidField("label", "The label must be text.")
     label = " ".join(label.split())
-    if len(label) > 100:
-        raise InvalidField("label", "A label is at most 100 characters.")
+    if len(label) > LABEL_MAX_CHARS:
+        raise InvalidField("label", f"A label is at most {LABEL_MAX_CHARS} characters.")
+    return label
+
+
+def create_token(user, scope: str, label: str = "") -> tuple[ApiToken, str]:
+    """A new token for `user` and its plaintext, which is never available again."""
+    scope = token_scope(scope)
+    label = token_label(label)
     name = user.get_username()
     if not roles.can_read(user):
         raise TokenRefused(
@@ -61,6 +62,7 @@ def create_token(user, scope: str, label: str = "") -> tuple[ApiToken, str]:
             f"'{name}' is an {roles.role_of(user)} and cannot write, so they may only hold "
             "read tokens.",
             user=name,
+            field="scope",
         )
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(

@@ -11,15 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from memadmin.accounts import roles
-from memories.rules.errors import DomainError, InvalidField
-
-
-class AccountRefused(DomainError):
-    status = 409
-
-
-class AccountNotFound(DomainError):
-    status = 404
+from memories.rules.errors import AccountNotFound, AccountRefused, InvalidField
 
 
 @dataclass
@@ -28,55 +20,61 @@ class Account:
     role: str | None
 
 
-def _role_from_groups(user, group_names: set[str]) -> str | None:
-    """The role the account holds (an account turned off keeps it for when it is back on)."""
-    if user.is_superuser:
-        return roles.ADMIN
-    for role in (roles.ADMIN, roles.OPERATOR, roles.AUDITOR):
-        if role in group_names:
-            return role
-    return None
-
-
 def accounts() -> list[Account]:
-    """Every account with its role (None: no role yet), in two queries."""
+    """Every account with its role (None: no role yet), in two queries; an account turned off
+    keeps its role for when it is back on."""
     users = get_user_model().objects.prefetch_related("groups").order_by("username")
     return [
-        Account(user, _role_from_groups(user, {group.name for group in user.groups.all()}))
+        Account(user, roles.strongest(user, {group.name for group in user.groups.all()}))
         for user in users
     ]
 
 
-def _role(value) -> str:
+def account_role(value) -> str:
     if value not in roles.ROLES:
         raise InvalidField("role", "The role is auditor, operator or admin.")
     return value
 
 
-def create_account(username, password, role):
-    """A new account holding `role`; the password is held to the site's password rules."""
-    role = _role(role)
-    users = get_user_model()
+def account_username(username) -> str:
+    """The username as kept (trimmed), held to the user model's own validators."""
     username = (username or "").strip()
     if not username:
         raise InvalidField("username", "A username is required.")
-    field = users._meta.get_field(users.USERNAME_FIELD)
+    users = get_user_model()
     try:
-        field.run_validators(username)
+        users._meta.get_field(users.USERNAME_FIELD).run_validators(username)
     except ValidationError as error:
         raise InvalidField("username", " ".join(error.messages)) from None
-    candidate = users(username=username)
+    return username
+
+
+def account_password(password, username: str) -> str:
+    """The password, held to the site's password rules (AUTH_PASSWORD_VALIDATORS)."""
     try:
-        password_validation.validate_password(password or "", candidate)
+        password_validation.validate_password(password or "", get_user_model()(username=username))
     except ValidationError as error:
         raise InvalidField("password", " ".join(error.messages)) from None
+    return password
+
+
+def _name_taken(username: str) -> AccountRefused:
+    return AccountRefused(f"There is already an account named '{username}'.", field="username")
+
+
+def create_account(username, password, role):
+    """A new account holding `role`; the password is held to the site's password rules."""
+    role = account_role(role)
+    username = account_username(username)
+    password = account_password(password, username)
+    users = get_user_model()
     with transaction.atomic():
         if users.objects.filter(username=username).exists():
-            raise AccountRefused(f"There is already an account named '{username}'.")
+            raise _name_taken(username)
         try:
             user = users.objects.create_user(username=username, password=password)
         except IntegrityError:
-            raise AccountRefused(f"There is already an account named '{username}'.") from None
+            raise _name_taken(username) from None
         user.groups.add(Group.objects.get_or_create(name=role)[0])
     return user
 
@@ -86,7 +84,7 @@ def _other_account(actor, user_id):
     try:
         user = users.objects.get(id=user_id)
     except (users.DoesNotExist, ValueError, TypeError):
-        raise AccountNotFound(f"There is no account {user_id}.") from None
+        raise AccountNotFound(user_id) from None
     if user.id == actor.id:
         raise AccountRefused(
             "You cannot change your own account here; another admin can, so one always remains."
@@ -96,7 +94,7 @@ def _other_account(actor, user_id):
 
 def set_role(actor, user_id, role):
     """Give the account exactly this role."""
-    role = _role(role)
+    role = account_role(role)
     with transaction.atomic():
         user = _other_account(actor, user_id)
         if user.is_superuser:

@@ -5,10 +5,11 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from memadmin.api.auth import READ, authorize
-from memadmin.api.responses import BadRequest, ok
+from memadmin.api.responses import ok
 from memories.reads import graph, hygiene, selectors
 from memories.reads.filters import TierForm
 from memories.reads.insight_forms import GraphForm, HygieneForm, NeighbourhoodForm
+from memories.rules.errors import BadRequest
 
 
 def _invalid(form) -> BadRequest:

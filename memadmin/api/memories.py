@@ -7,11 +7,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from memadmin.api.auth import READ, WRITE, authorize
-from memadmin.api.responses import BadRequest, json_body, ok
+from memadmin.api.responses import json_body, ok
 from memories.models import Memory
 from memories.reads import search, selectors
 from memories.reads.filters import ANY_TIER, MemoryFilterForm, TierForm
 from memories.rules import fields as f
+from memories.rules.errors import BadRequest
 from memories.writes import doors
 
 DEFAULT_LIMIT = 50

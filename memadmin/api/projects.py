@@ -4,7 +4,8 @@ from django.http import HttpRequest
 from django.urls import reverse
 
 from memadmin.api.auth import READ, WRITE, authorize
-from memadmin.api.responses import BadRequest, json_body, ok
+from memadmin.api.responses import json_body, ok
+from memories.rules.errors import BadRequest
 from projects import reads as project_reads
 from projects import writes as project_writes
 

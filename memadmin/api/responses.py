@@ -14,15 +14,11 @@ from django.views.decorators.csrf import csrf_exempt
 
 from memadmin.web.responses import RETRY_AFTER_SECONDS
 from memories import engine
-from memories.rules.errors import DomainError
+from memories.rules.errors import BadRequest, DomainError
 
 logger = logging.getLogger(__name__)
 
 JSON_DEPTH_LIMIT = 50
-
-
-class BadRequest(DomainError):
-    """A request /v1 cannot read: malformed JSON, a wrong type, a bad query parameter."""
 
 
 def error(message: str, status: int, **details) -> JsonResponse:

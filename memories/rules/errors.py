@@ -1,6 +1,12 @@
-"""Typed refusals of the doors. Each carries one human sentence and the data behind it.
+"""Typed refusals, every one of them: the memory and project doors', the account doors'
+(memadmin.accounts) and the API's request reading. Each carries one human sentence, its HTTP
+status and the data behind it.
 
 Pages render `message`; the API answers `{"error": message, **details}` with `status`.
+They live together at the bottom of the layers because every door and every edge raises or
+catches them, and a refusal is plain data that imports nothing: keeping the site's refusals
+here makes the domain import nothing of memadmin, while a page or /v1 finds any refusal,
+and the status it answers with, in one place.
 """
 
 
@@ -181,3 +187,33 @@ class UndoRefused(DomainError):
 
     def __init__(self, message: str, *, change_set: int, refused: list[dict]):
         super().__init__(message, change_set=change_set, refused=refused)
+
+
+class BadRequest(DomainError):
+    """A request /v1 cannot read: malformed JSON, a wrong type, a bad query parameter."""
+
+
+class TokenRefused(DomainError):
+    """An API token the user's role does not allow."""
+
+    status = 403
+
+
+class TokenNotFound(DomainError):
+    status = 404
+
+    def __init__(self, token_id):
+        super().__init__(f"There is no API token {token_id} you may revoke.", token=token_id)
+
+
+class AccountRefused(DomainError):
+    """An account change refused: a name taken, one's own account, a superuser's role."""
+
+    status = 409
+
+
+class AccountNotFound(DomainError):
+    status = 404
+
+    def __init__(self, user_id):
+        super().__init__(f"There is no account {user_id}.")

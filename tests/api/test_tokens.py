@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from memadmin.accounts import roles, tokens
 from memadmin.models import ApiToken
-from memories.rules.errors import InvalidField
+from memories.rules.errors import InvalidField, TokenNotFound, TokenRefused
 
 from .conftest import Api, make_user
 
@@ -36,11 +36,11 @@ def test_create_keeps_only_a_hash_and_a_prefix(operator):
 def test_create_refuses_what_the_user_may_not_hold(auditor, db):
     with pytest.raises(InvalidField):
         tokens.create_token(auditor, "admin")
-    with pytest.raises(tokens.TokenRefused, match="auditor and cannot write"):
+    with pytest.raises(TokenRefused, match="auditor and cannot write"):
         tokens.create_token(auditor, "write")
     assert tokens.create_token(auditor, "read")[0].scope == "read"
     nobody = make_user("nobody", None)
-    with pytest.raises(tokens.TokenRefused, match="no role"):
+    with pytest.raises(TokenRefused, match="no role"):
         tokens.create_token(nobody, "read")
     with pytest.raises(InvalidField):
         tokens.create_token(auditor, "read", "x" * 101)
@@ -56,9 +56,9 @@ def test_user_tokens_are_their_own_newest_first(operator, auditor):
 def test_a_user_revokes_their_own_and_an_admin_anyones(operator, auditor, admin):
     mine, secret = tokens.create_token(operator, "write")
     theirs, _ = tokens.create_token(auditor, "read")
-    with pytest.raises(tokens.TokenNotFound):
+    with pytest.raises(TokenNotFound):
         tokens.revoke_token(operator, theirs.id)
-    with pytest.raises(tokens.TokenNotFound):
+    with pytest.raises(TokenNotFound):
         tokens.revoke_token(operator, 99999)
     revoked = tokens.revoke_token(operator, mine.id)
     assert revoked.revoked_at is not None

@@ -94,3 +94,20 @@ def test_a_fixed_number_of_queries(admin, db, django_assert_num_queries):
         make_user(f"user{number}", roles.AUDITOR)
     with django_assert_num_queries(5):
         admin.get("/accounts/")
+
+
+def test_every_field_refused_at_once_under_its_input(admin, db):
+    response = admin.post("/accounts/", {"username": "", "password": "short", "role": "root"})
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert html.count('<div class="field has-error">') == 3
+    for message in ("A username is required.", "too short", "auditor, operator or admin"):
+        assert message in html
+    assert 'class="form-errors"' not in html
+
+
+def test_a_taken_name_is_refused_at_the_username(admin, auditor, db):
+    html = admin.post("/accounts/", {"username": "alice", "password": GOOD, "role": "admin"})
+    username = html.content.decode().split('<div class="field has-error">', 1)[1]
+    assert "There is already an account named &#x27;alice&#x27;." in username.split("</div>")[0]
+    assert '<option value="admin" selected>' in html.content.decode()  # the role stays chosen

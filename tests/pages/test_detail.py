@@ -267,7 +267,7 @@ def test_create_refuses_a_name_the_tier_holds(operator, memory):
         {"name": "note", "project": "", "description": "dup", "priority": "5", "load": "index"},
     )
     assert response.status_code == 400
-    # Form errors come escaped by the form renderer (Jinja2 writes ' as &#39;): read as text.
+    # Form errors come escaped by the form renderer: read as text.
     assert "already holds a memory named 'note'" in html.unescape(response.content.decode())
     assert Memory.objects.get(name="note").description == "Deploy notes"
 

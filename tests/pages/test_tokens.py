@@ -6,6 +6,7 @@ import pytest
 from django.test import Client
 
 from memadmin.models import ApiToken
+from memadmin.pages.accounts.forms import TokenForm
 from tests.pages.conftest import chrome_free
 
 
@@ -99,3 +100,21 @@ def test_a_fixed_number_of_queries(admin, operator, db, django_assert_num_querie
         create(admin)
     with django_assert_num_queries(5):
         admin.get("/tokens/")
+
+
+def test_a_refusal_sits_under_the_input_it_is_about(operator, auditor, db):
+    long_label = create(operator, label="x" * 101).content.decode()
+    label_field = long_label.split('<div class="field has-error">', 1)[1].split("</div>", 1)[0]
+    assert f'value="{"x" * 101}"' in label_field
+    assert '<p class="field-error" role="alert">A label is at most 100 characters.' in label_field
+    write = create(auditor, "write").content.decode()
+    scope_field = write.split('<fieldset class="field token-scope has-error">', 1)[1]
+    assert "cannot write, so they may only hold read tokens" in scope_field.split("</fieldset>")[0]
+
+
+def test_the_form_keeps_a_label_as_the_door_does():
+    form = TokenForm({"scope": "read", "label": "  nightly \t job  "})
+    assert form.is_valid() and form.cleaned_data == {"scope": "read", "label": "nightly job"}
+    assert TokenForm({"scope": "read", "label": "a\x00b"}).errors == {
+        "label": ["The label must be text."]
+    }

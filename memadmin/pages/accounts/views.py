@@ -7,19 +7,20 @@ from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_http_methods, require_POST
 
 from memadmin.accounts import roles, tokens, users
+from memadmin.pages.accounts.forms import AccountForm, ActiveForm, RoleForm, TokenForm
 from memadmin.web.access import has_role, requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
-from memories.rules.errors import DomainError
+from memories.rules.errors import DomainError, InvalidField
 
 
 def _tokens_context(request: HtmxHttpRequest, **extra) -> dict:
     context = {
         "tokens": list(tokens.user_tokens(request.user)),
         "scopes": ["read", "write"] if has_role(request, roles.OPERATOR) else ["read"],
+        "form": TokenForm(),
         "created": None,
         "secret": "",
         "error": "",
-        "label": "",
         "revoked": None,
         "everyone": None,
         **extra,
@@ -47,11 +48,16 @@ def api_tokens(request: HtmxHttpRequest) -> HttpResponse:
     """The signed-in user's own API tokens: create one (its secret shown once), list, revoke."""
     if request.method != "POST":
         return _tokens_page(request)
-    label = request.POST.get("label", "")
+    form = TokenForm(request.POST)
+    if not form.is_valid():
+        return _tokens_page(request, status=InvalidField.status, form=form)
     try:
-        token, secret = tokens.create_token(request.user, request.POST.get("scope", ""), label)
+        token, secret = tokens.create_token(
+            request.user, form.cleaned_data["scope"], form.cleaned_data["label"]
+        )
     except DomainError as error:
-        return _tokens_page(request, status=error.status, error=error.message, label=label)
+        form.refuse(error)
+        return _tokens_page(request, status=error.status, form=form)
     return _tokens_page(request, status=201, created=token, secret=secret)
 
 
@@ -74,8 +80,7 @@ def _accounts_page(request: HtmxHttpRequest, status: int = 200, **extra) -> Http
         "accounts": users.accounts(),
         "roles": roles.ROLES,
         "errors": {},
-        "form_error": "",
-        "form": {},
+        "form": AccountForm(),
         **extra,
     }
     return render_page(request, "memadmin/users.html", context, fragment="accounts", status=status)
@@ -87,13 +92,14 @@ def accounts(request: HtmxHttpRequest) -> HttpResponse:
     """Admins: every account and its role; a new account with a role."""
     if request.method != "POST":
         return _accounts_page(request)
-    form = {key: request.POST.get(key, "") for key in ("username", "role")}
+    form = AccountForm(request.POST)
+    if not form.is_valid():
+        return _accounts_page(request, status=InvalidField.status, form=form)
     try:
-        user = users.create_account(
-            form["username"], request.POST.get("password", ""), form["role"]
-        )
+        user = users.create_account(**form.cleaned_data)
     except DomainError as error:
-        return _accounts_page(request, status=error.status, form_error=error.message, form=form)
+        form.refuse(error)
+        return _accounts_page(request, status=error.status, form=form)
     return _answer_accounts(request, f"Made the account '{user.get_username()}'.")
 
 
@@ -101,14 +107,19 @@ def accounts(request: HtmxHttpRequest) -> HttpResponse:
 @requires_role(read=roles.ADMIN)
 def account_change(request: HtmxHttpRequest, user_id: int) -> HttpResponse:
     """Admins: change another account's role, or turn it off or on."""
+    form = (ActiveForm if "active" in request.POST else RoleForm)(request.POST)
+    if not form.is_valid():
+        refusal = next(iter(form.errors.values()))[0]
+        return _accounts_page(request, status=InvalidField.status, errors={user_id: refusal})
     try:
-        if "active" in request.POST:
-            user = users.set_active(request.user, user_id, request.POST["active"] == "true")
+        if isinstance(form, ActiveForm):
+            user = users.set_active(request.user, user_id, form.cleaned_data["active"])
             done = "turned on" if user.is_active else "turned off"
             sentence = f"The account '{user.get_username()}' is {done}."
         else:
-            user = users.set_role(request.user, user_id, request.POST.get("role", ""))
-            sentence = f"'{user.get_username()}' is now an {request.POST['role']}."
+            role = form.cleaned_data["role"]
+            user = users.set_role(request.user, user_id, role)
+            sentence = f"'{user.get_username()}' is now an {role}."
     except DomainError as error:
         return _accounts_page(request, status=error.status, errors={user_id: error.message})
     return _answer_accounts(request, sentence)

@@ -153,7 +153,7 @@ class MemoryForm(forms.Form):
     changed body is checked against the body the user started from (a stale-body conflict).
     """
 
-    # {{ form }}: a Jinja2 template (memories/jinja2/), drawn by the form renderer as its widgets.
+    # {{ form }} draws the fields in this layout (memadmin.web.form_renderer draws the widgets).
     template_name = "memories/_form_fields.html"
 
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=10_000)

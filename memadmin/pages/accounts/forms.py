@@ -1,0 +1,79 @@
+"""Forms of the token and account pages.
+
+Each field is checked by the account doors' own rule (memadmin.accounts.tokens, users), so a
+refusal reads as it does from `manage.py apitoken` and sits under the input it is about. The
+fields are plain `forms.Field`s for that reason: a CharField's own checks (required, length,
+null characters) would answer first, with sentences of their own.
+"""
+
+from django import forms
+from django.contrib.auth import get_user_model
+
+from memadmin.accounts import roles, tokens, users
+from memories.rules.errors import DomainError, InvalidField
+
+
+def _by_rule(rule, *values):
+    try:
+        return rule(*values)
+    except InvalidField as error:
+        raise forms.ValidationError(error.message) from None
+
+
+class RefusalsMixin:
+    def refuse(self, error: DomainError) -> None:
+        """A door's refusal shown with the input it names, or above the form."""
+        field = error.details.get("field")
+        self.add_error(field if field in self.fields else None, error.message)
+
+
+class TokenForm(RefusalsMixin, forms.Form):
+    label = forms.Field(required=False)
+    scope = forms.Field(required=False)
+
+    label_max_chars = tokens.LABEL_MAX_CHARS
+
+    def clean_label(self):
+        return _by_rule(tokens.token_label, self.cleaned_data["label"] or "")
+
+    def clean_scope(self):
+        return _by_rule(tokens.token_scope, self.cleaned_data["scope"])
+
+
+class AccountForm(RefusalsMixin, forms.Form):
+    username = forms.Field(required=False)
+    password = forms.Field(required=False)
+    role = forms.Field(required=False, initial=roles.AUDITOR)
+
+    @property
+    def username_max_chars(self) -> int:
+        model = get_user_model()
+        return model._meta.get_field(model.USERNAME_FIELD).max_length
+
+    def clean_username(self):
+        return _by_rule(users.account_username, self.cleaned_data["username"])
+
+    def clean_password(self):
+        username = self.cleaned_data.get("username") or self.data.get("username", "")
+        return _by_rule(users.account_password, self.cleaned_data["password"], username)
+
+    def clean_role(self):
+        return _by_rule(users.account_role, self.cleaned_data["role"])
+
+
+class RoleForm(forms.Form):
+    """Another account's role, as the row's select sends it."""
+
+    role = forms.Field(required=False)
+
+    def clean_role(self):
+        return _by_rule(users.account_role, self.cleaned_data["role"])
+
+
+class ActiveForm(forms.Form):
+    """Turn another account on (`true`) or off (anything else), as the row's button sends it."""
+
+    active = forms.Field(required=False)
+
+    def clean_active(self) -> bool:
+        return self.cleaned_data["active"] == "true"
