@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
+from django.db.models import F, Q
 
 from memories import engine
+from memories.engine.hints import Unindexed, likelihood
+from memories.models import Memory
 
 ROOT = Path(__file__).resolve().parent.parent
 SCANNED = ("memadmin", "memories", "projects", "templates")
@@ -99,3 +102,15 @@ def test_the_settings_read_the_engine_without_loading_the_database_layer(tmp_pat
         check=True,
     )
     assert loaded.stdout.split() == ["django.db.backends.sqlite3", "False"]
+
+
+def test_the_orm_hints_and_the_name_lookup_write_the_engines_sql(db):
+    load = Unindexed(F("load"), output_field=Memory._meta.get_field("load"))
+    hinted = Memory.objects.filter(
+        likelihood(Q(priority__gt=1), 0.9), Q(load.get_lookup("exact")(load, "inline"))
+    )
+    sql = str(hinted.query)
+    assert 'likelihood(("memories_memory"."priority" > 1), 0.9)' in sql
+    assert '+"memories_memory"."load" = inline' in sql
+    named = str(Memory.objects.filter(name__glob="[a-z]*").query)
+    assert '"memories_memory"."name" GLOB [a-z]*' in named

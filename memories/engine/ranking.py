@@ -37,7 +37,7 @@ class Formula:
     scan_limit: int  # text matches kept per scanned term, newest first
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # made per query on every search: not frozen, which is slower
 class Part:
     """One thing a query is matched by, answering in one sense."""
 
@@ -48,7 +48,7 @@ class Part:
     scan: bool = False  # term scanned for in the memories rather than found through the index
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Plan:
     parts: list[Part]
     divisors: list[int]  # per query, the parts a memory can hold of it (the score's divisor)

@@ -308,7 +308,7 @@ class _Loader:
         return memories
 
 
-def _statement(queries, parts, flt, now, limit, offset) -> tuple[str, list]:
+def _statement(db, queries, parts, flt, now, limit, offset) -> tuple[str, list]:
     """The ranking statement (`memories.engine.ranking` gives its rows) and its parameters."""
     plan = Plan(
         parts=parts,
@@ -322,7 +322,6 @@ def _statement(queries, parts, flt, now, limit, offset) -> tuple[str, list]:
         limit=limit,
         offset=offset,
     )
-    db = connections[DEFAULT_DB_ALIAS]
     return engine.of(db).search.ranking_statement(plan)
 
 
@@ -330,8 +329,8 @@ def _run(queries, parts, flt, now, limit, offset) -> tuple[int, bool, list[Hit]]
     """Run one ranking statement: (count, capped, the page's hits)."""
     if not parts:
         return 0, False, []
-    sql, params = _statement(queries, parts, flt, now, limit, offset)
     db = connections[DEFAULT_DB_ALIAS]
+    sql, params = _statement(db, queries, parts, flt, now, limit, offset)
     with db.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
@@ -360,7 +359,7 @@ def ranking_sql(
     parts = _parts(parsed, last_resort=False) if flt else []
     if not parts:
         return None
-    return _statement(parsed, parts, flt, now, limit, offset)
+    return _statement(connections[DEFAULT_DB_ALIAS], parsed, parts, flt, now, limit, offset)
 
 
 def _parse_all(queries: list[str]) -> list[Query]:
