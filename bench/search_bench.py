@@ -35,23 +35,28 @@ PAGE = 50
 
 def match_query(query: str, store: Path) -> tuple[str, list, str]:
     """The FTS5 MATCH alone (or the text scan) for this query, its parameters, and what it is."""
+    from memories.engine.sqlite import search as sqlite_search
     from memories.reads import search
 
     parsed = search.parse(query)
     fts = (
-        f"SELECT rowid, {search.BM25} AS rank FROM memories_fts WHERE memories_fts MATCH ?"
-        f" ORDER BY rank LIMIT {PAGE}"
+        f"SELECT rowid, {sqlite_search.bm25(search.FORMULA)} AS rank FROM memories_fts"
+        f" WHERE memories_fts MATCH ? ORDER BY rank LIMIT {PAGE}"
     )
     if parsed.words and not parsed.terms:
-        words = search.word_expression(parsed.words)
+        words = sqlite_search.word_expression(parsed.words)
         with sqlite3.connect(store) as con:
             found = con.execute(
                 "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (words,)
             ).fetchone()[0]
         if found:
             return fts, [words], "FTS5 MATCH, BM25, first page"
-        return fts, [search.prefix_expression(parsed.words)], "FTS5 prefix MATCH, BM25, first page"
-    pattern = search.like_pattern(parsed.terms[0].text)
+        return (
+            fts,
+            [sqlite_search.prefix_expression(parsed.words)],
+            "FTS5 prefix MATCH, BM25, first page",
+        )
+    pattern = sqlite_search.like_pattern(parsed.terms[0].text)
     scan = (
         "SELECT id FROM memories_memory WHERE (name LIKE ? ESCAPE '\\'"
         " OR description LIKE ? ESCAPE '\\' OR body LIKE ? ESCAPE '\\')"

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from memories import engine
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -133,33 +135,8 @@ TEMPLATES = [
     },
 ]
 
-# Several gunicorn workers and management commands share one file: WAL lets readers run
-# beside a writer, IMMEDIATE takes the write lock at BEGIN so a transaction never has to
-# upgrade a read lock (the source of "database is locked" under busy_timeout), and the
-# timeout makes a second writer wait for the first instead of failing. Searches and listings
-# read rows scattered over the file: memory-mapped reads spare a system call per page that
-# SQLite's default 2 MiB page cache would otherwise make.
-DATABASES = {
-    "default": {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": DATA_DIR / "memadmin.sqlite3",
-        "CONN_MAX_AGE": None,
-        "CONN_HEALTH_CHECKS": True,
-        "OPTIONS": {
-            "timeout": 30,
-            "transaction_mode": "IMMEDIATE",
-            "init_command": (
-                "PRAGMA journal_mode=WAL;"
-                "PRAGMA synchronous=NORMAL;"
-                "PRAGMA busy_timeout=30000;"
-                "PRAGMA foreign_keys=ON;"
-                "PRAGMA mmap_size=268435456;"
-            ),
-        },
-        # A file, not :memory:, so tests see WAL and the browser suite's server shares it.
-        "TEST": {"NAME": str(DATA_DIR / "test-memadmin.sqlite3")},
-    }
-}
+# The store's connections, as its engine opens them (memories.engine.sqlite.config says why).
+DATABASES = {"default": engine.database("sqlite", data_dir=DATA_DIR)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

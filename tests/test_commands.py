@@ -5,7 +5,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from memories.engine import sqlite as sqlite_index
+from memories.engine.sqlite import index as sqlite_index
 from memories.models import Memory
 from memories.reads import budget, selectors
 from projects.models import Project

@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from memories.engine import sqlite as sqlite_index
+from memories.engine.sqlite import index as sqlite_index
 from memories.models import Memory, Reference, Tag
 from memories.writes import doors
 

@@ -8,7 +8,7 @@ from functools import wraps
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
-from django.db import OperationalError
+from django.db import OperationalError, connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
@@ -122,7 +122,7 @@ def methods(**handlers: Callable) -> Callable:
         except SuspiciousOperation as problem:
             return error(f"The request was refused: {problem}.", 400)
         except OperationalError as problem:
-            if not engine.is_busy(problem):
+            if not engine.of(connection).config.is_busy(problem):
                 logger.exception("database failure under %s", request.path)
                 return error("The store could not complete this request; try again.", 500)
             response = error(

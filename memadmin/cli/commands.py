@@ -15,11 +15,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from django.core.management.base import CommandError, OutputWrapper
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from memadmin.cli.progress import Progress
-from memories.engine import sqlite as sqlite_index
+from memories import engine
 from memories.models import Memory
 from memories.reads import selectors
 from memories.reads.filters import ANY_TIER, MemoryFilterForm
@@ -413,13 +413,14 @@ def import_(out: OutputWrapper, err: OutputWrapper, *, directory, force, dry_run
 
 
 def verify(out: OutputWrapper, err: OutputWrapper, *, rebuild: bool, **_) -> None:
+    index = engine.of(connection).index
     if rebuild:
-        with Progress(err, sqlite_index.REBUILD_STEPS, "Rebuilding") as bar:
-            restored = sqlite_index.rebuild(progress=bar.advance)
+        with Progress(err, index.REBUILD_STEPS, "Rebuilding") as bar:
+            restored = index.rebuild(progress=bar.advance)
         if restored:
             out.write("Put back missing triggers: " + ", ".join(restored))
         out.write("Rebuilt the search index, references and tags from the table.")
-    report = sqlite_index.check()
+    report = index.check()
     if not report.ok:
         raise CommandError(
             "The search index is out of step: "

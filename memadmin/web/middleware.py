@@ -2,7 +2,7 @@
 
 from collections.abc import Callable
 
-from django.db import OperationalError
+from django.db import OperationalError, connection
 from django.http import HttpRequest, HttpResponse
 
 from memadmin.web.responses import RETRY_AFTER_SECONDS, error_response
@@ -48,7 +48,9 @@ class BusyStoreMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception):
-        if not isinstance(exception, OperationalError) or not engine.is_busy(exception):
+        if not isinstance(exception, OperationalError) or not engine.of(connection).config.is_busy(
+            exception
+        ):
             return None
         response = error_response(
             request, 503, "The store is busy with another write; try again in a moment."

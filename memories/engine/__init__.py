@@ -1,27 +1,106 @@
 """The engine seam: everything that depends on which database holds the store.
 
-The rest of the code asks `engine.current()` (or the functions here) and never names a
-dialect. An engine provides:
+An engine is a package `memories.engine.<vendor>`, named by Django's `connection.vendor`
+("sqlite", the embedded default; "postgresql" is next). Code outside this package asks
+`engine.of(connection)` and never names a dialect; a second engine is a second package with
+the same modules and names, and nothing else changes. Engines are loaded by name when first
+asked for, as Django loads a database backend, so that the settings can read an engine's
+connection settings (`database()`) without loading Django's database layer.
 
-* the search index: its schema and triggers (frozen in the migrations), `check()` against
-  the memories table and `rebuild()`;
-* whether an OperationalError means the store is busy with another writer (`is_busy`).
+An engine provides four modules:
 
-SQLite (`memories.engine.sqlite`) is the embedded default.
+`config`, the store's connections (imports nothing of Django's database layer)
+    database(**options) -> dict: the DATABASES entry (driver, file or address, options).
+    is_busy(problem) -> bool: whether an OperationalError means another writer held the
+        store past the busy timeout (the pages and /v1 answer 503 and ask to retry).
+
+`index`, the search index over name, description and body and the tables derived from the
+memories table (the reference and tag rows); the migrations create them, frozen
+    migrated(cursor) -> bool: whether the memories table exists yet.
+    missing_triggers(cursor) -> list[str]: the triggers keeping them in step that are gone.
+    check() -> IndexReport: the derived tables compared with the memories table.
+    rebuild(progress=None) -> list[str]: regenerate them; the triggers it put back.
+        REBUILD_STEPS: how often `progress(1)` is told.
+
+`search`, the statement `memories.reads.search` runs (see `memories.engine.ranking`)
+    ranking_statement(plan: Plan) -> (sql, params): the matches of the plan's parts, scored
+        by the formula the plan carries, counted, and the page's memories joined.
+
+`statements`, the pieces of other reads and writes that each dialect spells its own way
+    values(items) -> (sql, params): a subquery of one column, `value`, holding the items,
+        bound as one parameter however many there are.
+    description_matches(word_sets, limit) -> (sql, params): ids of memories whose
+        description holds every word of one of the sets, through the search index.
+    byte_length(sql) -> str: the UTF-8 length in bytes of a text expression.
+    likelihood(condition_sql, share) -> str: the condition, declared to the planner to
+        admit that share of the rows (or left as it is).
+    unindexed(sql) -> str: a column's value, which the planner will not look up through
+        an index (or left as it is).
+    glob(lhs_sql, rhs_sql) -> str: `lhs` matches the shell pattern `rhs` (`*`, `?`, `[...]`,
+        `[^...]`), for the CHECK constraints on names.
+
+Beside the engines, this package holds what every engine shares: `ranking` (the plan a
+search hands `ranking_statement`), `hints` and `lookups` (ORM expressions whose SQL the
+connection's engine writes), and `checks` (the system check on the triggers).
 """
 
-from django.db import OperationalError, connection
+import functools
+from dataclasses import dataclass, field
+from importlib import import_module
+from types import ModuleType
 
-from memories.engine import sqlite
+# What the docstring lists, by module: every engine provides each name.
+PROVIDES = {
+    "config": ("database", "is_busy"),
+    "index": ("migrated", "missing_triggers", "check", "rebuild", "REBUILD_STEPS"),
+    "search": ("ranking_statement",),
+    "statements": (
+        "values",
+        "description_matches",
+        "byte_length",
+        "likelihood",
+        "unindexed",
+        "glob",
+    ),
+}
 
-_ENGINES = {"sqlite": sqlite}
+
+@dataclass(frozen=True)
+class Engine:
+    vendor: str
+    config: ModuleType
+    index: ModuleType
+    search: ModuleType
+    statements: ModuleType
 
 
-def current():
-    """The engine of the store's connection."""
-    return _ENGINES[connection.vendor]
+@dataclass
+class IndexReport:
+    """What `index.check()` found: the problems (none when the derived tables are sound)."""
+
+    problems: list[str] = field(default_factory=list)
+    rows: int = 0
+    documents: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
 
 
-def is_busy(problem: OperationalError) -> bool:
-    """Whether the store refused because another writer held it past the busy timeout."""
-    return current().is_busy(problem)
+@functools.cache
+def for_vendor(vendor: str) -> Engine:
+    try:
+        modules = {name: import_module(f"{__name__}.{vendor}.{name}") for name in PROVIDES}
+    except ModuleNotFoundError as missing:
+        raise NotImplementedError(f"memadmin has no engine for {vendor!r} ({missing})") from None
+    return Engine(vendor=vendor, **modules)
+
+
+def of(connection) -> Engine:
+    """The engine of a database connection."""
+    return for_vendor(connection.vendor)
+
+
+def database(vendor: str, **options) -> dict:
+    """The DATABASES entry of a store held by the engine `vendor` (for the settings)."""
+    return import_module(f"{__name__}.{vendor}.config").database(**options)

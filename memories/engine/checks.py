@@ -2,23 +2,20 @@ from django.core import checks
 from django.db import connections
 from django.db.utils import OperationalError
 
-from memories.engine import sqlite as sqlite_index
+from memories import engine
 
 
 @checks.register(checks.Tags.database)
 def store_triggers_present(app_configs, databases=None, **kwargs):
-    """A later AlterField rebuilds the SQLite table and silently drops its triggers."""
+    """A later AlterField can rebuild the memories table and silently drop its triggers."""
     errors = []
     for alias in databases or []:
+        index = engine.of(connections[alias]).index
         try:
             with connections[alias].cursor() as cursor:
-                cursor.execute(
-                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = %s",
-                    [sqlite_index.MEMORY_TABLE],
-                )
-                if cursor.fetchone() is None:
-                    continue  # not migrated yet
-                missing = sqlite_index.missing_triggers(cursor)
+                if not index.migrated(cursor):
+                    continue
+                missing = index.missing_triggers(cursor)
         except OperationalError:
             continue
         if missing:

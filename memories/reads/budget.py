@@ -13,15 +13,20 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection
 
+from memories import engine
 from memories.models import GLOBAL_TIER
 from memories.rules.errors import InlineBudgetExceeded
 from projects.models import Project
 
-# likelihood(): most memories are in force. Left to guess, the planner reads the whole store
-# through the expiry index as two ranges (114 ms at 100,000 memories, against 0.5 ms).
-IN_FORCE_INLINE = (
-    "load = 'inline' AND body != '' AND likelihood((expires_at IS NULL OR expires_at > %s), 0.9)"
-)
+
+def _in_force_inline(statements, load: str = "load") -> str:
+    """The condition on a memory whose body is inline and in force (`load`: its column).
+
+    Declared likely: most memories are in force. Left to guess, the planner reads the whole
+    store through the expiry index as two ranges (114 ms at 100,000 memories, against 0.5 ms).
+    """
+    in_force = statements.likelihood("(expires_at IS NULL OR expires_at > %s)", 0.9)
+    return f"{load} = 'inline' AND body != '' AND {in_force}"
 
 
 def budget_bytes() -> int:
@@ -38,10 +43,11 @@ def _db_time(moment: dt.datetime) -> str:
 
 def inline_totals(now: dt.datetime) -> dict[int, int]:
     """Inline bytes in force per tier key (0 the global tier, else a project's id)."""
+    statements = engine.of(connection).statements
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT tier, SUM(length(CAST(body AS BLOB))) FROM memories_memory "
-            f"WHERE {IN_FORCE_INLINE} GROUP BY tier",
+            f"SELECT tier, SUM({statements.byte_length('body')}) FROM memories_memory "
+            f"WHERE {_in_force_inline(statements)} GROUP BY tier",
             [_db_time(now)],
         )
         return dict(cursor.fetchall())
@@ -119,11 +125,12 @@ def largest_inline(tiers, now, *, limit=3, replacing=(), adding=()) -> list[dict
     """The largest inline memories of the tiers, as they would stand after a change."""
     skip = {c.memory_id for c in replacing if c.memory_id is not None}
     placeholders = ", ".join(["%s"] * len(tiers))
+    statements = engine.of(connection).statements
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT m.id, m.name, p.name, length(CAST(m.body AS BLOB)) AS size "
+            f"SELECT m.id, m.name, p.name, {statements.byte_length('m.body')} AS size "
             "FROM memories_memory m LEFT JOIN projects_project p ON p.id = m.project_id "
-            f"WHERE m.tier IN ({placeholders}) AND {IN_FORCE_INLINE.replace('load', 'm.load')} "
+            f"WHERE m.tier IN ({placeholders}) AND {_in_force_inline(statements, 'm.load')} "
             "ORDER BY size DESC LIMIT %s",
             [*tiers, _db_time(now), limit + len(skip)],
         )

@@ -8,9 +8,10 @@ import datetime as dt
 from dataclasses import dataclass, fields
 
 from django import forms
-from django.db.models import BooleanField, ExpressionWrapper, F, Func, Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
+from memories.engine.hints import Unindexed, likelihood
 from memories.rules import fields as memory_fields
 from memories.rules.errors import InvalidField, UnknownProject
 
@@ -29,22 +30,6 @@ ANY_TIER = _AnyTier()
 
 # The share of rows a condition is declared to admit when it admits most of them, or few.
 DENSE, SPARSE = 0.9, 0.05
-
-
-def likelihood(condition: Q, share: float) -> Func:
-    """`condition` wrapped in SQLite's likelihood(): the share of rows it is known to admit.
-
-    Without statistics on how values spread, the planner guesses that a range admits a
-    quarter of the rows. "In force" (`expires_at IS NULL OR expires_at > ?`) admits nearly
-    every memory: left to guess, the planner read a band's rows as two ranges of the expiry
-    index, and its counts took 150 ms at 100,000 memories where the band index takes 2 ms.
-    """
-    return Func(
-        ExpressionWrapper(condition, output_field=BooleanField()),
-        function="likelihood",
-        template=f"%(function)s(%(expressions)s, {float(share)!r})",
-        output_field=BooleanField(),
-    )
 
 
 @dataclass(frozen=True)
@@ -171,11 +156,11 @@ class MemoryFilters:
         return text + ("" if searched else ", most important first")
 
 
-def _walked(name: str) -> Func:
-    """`+column`: the column's value, which SQLite will not look up through an index."""
+def _walked(name: str) -> Unindexed:
+    """The column's value, which the planner will not look up through an index."""
     from memories.models import Memory
 
-    return Func(F(name), template="+%(expressions)s", output_field=Memory._meta.get_field(name))
+    return Unindexed(F(name), output_field=Memory._meta.get_field(name))
 
 
 def _declared_sparse(name: str) -> F:

@@ -9,7 +9,6 @@ count, expiry, tier); an edge between two tiers is marked.
 
 import datetime as dt
 import heapq
-import json
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
@@ -23,6 +22,7 @@ from django.db import connection
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
+from memories import engine
 from memories.models import Memory
 from memories.reads.filters import MemoryFilters
 from memories.rules.errors import InvalidField
@@ -413,9 +413,8 @@ class _Wiring:
 
 def _fill(nodes: dict[int, Node], now: dt.datetime) -> None:
     """Load the attributes of the memory nodes (one query)."""
-    ids = json.dumps([number for number in nodes if number > 0])
-    # One JSON parameter rather than thousands: Django prepares each value of an IN list.
-    in_ids = RawSQL("SELECT value FROM json_each(%s)", [ids])
+    memory_ids = [number for number in nodes if number > 0]
+    in_ids = RawSQL(*engine.of(connection).statements.values(memory_ids))
     rows = Memory.objects.filter(id__in=in_ids).values_list(
         "id", "name", "project__name", "description", "load", "priority", "read_count", "expires_at"
     )
@@ -489,16 +488,12 @@ def store_graph(
 
 def _hop(frontier: dict[int, str]) -> list[Link]:
     """The references made by the frontier's memories or naming them (one query)."""
-    sql = _LINKS.format(
-        flags="",
-        where=(
-            "WHERE r.memory_id IN (SELECT value FROM json_each(%s)) "
-            "OR r.target IN (SELECT value FROM json_each(%s))"
-        ),
-    )
+    values = engine.of(connection).statements.values
+    ids, ids_params = values(frontier)
+    names, names_params = values(sorted(set(frontier.values())))
+    sql = _LINKS.format(flags="", where=f"WHERE r.memory_id IN ({ids}) OR r.target IN ({names})")
     with connection.cursor() as cursor:
-        ids, names = json.dumps(list(frontier)), json.dumps(sorted(set(frontier.values())))
-        cursor.execute(sql, [ids, names])
+        cursor.execute(sql, [*ids_params, *names_params])
         found = [Link(*row) for row in cursor.fetchall()]
     return [link for link in found if link.source in frontier or link.to in frontier]
 

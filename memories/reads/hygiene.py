@@ -10,15 +10,16 @@
 """
 
 import difflib
-import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
+from django.db import connection
 from django.db.models import Exists, OuterRef
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
+from memories import engine
 from memories.models import GLOBAL_TIER, Memory, Reference
 from memories.reads import graph
 from memories.reads.filters import ANY_TIER, MemoryFilters
@@ -74,9 +75,9 @@ class Section:
         return self.offset + len(self.items) if self.more else None
 
 
-def _json_ids(ids) -> RawSQL:
-    """A set of ids bound as one JSON parameter, whatever its size."""
-    return RawSQL("SELECT value FROM json_each(%s)", [json.dumps(sorted(ids))])
+def _id_set(ids) -> RawSQL:
+    """A set of ids bound as one parameter, whatever its size."""
+    return RawSQL(*engine.of(connection).statements.values(sorted(ids)))
 
 
 def _scope(filters: MemoryFilters | None) -> MemoryFilters:
@@ -150,7 +151,7 @@ def _first_in_index_order(groups: list[list[int]]) -> list[list[Memory]]:
     wanted = {memory_id for ids in groups for memory_id in ids}
     keys = {
         memory_id: (priority, -created_at.timestamp(), -memory_id)
-        for memory_id, priority, created_at in Memory.objects.filter(id__in=_json_ids(wanted))
+        for memory_id, priority, created_at in Memory.objects.filter(id__in=_id_set(wanted))
         .order_by()
         .values_list("id", "priority", "created_at")
     }
@@ -176,7 +177,7 @@ def _orphans(found: graph.Links, scope: MemoryFilters, limit: int, offset: int, 
     queryset = (
         scope.apply(Memory.objects.select_related("project"), now)
         .filter(~Exists(Reference.objects.filter(memory_id=OuterRef("id"))))
-        .exclude(id__in=_json_ids(cited))
+        .exclude(id__in=_id_set(cited))
     )
     items = list(queryset.order_by(*INDEX_ORDER)[offset : offset + limit])
     return Section(items, queryset.count(), limit, offset)

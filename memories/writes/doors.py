@@ -14,6 +14,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from memories import engine
 from memories.models import GLOBAL_TIER, Memory
 from memories.reads import budget
 from memories.reads.filters import ANY_TIER
@@ -192,8 +193,8 @@ def refuse_name_clash(
 def _near_duplicate(description: str, tier: int, exclude_id: int | None) -> Memory | None:
     """A memory of the same band whose description says nearly the same thing.
 
-    Candidates come from the FTS index: descriptions holding all but one of this one's six
-    longest words other than stopwords (ranking every description that shares any word
+    Candidates come from the search index: descriptions holding all but one of this one's
+    six longest words other than stopwords (ranking every description that shares any word
     would score most of the index at 100,000 memories), then compared word for word.
     """
     words = [
@@ -202,21 +203,13 @@ def _near_duplicate(description: str, tier: int, exclude_id: int | None) -> Memo
     if not words:
         return None
     key = sorted(words, key=len, reverse=True)[:6]
-    quoted = ['"' + word.replace('"', '""') + '"' for word in key]
-    if len(quoted) < 4:
-        match = " AND ".join(quoted)
+    if len(key) < 4:
+        word_sets = [key]
     else:
-        match = " OR ".join(
-            "(" + " AND ".join(q for j, q in enumerate(quoted) if j != i) + ")"
-            for i in range(len(quoted))
-        )
+        word_sets = [[w for j, w in enumerate(key) if j != i] for i in range(len(key))]
+    sql, params = engine.of(connection).statements.description_matches(word_sets, limit=200)
     with connection.cursor() as cursor:
-        # No join: joined, SQLite may drive the query from the memories table and probe the
-        # index once per row.
-        cursor.execute(
-            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH %s LIMIT 200",
-            ["description : (" + match + ")"],
-        )
+        cursor.execute(sql, params)
         ids = [row[0] for row in cursor.fetchall() if row[0] != exclude_id]
     tiers = (GLOBAL_TIER,) if tier == GLOBAL_TIER else (GLOBAL_TIER, tier)
     candidates = Memory.objects.filter(id__in=ids, tier__in=tiers).values_list("id", "description")

@@ -209,11 +209,9 @@ INSERT_REVISION = """
 INSERT INTO memories_revision (
     at, memory_id, name, tier, previous_tier, project_name, action, door, actor, username,
     user_id, token_id, reason, change_set_id, before, after, purged
-) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 0)
+) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, FALSE)
 """
-INSERT_TRASHED = (
-    "INSERT INTO memories_trashedmemory (revision_id, memory_id) VALUES (last_insert_rowid(), %s)"
-)
+INSERT_TRASHED = "INSERT INTO memories_trashedmemory (revision_id, memory_id) VALUES (%s, %s)"
 
 
 def _json(state: dict | None) -> str | None:
@@ -261,10 +259,10 @@ def record(action: str, *, before=None, after=None, subject: dict | None = None)
     before, after = _state(before), _state(after)
     row = _row(action, before, after, subject)
     with connection.cursor() as cursor:
-        cursor.execute(INSERT_REVISION, row)
-        revision_id = cursor.lastrowid
+        cursor.execute(INSERT_REVISION + "RETURNING id", row)
+        revision_id = cursor.fetchone()[0]
         if after is None and row[6] != PURGE:
-            cursor.execute(INSERT_TRASHED, [row[1]])
+            cursor.execute(INSERT_TRASHED, [revision_id, row[1]])
     return revision_id
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from memories.engine import sqlite as sqlite_index
+from memories.engine.sqlite import index as sqlite_index
 from memories.models import Memory
 from tests.scale import LONG
 

@@ -8,7 +8,7 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memories.engine import sqlite as sqlite_index
+from memories.engine.sqlite import index as sqlite_index
 from memories.models import Memory
 from memories.reads import budget
 from memories.rules.errors import DomainError

@@ -5,6 +5,7 @@ from django.db import connection
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memories.engine.sqlite import search as fts
 from memories.reads import search as search_module
 from memories.reads.filters import MemoryFilters
 from memories.reads.search import SENSES, search
@@ -113,10 +114,10 @@ def test_the_escaper_never_raises_for_any_text(db, text):
     query = search_module.parse(text)
     expressions = []
     if query.words:
-        expressions.append(search_module.word_expression(query.words))
-        expressions.append(search_module.prefix_expression(query.words))
-    expressions += [search_module.quote(term.text) for term in query.terms]
-    expressions.append(search_module.quote(text))
+        expressions.append(fts.word_expression(query.words))
+        expressions.append(fts.prefix_expression(query.words))
+    expressions += [fts.quote(term.text) for term in query.terms]
+    expressions.append(fts.quote(text))
     with connection.cursor() as cursor:
         for expression in expressions:
             cursor.execute(
@@ -124,7 +125,7 @@ def test_the_escaper_never_raises_for_any_text(db, text):
             )
         cursor.execute(
             "SELECT count(*) FROM memories_memory WHERE body LIKE %s ESCAPE '\\'",
-            [search_module.like_pattern(search_module.clean(text))],
+            [fts.like_pattern(search_module.clean(text))],
         )
 
 

@@ -1,0 +1,62 @@
+"""What a search hands an engine's `search.ranking_statement()`, and the rows it gets back.
+
+`memories.reads.search` reads the queries, decides which senses to try and documents the
+formula; the engine writes the one statement that finds, scores, counts and pages the
+matches. The statement returns rows of
+
+    (count, capped, score, sense_rank, terms, *columns)
+
+ordered best first (score, then newest created, then highest id): `count` the memories
+matched within the filters, `capped` whether a scan stopped at its bound, `sense_rank` the
+index in SENSES of the sense that answered, `terms` a JSON array (as text) of the plain-text
+terms a memory held, and `columns` the plan's columns of the memory and its project. When
+the page is empty, one row of NULLs past `count` and `capped`, so the count comes back.
+"""
+
+import datetime as dt
+from dataclasses import dataclass
+
+SENSES = ("word", "prefix", "plain_text", "last_resort")
+
+
+@dataclass(frozen=True)
+class Formula:
+    """The numbers of the ranking formula (`memories.reads.search.search()` gives it)."""
+
+    name_weight: float  # the index's column weights
+    description_weight: float
+    body_weight: float
+    name_placement: float  # relevance as a factor of where the match is
+    description_placement: float
+    body_placement: float
+    text_strength: float  # the strength of a plain-text match
+    priority_scale: float
+    reads_scale: float
+    freshness_floor: float
+    prefix_weight: float
+    scan_limit: int  # text matches kept per scanned term, newest first
+
+
+@dataclass(slots=True)  # made per query on every search: not frozen, which is slower
+class Part:
+    """One thing a query is matched by, answering in one sense."""
+
+    query: int  # the query's position in the search
+    sense: str  # one of SENSES
+    words: tuple[str, ...] = ()  # word, prefix: the query's words, all of which must match
+    term: str | None = None  # plain_text, last_resort: the text matched as text
+    scan: bool = False  # term scanned for in the memories rather than found through the index
+
+
+@dataclass(slots=True)
+class Plan:
+    parts: list[Part]
+    divisors: list[int]  # per query, the parts a memory can hold of it (the score's divisor)
+    where: str | None  # the filters' condition on the memories table, None: every memory
+    params: list  # the condition's parameters
+    columns: str  # the memory's and its project's columns, after the five ranking columns
+    formula: Formula
+    half_life_days: float
+    now: dt.datetime
+    limit: int
+    offset: int

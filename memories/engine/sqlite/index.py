@@ -1,0 +1,175 @@
+"""SQLite's search index and the other derived parts of the store: the FTS5 table over
+name, description and body (porter stems on unicode61 tokens), and the reference and tag
+tables read from the refs and tags JSON.
+
+Each is kept in step with memories_memory by triggers, created in raw SQL by migration 0002
+(which froze its copy of the statements below). They are derived and disposable: `rebuild()`
+regenerates them from the table and puts back any trigger a table rebuild dropped.
+"""
+
+from django.db import connection, transaction
+
+from memories.engine import IndexReport
+
+MEMORY_TABLE = "memories_memory"
+FTS_TABLE = "memories_fts"
+
+# name -> CREATE TRIGGER statement. Everything a row written past the doors must not break.
+TRIGGERS = {
+    "memories_fts_ai": f"""
+CREATE TRIGGER memories_fts_ai AFTER INSERT ON {MEMORY_TABLE} BEGIN
+    INSERT INTO {FTS_TABLE}(rowid, name, description, body)
+    VALUES (new.id, new.name, new.description, new.body);
+END""",
+    "memories_fts_ad": f"""
+CREATE TRIGGER memories_fts_ad AFTER DELETE ON {MEMORY_TABLE} BEGIN
+    INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, name, description, body)
+    VALUES ('delete', old.id, old.name, old.description, old.body);
+END""",
+    "memories_fts_au": f"""
+CREATE TRIGGER memories_fts_au AFTER UPDATE OF name, description, body ON {MEMORY_TABLE} BEGIN
+    INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, name, description, body)
+    VALUES ('delete', old.id, old.name, old.description, old.body);
+    INSERT INTO {FTS_TABLE}(rowid, name, description, body)
+    VALUES (new.id, new.name, new.description, new.body);
+END""",
+    "memories_refs_ai": f"""
+CREATE TRIGGER memories_refs_ai AFTER INSERT ON {MEMORY_TABLE} BEGIN
+    INSERT INTO memories_reference(memory_id, position, target)
+    SELECT new.id, key, value FROM json_each(new.refs);
+    INSERT INTO memories_tag(memory_id, position, tag)
+    SELECT new.id, key, value FROM json_each(new.tags);
+END""",
+    "memories_refs_au": f"""
+CREATE TRIGGER memories_refs_au AFTER UPDATE OF refs ON {MEMORY_TABLE}
+WHEN new.refs IS NOT old.refs BEGIN
+    DELETE FROM memories_reference WHERE memory_id = old.id;
+    INSERT INTO memories_reference(memory_id, position, target)
+    SELECT new.id, key, value FROM json_each(new.refs);
+END""",
+    "memories_tags_au": f"""
+CREATE TRIGGER memories_tags_au AFTER UPDATE OF tags ON {MEMORY_TABLE}
+WHEN new.tags IS NOT old.tags BEGIN
+    DELETE FROM memories_tag WHERE memory_id = old.id;
+    INSERT INTO memories_tag(memory_id, position, tag)
+    SELECT new.id, key, value FROM json_each(new.tags);
+END""",
+    "memories_refs_ad": f"""
+CREATE TRIGGER memories_refs_ad AFTER DELETE ON {MEMORY_TABLE} BEGIN
+    DELETE FROM memories_reference WHERE memory_id = old.id;
+    DELETE FROM memories_tag WHERE memory_id = old.id;
+END""",
+    # A global name is never also a project's. The doors refuse it first with the domain's
+    # words; these keep a row written past them from breaking the rule.
+    "memories_cross_tier_bi": f"""
+CREATE TRIGGER memories_cross_tier_bi BEFORE INSERT ON {MEMORY_TABLE}
+WHEN EXISTS (
+    SELECT 1 FROM {MEMORY_TABLE} AS other
+    WHERE other.name = new.name
+      AND (other.project_id IS NULL) != (new.project_id IS NULL)
+) BEGIN
+    SELECT RAISE(ABORT, 'a global name is never also a project''s name: choose another name');
+END""",
+    "memories_cross_tier_bu": f"""
+CREATE TRIGGER memories_cross_tier_bu BEFORE UPDATE OF name, project_id ON {MEMORY_TABLE}
+WHEN EXISTS (
+    SELECT 1 FROM {MEMORY_TABLE} AS other
+    WHERE other.name = new.name AND other.id != new.id
+      AND (other.project_id IS NULL) != (new.project_id IS NULL)
+) BEGIN
+    SELECT RAISE(ABORT, 'a global name is never also a project''s name: choose another name');
+END""",
+}
+
+
+def migrated(cursor) -> bool:
+    """Whether the memories table exists yet (the checks run before the first migrate too)."""
+    cursor.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = %s", [MEMORY_TABLE])
+    return cursor.fetchone() is not None
+
+
+def missing_triggers(cursor) -> list[str]:
+    cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+    present = {row[0] for row in cursor.fetchall()}
+    return sorted(set(TRIGGERS) - present)
+
+
+def install_triggers(cursor) -> list[str]:
+    """Recreate any trigger a table rebuild dropped; returns the names it put back."""
+    missing = missing_triggers(cursor)
+    for name in missing:
+        cursor.execute(TRIGGERS[name])
+    return missing
+
+
+def check() -> IndexReport:
+    """Check the FTS index and the reference/tag tables against the memories table.
+
+    Plain 'integrity-check' and PRAGMA integrity_check both pass on an external-content
+    index whose text no longer matches its table; rank 1 makes FTS5 compare the two.
+    """
+    report = IndexReport()
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM {MEMORY_TABLE}")
+        report.rows = cursor.fetchone()[0]
+        cursor.execute(f"SELECT count(*) FROM {FTS_TABLE}_docsize")
+        report.documents = cursor.fetchone()[0]
+        if report.rows != report.documents:
+            report.problems.append(
+                f"the index holds {report.documents} documents for {report.rows} memories"
+            )
+        try:
+            cursor.execute(
+                f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('integrity-check', 1)"
+            )
+        except Exception as exc:  # sqlite reports drift as a corrupt-database error
+            report.problems.append(f"the index does not match the memories table ({exc})")
+        missing = missing_triggers(cursor)
+        if missing:
+            report.problems.append("triggers missing: " + ", ".join(missing))
+        for table, column, source in (
+            ("memories_reference", "target", "refs"),
+            ("memories_tag", "tag", "tags"),
+        ):
+            expected = f"SELECT m.id, j.key, j.value FROM {MEMORY_TABLE} m, json_each(m.{source}) j"
+            present = f"SELECT memory_id, position, {column} FROM {table}"
+            cursor.execute(
+                f"SELECT (SELECT count(*) FROM ({expected} EXCEPT {present})) "
+                f"+ (SELECT count(*) FROM ({present} EXCEPT {expected}))"
+            )
+            if cursor.fetchone()[0]:
+                report.problems.append(f"{table} does not match the memories' {source}")
+    return report
+
+
+REBUILD_STEPS = 4
+
+
+def rebuild(progress=None) -> list[str]:
+    """Regenerate every derived table from the memories table; returns triggers put back.
+
+    `progress(1)` is told as each of its REBUILD_STEPS steps is done.
+    """
+
+    def step() -> None:
+        if progress is not None:
+            progress(1)
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        restored = install_triggers(cursor)
+        step()
+        cursor.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
+        step()
+        cursor.execute("DELETE FROM memories_reference")
+        cursor.execute(
+            f"INSERT INTO memories_reference(memory_id, position, target) "
+            f"SELECT m.id, j.key, j.value FROM {MEMORY_TABLE} m, json_each(m.refs) j"
+        )
+        step()
+        cursor.execute("DELETE FROM memories_tag")
+        cursor.execute(
+            f"INSERT INTO memories_tag(memory_id, position, tag) "
+            f"SELECT m.id, j.key, j.value FROM {MEMORY_TABLE} m, json_each(m.tags) j"
+        )
+        step()
+    return restored

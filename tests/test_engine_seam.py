@@ -1,0 +1,116 @@
+"""The engine seam: the dialect stays inside memories/engine, and every engine provides
+what the seam promises."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import connection
+from django.db.models import F, Q
+
+from memories import engine
+from memories.engine.hints import Unindexed, likelihood
+from memories.models import Memory
+
+ROOT = Path(__file__).resolve().parent.parent
+SCANNED = ("memadmin", "memories", "projects", "templates")
+ENGINE_DIR = ROOT / "memories" / "engine"
+# The dialect's names: the search index's table and functions, its pattern operator, the
+# JSON table function, connection pragmas, the schema table, the date function.
+DIALECT = re.compile(
+    r"fts5|memories_fts|json_each|\bpragma\b|sqlite_master|bm25|julianday", re.IGNORECASE
+)
+GLOB = re.compile(r"\bGLOB\b")  # upper case: Python's pathlib has a glob() of its own
+
+
+def _scanned_files():
+    for top in SCANNED:
+        for path in sorted((ROOT / top).rglob("*")):
+            if path.suffix not in (".py", ".html") or "migrations" in path.parts:
+                continue
+            if path.is_relative_to(ENGINE_DIR):
+                continue
+            yield path
+
+
+def test_nothing_outside_the_engine_names_the_dialect():
+    """Comments and docstrings count: a newcomer reads them as where SQLite lives."""
+    found = []
+    for path in _scanned_files():
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            match = DIALECT.search(line) or GLOB.search(line)
+            if match:
+                found.append(f"{path.relative_to(ROOT)}:{number}: {match.group(0)}")
+    assert not found, "Move this behind memories.engine:\n" + "\n".join(found)
+
+
+def test_the_scan_sees_the_files_it_guards():
+    scanned = {path.relative_to(ROOT).as_posix() for path in _scanned_files()}
+    assert "memories/reads/search.py" in scanned
+    assert "memadmin/settings.py" in scanned
+    assert "templates/memories/list.html" in scanned
+    assert not any(name.startswith("memories/engine/") for name in scanned)
+
+
+def _engine_packages() -> list[str]:
+    return sorted(path.parent.name for path in ENGINE_DIR.glob("*/__init__.py"))
+
+
+@pytest.mark.parametrize("vendor", _engine_packages())
+def test_every_engine_provides_what_the_seam_lists(vendor):
+    provided = engine.for_vendor(vendor)
+    missing = [
+        f"{module}.{name}"
+        for module, names in engine.PROVIDES.items()
+        for name in names
+        if not hasattr(getattr(provided, module), name)
+    ]
+    assert not missing, f"the {vendor} engine lacks {', '.join(missing)}"
+    for module, names in engine.PROVIDES.items():
+        for name in names:
+            assert name in engine.__doc__, f"{module}.{name} is not in the seam's docstring"
+
+
+def test_the_store_connection_gets_the_sqlite_engine():
+    assert engine.of(connection).vendor == "sqlite"
+    assert engine.of(connection).index.REBUILD_STEPS >= 1
+
+
+def test_a_vendor_without_an_engine_is_refused_by_name():
+    with pytest.raises(NotImplementedError, match="no engine for 'oracle'"):
+        engine.for_vendor("oracle")
+
+
+def test_the_settings_read_the_engine_without_loading_the_database_layer(tmp_path):
+    """The settings are read before Django is set up: what they take from the engine needs
+    nothing of Django's database layer, which the engines load when first asked for."""
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, memadmin.settings as s; "
+            "print(s.DATABASES['default']['ENGINE'], 'django.db' in sys.modules)",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "MEMADMIN_DATA_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert loaded.stdout.split() == ["django.db.backends.sqlite3", "False"]
+
+
+def test_the_orm_hints_and_the_name_lookup_write_the_engines_sql(db):
+    load = Unindexed(F("load"), output_field=Memory._meta.get_field("load"))
+    hinted = Memory.objects.filter(
+        likelihood(Q(priority__gt=1), 0.9), Q(load.get_lookup("exact")(load, "inline"))
+    )
+    sql = str(hinted.query)
+    assert 'likelihood(("memories_memory"."priority" > 1), 0.9)' in sql
+    assert '+"memories_memory"."load" = inline' in sql
+    named = str(Memory.objects.filter(name__glob="[a-z]*").query)
+    assert '"memories_memory"."name" GLOB [a-z]*' in named
