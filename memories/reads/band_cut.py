@@ -11,8 +11,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from memories.models import Memory
-from memories.reads import budget
 from memories.reads.agent_view import AgentView, agent_view, index_candidates
+from memories.rules import budget
 
 FALL_OFF_SHOWN = 50
 LARGEST_SHOWN = 10

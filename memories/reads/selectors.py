@@ -11,6 +11,7 @@ from memories.models import GLOBAL_TIER, Memory, Reference
 from memories.reads import budget, pagination
 from memories.reads.filters import ANY_TIER, MemoryFilters
 from memories.rules import fields
+from memories.rules.budget import Band
 from memories.rules.errors import AmbiguousName, MemoryNotFound, UnknownProject
 from projects.models import Project
 
@@ -325,10 +326,10 @@ class Overview:
     dangling_references: int
     dangling_targets: list[tuple[str, int]]  # the most cited dangling targets, with counts
     dangling_target_count: int
-    bands: list[budget.Band]
+    bands: list[Band]
 
     @property
-    def bands_over(self) -> list[budget.Band]:
+    def bands_over(self) -> list[Band]:
         return [band for band in self.bands if band.over]
 
 

@@ -21,6 +21,7 @@ from memories.reads.filters import ANY_TIER
 from memories.reads.selectors import locate, memories_by_id, project_or_refuse, referenced_by
 from memories.rules import fields as f
 from memories.rules import similarity
+from memories.rules.budget import InlineContribution
 from memories.rules.captions import read_caption
 from memories.rules.errors import (
     DomainError,
@@ -331,20 +332,9 @@ def write(
 
         before = []
         if existing is not None:
-            before.append(
-                budget.InlineContribution.of(
-                    memory_id=existing.id,
-                    name=existing.name,
-                    project=existing.project_name,
-                    tier=existing.tier,
-                    load=existing.load,
-                    body=existing.body,
-                    expires_at=existing.expires_at,
-                    now=now,
-                )
-            )
+            before.append(InlineContribution.of_memory(existing, now))
         after = [
-            budget.InlineContribution.of(
+            InlineContribution.of(
                 memory_id=existing.id if existing else None,
                 name=name,
                 project=target_project,
@@ -784,21 +774,9 @@ def _plan(entries: list[ImportEntry], *, force: bool, now: dt.datetime) -> Impor
     for p in landing:
         if p.existing_id is None:
             continue
-        old = existing_by_id[p.existing_id]
-        before.append(
-            budget.InlineContribution.of(
-                memory_id=old.id,
-                name=old.name,
-                project=p.entry.project,
-                tier=old.project_id or GLOBAL_TIER,
-                load=old.load,
-                body=old.body,
-                expires_at=old.expires_at,
-                now=now,
-            )
-        )
+        before.append(InlineContribution.of_memory(existing_by_id[p.existing_id], now))
     after = [
-        budget.InlineContribution.of(
+        InlineContribution.of(
             memory_id=p.existing_id,
             name=p.entry.name,
             project=p.entry.project,

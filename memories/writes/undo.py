@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from memories.models import GLOBAL_TIER, ChangeSet, Memory, Revision, TrashedMemory
 from memories.reads import budget
+from memories.rules.budget import InlineContribution
 from memories.rules.errors import (
     ChangeSetNotFound,
     DomainError,
@@ -68,19 +69,6 @@ def _project_of(state: dict) -> Project | None:
     return project
 
 
-def _contribution(memory: Memory, now) -> budget.InlineContribution:
-    return budget.InlineContribution.of(
-        memory_id=memory.id,
-        name=memory.name,
-        project=memory.project_name,
-        tier=memory.tier,
-        load=memory.load,
-        body=memory.body,
-        expires_at=memory.expires_at,
-        now=now,
-    )
-
-
 def _put_back(state: dict, current: Memory | None, *, read_count: int) -> Memory:
     """Write a recorded state whole, under its own id: the row re-inserted (current None) or
     overwritten. The name, tier and budget rules hold as on any write; created_at,
@@ -93,7 +81,7 @@ def _put_back(state: dict, current: Memory | None, *, read_count: int) -> Memory
         state["name"], target_id=target_id, target_project=target_project, exclude_id=state["id"]
     )
     expires_at = _time(state["expires_at"])
-    after = budget.InlineContribution.of(
+    after = InlineContribution.of(
         memory_id=state["id"],
         name=state["name"],
         project=target_project,
@@ -103,7 +91,7 @@ def _put_back(state: dict, current: Memory | None, *, read_count: int) -> Memory
         expires_at=expires_at,
         now=now,
     )
-    before = [] if current is None else [_contribution(current, now)]
+    before = [] if current is None else [InlineContribution.of_memory(current, now)]
     budget.refuse_if_past_budget(before, [after], now)
     values = [
         target_id,

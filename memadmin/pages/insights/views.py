@@ -20,7 +20,7 @@ from memadmin.web import charts
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
 from memadmin.web.responses import error_response
-from memories.reads import band_cut, budget, budget_report, drift, graph, hygiene, selectors
+from memories.reads import band_cut, budget_report, drift, graph, hygiene, selectors
 from memories.reads.agent_view import TierReads
 from memories.reads.insight_forms import (
     HYGIENE_SECTIONS,
@@ -33,6 +33,7 @@ from memories.reads.insight_forms import (
     band_project,
 )
 from memories.reads.params import tier_param
+from memories.rules import budget
 from memories.rules.errors import DomainError
 from memories.rules.fields import LOADS, period_words
 from memories.writes import doors
