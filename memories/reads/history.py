@@ -11,11 +11,12 @@ from django import forms
 from django.db.models import Count, Q, QuerySet
 
 from memories.models import GLOBAL_TIER, Action, ChangeSet, Door, Revision, TrashedMemory
-from memories.reads.filters import ANY_TIER, TierForm
+from memories.reads.params import TierForm
 from memories.rules import diffs
 from memories.rules import fields as memory_fields
 from memories.rules.errors import InvalidField
 from memories.rules.fields import rfc3339
+from memories.rules.tiers import ANY_TIER
 from projects.models import Project
 
 DEFAULT_LIMIT = 50

@@ -22,9 +22,10 @@ from django.utils import timezone
 from memories import engine
 from memories.models import GLOBAL_TIER, Memory, Reference
 from memories.reads import graph
-from memories.reads.filters import ANY_TIER, MemoryFilters
+from memories.reads.filters import MemoryFilters
 from memories.reads.selectors import INDEX_ORDER, backlink, list_memories
 from memories.rules import similarity
+from memories.rules.tiers import ANY_TIER
 
 DEFAULT_PERIOD = "90d"
 SECTION_LIMIT = 50

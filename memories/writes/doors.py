@@ -17,8 +17,7 @@ from django.utils import timezone
 from memories import engine
 from memories.models import GLOBAL_TIER, Memory
 from memories.reads import budget
-from memories.reads.filters import ANY_TIER
-from memories.reads.selectors import locate, memories_by_id, project_or_refuse, referenced_by
+from memories.reads.selectors import locate, memories_by_id, referenced_by
 from memories.rules import fields as f
 from memories.rules import similarity
 from memories.rules.budget import InlineContribution
@@ -34,7 +33,9 @@ from memories.rules.errors import (
     PreconditionFailed,
     StaleBody,
 )
+from memories.rules.tiers import ANY_TIER
 from memories.writes import history
+from projects.models import Project
 
 READ_PAGE_CHARS = 16_000
 # Words too common to tell two descriptions apart; leaving them out keeps the candidate
@@ -273,7 +274,7 @@ def write(
             target_project = None if target_project is UNSET else target_project
         else:
             target_project = existing.project_name if move_to is UNSET else move_to
-        target = project_or_refuse(target_project) if target_project is not None else None
+        target = Project.objects.named(target_project) if target_project is not None else None
         target_id = target.id if target else None
         target_tier = target_id or GLOBAL_TIER
 
@@ -707,8 +708,6 @@ def _existing_by_name(names: list[str]) -> dict[str, list[Memory]]:
 
 
 def _plan(entries: list[ImportEntry], *, force: bool, now: dt.datetime) -> ImportPlan:
-    from projects.models import Project
-
     planned: list[PlannedEntry] = []
     for entry in entries:
         try:
@@ -965,7 +964,7 @@ def bulk_verify(ids) -> BulkResult:
 def bulk_move(ids, to) -> BulkResult:
     """Re-file each memory in the tier `to` (None: the global tier)."""
     if to is not None:
-        project_or_refuse(f.project_name(to))
+        Project.objects.named(f.project_name(to))
     where = "the global tier" if to is None else to
     return _bulk(ids, lambda m: move(m.name, project=_tier_of(m), to=to), f"Move to {where}")
 

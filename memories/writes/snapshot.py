@@ -25,9 +25,10 @@ from django.utils import timezone
 
 from memories.models import Memory
 from memories.reads import selectors
-from memories.reads.filters import ANY_TIER, MemoryFilters
+from memories.reads.filters import MemoryFilters
 from memories.rules import fields as f
 from memories.rules.errors import InvalidField, SnapshotError
+from memories.rules.tiers import ANY_TIER
 from memories.writes.doors import ImportEntry
 
 FORMAT_VERSION = 1

@@ -24,7 +24,6 @@ from memories.rules.errors import (
     NotPermitted,
     RevisionNotFound,
     UndoRefused,
-    UnknownProject,
     VersionUnavailable,
 )
 from memories.writes import doors, history
@@ -61,12 +60,8 @@ def _project_of(state: dict) -> Project | None:
     """The project a snapshot was in: by id (it follows renames), else by name."""
     if state["project_id"] is None:
         return None
-    project = Project.objects.filter(id=state["project_id"]).first()
-    if project is None:
-        project = Project.objects.filter(name=state["project"]).first()
-    if project is None:
-        raise UnknownProject(state["project"])
-    return project
+    found = Project.objects.filter(id=state["project_id"]).first()
+    return found or Project.objects.named(state["project"])
 
 
 def _put_back(state: dict, current: Memory | None, *, read_count: int) -> Memory:

@@ -115,7 +115,7 @@ def _log_form(request: HtmxHttpRequest) -> tuple[AuditFilterForm, QueryDict]:
 def _log_context(form: AuditFilterForm, params: QueryDict) -> dict:
     context = {
         "params": params,
-        "projects": list(Project.objects.order_by("name").values_list("name", flat=True)),
+        "projects": Project.objects.names(),
         "any_tier_value": ANY_TIER_VALUE,
         "doors": Door.choices,
         "actions": Action.choices,
