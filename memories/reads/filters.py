@@ -14,6 +14,7 @@ from django.utils import timezone
 from memories.engine.hints import Unindexed, likelihood
 from memories.reads.params import TierForm
 from memories.rules import fields as memory_fields
+from memories.rules import tiers
 from memories.rules.errors import InvalidField
 from memories.rules.tiers import ANY_TIER
 
@@ -113,10 +114,8 @@ class MemoryFilters:
     def labels(self) -> list[str]:
         """Each active filter in words, for summaries such as '12 memories in webdev, ...'."""
         parts = []
-        if self.project is None:
-            parts.append("in the global tier")
-        elif self.project is not ANY_TIER:
-            parts.append(f"in {self.project}")
+        if self.project is not ANY_TIER:
+            parts.append(tiers.where(self.project))
         if self.expired is True:
             parts.append("expired")
         elif self.expired is False:

@@ -300,10 +300,6 @@ def dangling_references() -> QuerySet:
     )
 
 
-def tier_label(project_name: str | None) -> str:
-    return "global" if project_name is None else project_name
-
-
 @dataclass
 class TierCount:
     project: str | None  # None: the global tier

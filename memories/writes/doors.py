@@ -19,7 +19,7 @@ from memories.models import GLOBAL_TIER, Memory
 from memories.reads import budget
 from memories.reads.selectors import locate, memories_by_id, referenced_by
 from memories.rules import fields as f
-from memories.rules import similarity
+from memories.rules import similarity, tiers
 from memories.rules.budget import InlineContribution
 from memories.rules.captions import read_caption
 from memories.rules.errors import (
@@ -128,7 +128,7 @@ class WriteResult:
 
     @property
     def tier_words(self) -> str:
-        return "global" if self.memory.project_id is None else self.memory.project_name
+        return tiers.label(self.memory.project_name)
 
 
 @dataclass
@@ -157,7 +157,7 @@ def _clash_across_tiers(name: str, project_id: int | None, exclude_id: int | Non
     other = others.first()
     if other is None:
         return None
-    return other.project_name or "the global tier"
+    return tiers.noun(other.project_name)
 
 
 def refuse_name_clash(
@@ -176,17 +176,16 @@ def refuse_name_clash(
             holders = holders.exclude(id=exclude_id)
         if holders.exists():
             raise NameClash(
-                f"'{target_project or 'the global tier'}' already holds a memory named "
+                f"'{tiers.noun(target_project)}' already holds a memory named "
                 f"'{name}'; choose another name or delete that one first.",
                 name=name,
                 project=target_project,
             )
     other = _clash_across_tiers(name, target_id, exclude_id)
     if other is not None:
-        where = "the global tier" if target_id is None else f"project '{target_project}'"
         raise NameClash(
             f"'{name}' is already a memory of {other}, and a global name is never "
-            f"also a project's: choose another name for {where}.",
+            f"also a project's: choose another name for {tiers.phrase(target_project)}.",
             name=name,
             project=target_project,
         )
@@ -279,9 +278,8 @@ def write(
         target_tier = target_id or GLOBAL_TIER
 
         if existing is not None and must_create:
-            tier_words = existing.project_name or "the global tier"
             raise NameClash(
-                f"'{tier_words}' already holds a memory named '{name}'; "
+                f"'{tiers.noun(existing.project_name)}' already holds a memory named '{name}'; "
                 "choose another name, or open that one to edit it.",
                 name=name,
                 project=existing.project_name,
@@ -401,7 +399,7 @@ def write(
         memory=memory,
         created=existing is None,
         notes=notes,
-        moved_from=(existing.project_name or "global") if moving else None,
+        moved_from=tiers.label(existing.project_name) if moving else None,
     )
 
 
@@ -564,7 +562,7 @@ class ImportEntry:
 
     @property
     def label(self) -> str:
-        return f"'{self.name}' ({'global' if self.project is None else self.project})"
+        return tiers.memory_label(self.name, self.project)
 
 
 ADD, OVERWRITE, REFUSE = "add", "overwrite", "refuse"
@@ -746,9 +744,9 @@ def _plan(entries: list[ImportEntry], *, force: bool, now: dt.datetime) -> Impor
             continue
         p.project_id = project_ids.get(entry.project)
         if entry.project is None and entry.name in in_projects:
-            other = f"project '{sorted(in_projects[entry.name])[0]}'"
+            other = tiers.phrase(sorted(in_projects[entry.name])[0])
         elif entry.project is not None and entry.name in in_global:
-            other = "the global tier"
+            other = tiers.phrase(None)
         else:
             other = None
         if other is not None:
@@ -965,8 +963,9 @@ def bulk_move(ids, to) -> BulkResult:
     """Re-file each memory in the tier `to` (None: the global tier)."""
     if to is not None:
         Project.objects.named(f.project_name(to))
-    where = "the global tier" if to is None else to
-    return _bulk(ids, lambda m: move(m.name, project=_tier_of(m), to=to), f"Move to {where}")
+    return _bulk(
+        ids, lambda m: move(m.name, project=_tier_of(m), to=to), f"Move to {tiers.noun(to)}"
+    )
 
 
 def bulk_delete(ids) -> BulkResult:

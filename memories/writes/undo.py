@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from memories.models import GLOBAL_TIER, ChangeSet, Memory, Revision, TrashedMemory
 from memories.reads import budget
+from memories.rules import tiers
 from memories.rules.budget import InlineContribution
 from memories.rules.errors import (
     ChangeSetNotFound,
@@ -332,7 +333,7 @@ def undo(change_set_id, *, reason=None) -> ChangeSet:
 
 def _refusal(group: ChangeSet, refused: list[dict]) -> UndoRefused:
     listed = "; ".join(
-        f"'{r['name']}' ({r['project'] or 'global'}): {r['reason'].rstrip('.')}"
+        f"{tiers.memory_label(r['name'], r['project'])}: {r['reason'].rstrip('.')}"
         for r in refused[:5]
     )
     more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""

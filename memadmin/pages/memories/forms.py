@@ -11,6 +11,7 @@ from memories.reads.filters import MemoryFilterForm
 from memories.reads.params import FirstErrorMixin, IdListField
 from memories.reads.selectors import SORTS
 from memories.rules import fields as memory_fields
+from memories.rules import tiers
 from memories.rules.errors import InvalidField
 
 PAGE_SIZES = (25, 50, 100, 200)
@@ -183,7 +184,8 @@ class MemoryForm(forms.Form):
 
     def __init__(self, *args, projects: list[str], **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["project"].choices = [("", "global")] + [(name, name) for name in projects]
+        global_choice = ("", tiers.label(None))
+        self.fields["project"].choices = [global_choice] + [(name, name) for name in projects]
         for name, field in self.fields.items():
             field.show_hidden_initial = name != "verified"
 

@@ -24,6 +24,7 @@ from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memadmin.web.responses import error_response
 from memories.reads.params import tier_param
+from memories.rules import tiers
 from memories.rules.errors import DomainError
 from memories.rules.tiers import ANY_TIER
 from memories.writes import doors, snapshot
@@ -92,7 +93,7 @@ def snapshot_download(request: HtmxHttpRequest) -> HttpResponse:
     except DomainError as error:
         return error_response(request, error.status, error.message)
     spool.seek(0)
-    scope = "" if project is ANY_TIER else f"-{project or 'global'}"
+    scope = "" if project is ANY_TIER else f"-{tiers.label(project)}"
     stamp = timezone.localtime().strftime("%Y%m%d-%H%M%S")
     return FileResponse(
         spool,
