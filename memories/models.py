@@ -7,10 +7,10 @@ from django.utils import timezone
 
 from memories.engine.lookups import name_shape
 from memories.rules.fields import rfc3339
+from memories.rules.tiers import GLOBAL_TIER
 from projects.models import Project
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
-GLOBAL_TIER = 0
 
 
 class Load(models.TextChoices):
@@ -261,10 +261,6 @@ class Revision(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.id} {self.action} {self.name}"
-
-    @property
-    def tier_words(self) -> str:
-        return "global" if self.tier == GLOBAL_TIER else (self.project_name or "?")
 
 
 class TrashedMemory(models.Model):

@@ -1,7 +1,21 @@
 from django.db import models
 
 from memories.engine.lookups import name_shape
+from memories.rules.errors import UnknownProject
 from memories.rules.fields import rfc3339
+
+
+class ProjectQuerySet(models.QuerySet):
+    def names(self) -> list[str]:
+        """Every project's name, in name order: the tier pickers' choices."""
+        return list(self.order_by("name").values_list("name", flat=True))
+
+    def named(self, name: str) -> "Project":
+        """The project of this name; a name no project has is refused (UnknownProject)."""
+        try:
+            return self.get(name=name)
+        except self.model.DoesNotExist:
+            raise UnknownProject(name) from None
 
 
 class Project(models.Model):
@@ -9,6 +23,8 @@ class Project(models.Model):
 
     name = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField()
+
+    objects = ProjectQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]

@@ -4,7 +4,6 @@ memory remains)."""
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from memories.reads.selectors import project_or_refuse
 from memories.rules import fields
 from memories.rules.errors import ProjectExists, ProjectNotEmpty
 from projects.models import Project
@@ -25,7 +24,7 @@ def rename(name: str, new_name: str) -> Project:
     """Memories follow the project row (they hold its id), so they move with the rename."""
     new_name = fields.project_name(new_name, field="name")
     with transaction.atomic():
-        project = project_or_refuse(name)
+        project = Project.objects.named(name)
         if new_name == project.name:
             return project
         if Project.objects.filter(name=new_name).exists():
@@ -37,7 +36,7 @@ def rename(name: str, new_name: str) -> Project:
 
 def remove(name: str) -> None:
     with transaction.atomic():
-        project = project_or_refuse(name)
+        project = Project.objects.named(name)
         count = project.memories.count()
         if count:
             raise ProjectNotEmpty(name, count)

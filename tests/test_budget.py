@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from memories.models import Memory
 from memories.reads import budget
+from memories.rules.budget import band_total, refusal_sentence
 from memories.rules.errors import InlineBudgetExceeded
 from memories.writes import doors
 
@@ -42,7 +43,7 @@ def test_seed_sentence_format(settings):
         {"name": "deploy", "project": None, "bytes": int(6.2 * 1024)},
         {"name": "tone", "project": None, "bytes": int(1.1 * 1024)},
     ]
-    assert budget.refusal_sentence(int(33.4 * 1024), 32 * 1024, largest) == (
+    assert refusal_sentence(int(33.4 * 1024), 32 * 1024, largest) == (
         "inline memories would total 33.4 KiB against the 32.0 KiB inline budget "
         "(`MEMADMIN_INLINE_MAX_BYTES`); shorten 'handbook' (20.1 KiB), 'deploy' (6.2 KiB) or "
         "'tone' (1.1 KiB), or set `load: index` on one that is not a standing rule"
@@ -126,6 +127,6 @@ def test_band_totals(write, project, other_project):
     write("w", project="webdev", load="inline", body="w" * 30)
     write("i", project="infra", load="inline", body="i" * 20)
     totals = budget.inline_totals(timezone.now())
-    assert budget.band_total(totals, project.id) == 40
-    assert budget.band_total(totals, other_project.id) == 30
-    assert budget.band_total(totals, 0) == 40
+    assert band_total(totals, project.id) == 40
+    assert band_total(totals, other_project.id) == 30
+    assert band_total(totals, 0) == 40

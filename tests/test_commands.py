@@ -8,6 +8,7 @@ from django.utils import timezone
 from memories.engine.sqlite import index as sqlite_index
 from memories.models import Memory
 from memories.reads import budget, selectors
+from memories.rules.budget import band_total, budget_bytes
 from projects.models import Project
 
 
@@ -24,7 +25,7 @@ def test_seed_demo_loads_a_realistic_store_once(db, capsys):
     assert sqlite_index.check().ok
     totals = budget.inline_totals(timezone.now())
     legacy = Project.objects.get(name="legacy")
-    assert budget.band_total(totals, legacy.id) > budget.budget_bytes(), "one band over budget"
+    assert band_total(totals, legacy.id) > budget_bytes(), "one band over budget"
     call_command("seed_demo", "--if-empty")
     assert "already holds memories" in capsys.readouterr().out
     with pytest.raises(CommandError):

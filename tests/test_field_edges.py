@@ -6,9 +6,11 @@ import pytest
 
 from memories.models import Memory
 from memories.reads import selectors
-from memories.reads.filters import ANY_TIER, MemoryFilters, TierForm
+from memories.reads.filters import MemoryFilters
+from memories.reads.params import TierForm
 from memories.rules import fields
 from memories.rules.errors import InvalidField
+from memories.rules.tiers import ANY_TIER
 
 
 @pytest.mark.parametrize(

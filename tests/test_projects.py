@@ -51,3 +51,18 @@ def test_remove_is_refused_while_memories_remain(write, project):
     doors.delete("stack", project="webdev")
     project_doors.remove("webdev")
     assert not Project.objects.exists()
+
+
+def test_names_are_every_projects_name_in_order(db, django_assert_num_queries):
+    project_doors.add("webdev")
+    project_doors.add("infra")
+    with django_assert_num_queries(1):
+        assert Project.objects.names() == ["infra", "webdev"]
+
+
+def test_named_finds_the_project_or_refuses_an_unknown_name(project):
+    assert Project.objects.named("webdev") == project
+    assert Project.objects.only("id").named("webdev").id == project.id
+    with pytest.raises(UnknownProject) as error:
+        Project.objects.named("ghost")
+    assert (error.value.message, error.value.status) == ("There is no project named 'ghost'.", 404)

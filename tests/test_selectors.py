@@ -10,8 +10,9 @@ from django.utils import timezone
 
 from memories.models import Memory
 from memories.reads import selectors
-from memories.reads.filters import ANY_TIER, MemoryFilterForm, MemoryFilters
+from memories.reads.filters import MemoryFilterForm, MemoryFilters
 from memories.rules.errors import MemoryNotFound, UnknownProject
+from memories.rules.tiers import ANY_TIER
 from tests.conftest import backdate
 
 

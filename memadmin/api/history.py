@@ -5,8 +5,7 @@ from dataclasses import replace
 from django.http import HttpRequest, QueryDict
 
 from memadmin.api.auth import READ, authorize
-from memadmin.api.memories import _form_error, _tier
-from memadmin.api.responses import ok
+from memadmin.api.responses import ok, query_tier, valid
 from memories.reads import history as history_reads
 from memories.reads import selectors
 from memories.reads.history import AuditFilterForm, LogPage
@@ -23,9 +22,7 @@ def _page(page: LogPage, **extra) -> dict:
 
 
 def _read(form: AuditFilterForm) -> dict:
-    if not form.is_valid():
-        raise _form_error(form)
-    data = form.cleaned_data
+    data = valid(form).cleaned_data
     return {
         "limit": data["limit"] or history_reads.DEFAULT_LIMIT,
         "before": data["before"],
@@ -36,7 +33,7 @@ def _read(form: AuditFilterForm) -> dict:
 @authorize(READ)
 def memory_history(request: HttpRequest, name: str):
     """The memory's revisions, newest first; the audit filters narrow them."""
-    memory = selectors.locate(name, _tier(request))
+    memory = selectors.locate(name, query_tier(request))
     params = QueryDict(mutable=True)
     for key, values in request.GET.lists():
         if key not in ("project", "memory"):

@@ -5,35 +5,25 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from memadmin.api.auth import READ, authorize
-from memadmin.api.responses import ok
+from memadmin.api.responses import ok, query_tier, valid
 from memories.reads import graph, hygiene, selectors
-from memories.reads.filters import TierForm
 from memories.reads.insight_forms import GraphForm, HygieneForm, NeighbourhoodForm
 from memories.rules.errors import BadRequest
-
-
-def _invalid(form) -> BadRequest:
-    field = next(iter(form.errors))
-    return BadRequest(form.first_error(), **({} if field == "__all__" else {"field": field}))
 
 
 @authorize(READ)
 def store_graph(request: HttpRequest):
     """The store-wide backlink graph of the memories the filters admit."""
-    form = GraphForm(request.GET)
-    if not form.is_valid():
-        raise _invalid(form)
+    form = valid(GraphForm(request.GET))
     return ok(graph.store_graph(form.filters(), cap=form.cleaned_data["limit"]).to_dict())
 
 
 @authorize(READ)
 def memory_graph(request: HttpRequest, name: str):
     """One memory's neighbourhood: `project=` names its tier, `depth` 1 to 3."""
-    tier, form = TierForm(request.GET), NeighbourhoodForm(request.GET)
-    for checked in (tier, form):
-        if not checked.is_valid():
-            raise _invalid(checked)
-    memory = selectors.locate(name, tier.cleaned_data["project"])
+    tier = query_tier(request)
+    form = valid(NeighbourhoodForm(request.GET))
+    memory = selectors.locate(name, tier)
     found = graph.neighbourhood(memory, form.cleaned_data["depth"], cap=form.cleaned_data["limit"])
     return ok(found.to_dict())
 
@@ -41,9 +31,7 @@ def memory_graph(request: HttpRequest, name: str):
 @authorize(READ)
 def hygiene_report(request: HttpRequest):
     """Every hygiene list (or `section=` one), a page of each and its count."""
-    form = HygieneForm(request.GET)
-    if not form.is_valid():
-        raise _invalid(form)
+    form = valid(HygieneForm(request.GET))
     now = timezone.now()
     period, section = form.cleaned_data["unverified"], form.cleaned_data["section"]
     if section:

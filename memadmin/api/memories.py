@@ -7,12 +7,13 @@ from django.urls import reverse
 from django.utils import timezone
 
 from memadmin.api.auth import READ, WRITE, authorize
-from memadmin.api.responses import json_body, ok
+from memadmin.api.responses import json_body, ok, query_tier, valid
 from memories.models import Memory
 from memories.reads import search, selectors
-from memories.reads.filters import ANY_TIER, MemoryFilterForm, TierForm
+from memories.reads.filters import MemoryFilterForm
 from memories.rules import fields as f
 from memories.rules.errors import BadRequest
+from memories.rules.tiers import ANY_TIER
 from memories.writes import doors
 
 DEFAULT_LIMIT = 50
@@ -46,19 +47,6 @@ EDIT_FIELDS = {"old_string", "new_string", "replace_all", "verified"}
 READ_FIELDS = {"offset"}
 
 
-def _form_error(form) -> BadRequest:
-    field = next(iter(form.errors))
-    return BadRequest(form.first_error(), **({} if field == "__all__" else {"field": field}))
-
-
-def _tier(request: HttpRequest):
-    """`project=` of a single-memory route: ANY_TIER absent, None empty, else a name."""
-    form = TierForm(request.GET)
-    if not form.is_valid():
-        raise _form_error(form)
-    return form.cleaned_data["project"]
-
-
 def _detail(memory: Memory, now=None) -> dict:
     return {
         **memory.to_dict(now),
@@ -74,9 +62,7 @@ def _location(memory: Memory) -> str:
 
 @authorize(READ)
 def list_memories(request: HttpRequest):
-    form = MemoryFilterForm(request.GET)
-    if not form.is_valid():
-        raise _form_error(form)
+    form = valid(MemoryFilterForm(request.GET))
     filters = form.filters()
     limit = form.cleaned_data["limit"] or DEFAULT_LIMIT
     offset = form.cleaned_data["offset"] or 0
@@ -105,14 +91,14 @@ def list_memories(request: HttpRequest):
 
 @authorize(READ)
 def get_memory(request: HttpRequest, name: str):
-    memory = selectors.locate(f.name(name), _tier(request))
+    memory = selectors.locate(f.name(name), query_tier(request))
     return ok(_detail(memory), etag=memory.etag)
 
 
 @authorize(WRITE)
 def put_memory(request: HttpRequest, name: str):
     name = f.name(name)
-    project = _tier(request)
+    project = query_tier(request)
     data = json_body(request, allowed=WRITABLE | SHOWN)
     if data.get("name") not in (None, name):
         raise BadRequest(
@@ -172,7 +158,7 @@ def _flag(data: dict, key: str) -> bool:
 @authorize(WRITE)
 def edit_memory(request: HttpRequest, name: str):
     name = f.name(name)
-    project = _tier(request)
+    project = query_tier(request)
     data = json_body(request, allowed=EDIT_FIELDS)
     result = doors.edit(
         name,
@@ -195,7 +181,7 @@ def read_memory(request: HttpRequest, name: str):
     """The agent's read: the one route that counts a read. Read authority is enough, as the
     agent's memory tools ask only for read."""
     name = f.name(name)
-    project = _tier(request)
+    project = query_tier(request)
     data = json_body(request, allowed=READ_FIELDS, optional=True)
     offset = data.get("offset")
     result = doors.read(name, project=project, offset=0 if offset is None else offset)
@@ -224,7 +210,7 @@ def read_memory(request: HttpRequest, name: str):
 @authorize(WRITE)
 def delete_memory(request: HttpRequest, name: str):
     result = doors.delete(
-        f.name(name), project=_tier(request), if_match=request.headers.get("If-Match")
+        f.name(name), project=query_tier(request), if_match=request.headers.get("If-Match")
     )
     return ok(
         {

@@ -1,5 +1,6 @@
-"""Every /v1 answer is JSON: the one error() helper, request-body parsing, and the
-dispatcher that turns a wrong method, a refusal or an unexpected failure into JSON too."""
+"""Every /v1 answer is JSON: the one error() helper, request parsing (the body, a query's
+form, the tier a route names), and the dispatcher that turns a wrong method, a refusal or an
+unexpected failure into JSON too."""
 
 import json
 import logging
@@ -14,6 +15,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from memadmin.web.responses import RETRY_AFTER_SECONDS
 from memories import engine
+from memories.reads.params import TierForm
 from memories.rules.errors import BadRequest, DomainError
 
 logger = logging.getLogger(__name__)
@@ -36,6 +38,19 @@ def ok(data: dict, status: int = 200, *, etag: str | None = None) -> JsonRespons
     if etag is not None:
         response["ETag"] = etag
     return response
+
+
+def valid(form):
+    """The form, validated; an invalid one refuses the request with its first error."""
+    if not form.is_valid():
+        field = form.first_error_field()
+        raise BadRequest(form.first_error(), **({} if field is None else {"field": field}))
+    return form
+
+
+def query_tier(request: HttpRequest):
+    """`project=` of a single-memory route: ANY_TIER absent, None empty, else a name."""
+    return valid(TierForm(request.GET)).cleaned_data["project"]
 
 
 def _reject_constant(name: str):

@@ -22,15 +22,15 @@ from memadmin.cli.progress import Progress
 from memories import engine
 from memories.models import Memory
 from memories.reads import selectors
-from memories.reads.filters import ANY_TIER, MemoryFilterForm
+from memories.reads.filters import MemoryFilterForm
+from memories.rules import fields as memory_fields
+from memories.rules import tiers
 from memories.rules.captions import age, short_age
 from memories.rules.errors import AmbiguousName, DomainError, MemoryNotFound
 from memories.rules.fields import rfc3339
 from memories.writes import doors, snapshot
 from projects import reads as project_selectors
 from projects import writes as project_doors
-
-GLOBAL_LABEL = "(global)"  # parentheses: no project can be named this
 
 
 @contextmanager
@@ -57,17 +57,6 @@ def piped():
         # Python flushes stdout again at exit; point it at /dev/null so that stays quiet.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(1)
-
-
-def tier(project: str | None):
-    """--project absent: whichever tier holds the name; "": the global tier; else that one."""
-    if project is None:
-        return ANY_TIER
-    return project or None
-
-
-def tier_words(project_name: str | None) -> str:
-    return "the global tier" if project_name is None else f"project '{project_name}'"
 
 
 def _dump(out: OutputWrapper, data) -> None:
@@ -140,7 +129,7 @@ def list_memories(
             [
                 [
                     m.name,
-                    m.project_name or GLOBAL_LABEL,
+                    tiers.column(m.project_name),
                     str(m.priority),
                     m.load,
                     short_age(m.created_at, now),
@@ -156,7 +145,7 @@ def list_memories(
 
 def _locate(name: str, project) -> Memory:
     with refusals():
-        return selectors.locate(name, tier(project))
+        return selectors.locate(name, memory_fields.tier(project))
 
 
 def _when(moment, now) -> str:
@@ -176,7 +165,7 @@ def get_memory(out: OutputWrapper, *, name, project, format, **_) -> None:
         for ref in selectors.resolve_references(memory)
     ]
     citing = [
-        f"{m.name} ({m.project_name or 'global'}): {m.description}"
+        f"{m.name} ({tiers.label(m.project_name)}): {m.description}"
         for m in selectors.referenced_by(memory)
     ]
     expires = _when(memory.expires_at, now)
@@ -184,7 +173,7 @@ def get_memory(out: OutputWrapper, *, name, project, format, **_) -> None:
         expires += ", expired"
     fields = [
         ("name", memory.name),
-        ("project", memory.project_name or GLOBAL_LABEL),
+        ("project", tiers.column(memory.project_name)),
         ("description", memory.description),
         ("priority", str(memory.priority)),
         ("load", memory.load),
@@ -262,7 +251,7 @@ def add_memory(
     with refusals(), transaction.atomic():
         if not force:
             try:
-                held = selectors.locate(name, tier(project))
+                held = selectors.locate(name, memory_fields.tier(project))
             except MemoryNotFound:
                 held = None
             except AmbiguousName as error:
@@ -272,12 +261,12 @@ def add_memory(
                 ) from error
             if held is not None:
                 raise CommandError(
-                    f"'{name}' is already a memory of {tier_words(held.project_name)}; "
+                    f"'{name}' is already a memory of {tiers.phrase(held.project_name)}; "
                     "--force updates it, keeping what you do not mention."
                 )
         result = doors.write(
             name,
-            project=tier(project),
+            project=memory_fields.tier(project),
             description=description,
             body=body,
             tags=tags,
@@ -291,7 +280,7 @@ def add_memory(
     memory = result.memory
     out.write(
         f"{'Saved' if result.created else 'Updated'} memory '{memory.name}' in "
-        f"{tier_words(memory.project_name)} (priority {memory.priority}, load {memory.load})."
+        f"{tiers.phrase(memory.project_name)} (priority {memory.priority}, load {memory.load})."
     )
     for note in result.notes:
         out.write(f"Note: {note}")
@@ -351,19 +340,19 @@ def edit_memory(out: OutputWrapper, *, name, project, verified, **_) -> None:
         if not keep:
             shutil.rmtree(folder, ignore_errors=True)
     words = "Verified" if edited == original else "Saved the new body of"
-    out.write(f"{words} '{memory.name}' in {tier_words(result.memory.project_name)}.")
+    out.write(f"{words} '{memory.name}' in {tiers.phrase(result.memory.project_name)}.")
     for note in result.notes:
         out.write(f"Note: {note}")
 
 
 def remove_memory(out: OutputWrapper, *, name, project, **_) -> None:
     with refusals():
-        result = doors.delete(name, project=tier(project))
-    out.write(f"Removed memory '{result.name}' from {tier_words(result.project)}.")
+        result = doors.delete(name, project=memory_fields.tier(project))
+    out.write(f"Removed memory '{result.name}' from {tiers.phrase(result.project)}.")
     if result.referenced_by:
         out.write(
             "Still referenced by "
-            + ", ".join(f"'{m.name}' ({m.project_name or 'global'})" for m in result.referenced_by)
+            + ", ".join(tiers.memory_label(m.name, m.project_name) for m in result.referenced_by)
             + "; their references are left in place, as markers of a fact to revisit."
         )
 
@@ -378,10 +367,10 @@ def _count(number: int) -> str:
 
 def export(out: OutputWrapper, err: OutputWrapper, *, directory, project, **_) -> None:
     with refusals():
-        total = snapshot.export_queryset(tier(project)).count()
+        total = snapshot.export_queryset(memory_fields.tier(project)).count()
         with Progress(err, total, "Exporting") as bar:
             result = snapshot.export_directory(
-                directory, project=tier(project), progress=bar.advance
+                directory, project=memory_fields.tier(project), progress=bar.advance
             )
     out.write(f"Exported {_count(result.count)} to {result.directory}.")
 

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 
-from memories.reads import budget
+from memories.rules import budget
 from memories.rules.captions import relative
 
 register = template.Library()

@@ -6,6 +6,7 @@ from django import template
 from django.utils import timezone
 from django.utils.html import format_html
 
+from memories.rules import tiers
 from memories.rules.captions import relative
 
 register = template.Library()
@@ -40,4 +41,4 @@ def moment(value: dt.datetime | None, empty: str = "none") -> str:
 
 @register.filter
 def tier_words(project: str | None) -> str:
-    return "global" if project is None else project
+    return tiers.label(project)

@@ -13,8 +13,9 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from memories.models import GLOBAL_TIER, Memory, Tag
-from memories.reads import budget, selectors
+from memories.reads import selectors
 from memories.reads.filters import DENSE, SPARSE, likelihood
+from memories.rules import budget
 from memories.rules.captions import short_age
 from projects.models import Project
 

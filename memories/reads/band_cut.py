@@ -11,8 +11,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from memories.models import Memory
-from memories.reads import budget
 from memories.reads.agent_view import AgentView, agent_view, index_candidates
+from memories.rules import budget, tiers
 
 FALL_OFF_SHOWN = 50
 LARGEST_SHOWN = 10
@@ -58,7 +58,7 @@ class BandDetail:
 
     @property
     def tier(self) -> str:
-        return "global" if self.project is None else self.project
+        return tiers.label(self.project)
 
     @property
     def cut_at(self) -> int | None:

@@ -10,6 +10,7 @@ from django.utils import timezone
 from memories.models import GLOBAL_TIER
 from memories.reads import budget
 from memories.reads.agent_view import TierReads, agent_view
+from memories.rules.budget import budget_bytes
 from projects.models import Project
 
 
@@ -102,7 +103,7 @@ def budget_report(now: dt.datetime | None = None, *, largest: int = 10, reads=No
     """
     now = now or timezone.now()
     totals = budget.inline_totals(now)
-    limit = budget.budget_bytes()
+    limit = budget_bytes()
     bands = []
     reads = reads or TierReads(now)  # the global tier, read once for every band
     for project in [None, *Project.objects.order_by("name")]:

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from memories.models import GLOBAL_TIER, Memory
 from memories.reads.filters import MemoryFilters
+from memories.rules import tiers
 from memories.rules.fields import DEFAULT_PRIORITY
 from projects.models import Project
 
@@ -36,7 +37,7 @@ class Histogram:
 
     @property
     def tier(self) -> str:
-        return "global" if self.project is None else self.project
+        return tiers.label(self.project)
 
     @property
     def total(self) -> int:

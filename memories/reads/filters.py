@@ -12,21 +12,11 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from memories.engine.hints import Unindexed, likelihood
+from memories.reads.params import TierForm
 from memories.rules import fields as memory_fields
-from memories.rules.errors import InvalidField, UnknownProject
-
-
-class _AnyTier:
-    """`project` absent: every tier (an empty `project=` means the global tier)."""
-
-    def __repr__(self) -> str:
-        return "ANY_TIER"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-ANY_TIER = _AnyTier()
+from memories.rules import tiers
+from memories.rules.errors import InvalidField
+from memories.rules.tiers import ANY_TIER
 
 # The share of rows a condition is declared to admit when it admits most of them, or few.
 DENSE, SPARSE = 0.9, 0.05
@@ -55,10 +45,8 @@ class MemoryFilters:
         if "_project_id" not in self.__dict__:
             from projects.models import Project
 
-            found = Project.objects.filter(name=self.project).values_list("id", flat=True)
-            if not found:
-                raise UnknownProject(self.project)
-            object.__setattr__(self, "_project_id", found[0])
+            project = Project.objects.only("id").named(self.project)
+            object.__setattr__(self, "_project_id", project.id)
         return self.__dict__["_project_id"]
 
     def apply(
@@ -126,10 +114,8 @@ class MemoryFilters:
     def labels(self) -> list[str]:
         """Each active filter in words, for summaries such as '12 memories in webdev, ...'."""
         parts = []
-        if self.project is None:
-            parts.append("in the global tier")
-        elif self.project is not ANY_TIER:
-            parts.append(f"in {self.project}")
+        if self.project is not ANY_TIER:
+            parts.append(tiers.where(self.project))
         if self.expired is True:
             parts.append("expired")
         elif self.expired is False:
@@ -204,26 +190,6 @@ class QueryListField(forms.Field):
 
 
 BOOL_CHOICES = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
-
-
-class TierForm(forms.Form):
-    """`project=` alone, as the single-memory routes and pages address a tier."""
-
-    project = forms.CharField(required=False, max_length=64)
-
-    def clean_project(self):
-        if "project" not in self.data:
-            return ANY_TIER
-        try:
-            return memory_fields.tier(self.cleaned_data["project"])
-        except InvalidField as error:
-            raise forms.ValidationError(error.message) from None
-
-    def first_error(self) -> str:
-        for field, errors in self.errors.items():
-            prefix = "" if field == "__all__" else f"{field}: "
-            return prefix + errors[0]
-        return ""
 
 
 class MemoryFilterForm(TierForm):

@@ -25,6 +25,7 @@ from django.utils import timezone
 from memories import engine
 from memories.models import Memory
 from memories.reads.filters import MemoryFilters
+from memories.rules import tiers
 from memories.rules.errors import InvalidField
 from memories.rules.fields import NAME_RE
 
@@ -175,7 +176,7 @@ class Node:
     def tier(self) -> str | None:
         if self.kind != MEMORY:
             return None
-        return "global" if self.project is None else self.project
+        return tiers.label(self.project)
 
     def to_dict(self) -> dict:
         data = {

@@ -11,11 +11,12 @@ from django import forms
 from django.db.models import Count, Q, QuerySet
 
 from memories.models import GLOBAL_TIER, Action, ChangeSet, Door, Revision, TrashedMemory
-from memories.reads.filters import ANY_TIER, TierForm
-from memories.rules import diffs
+from memories.reads.params import TierForm
+from memories.rules import diffs, tiers
 from memories.rules import fields as memory_fields
 from memories.rules.errors import InvalidField
 from memories.rules.fields import rfc3339
+from memories.rules.tiers import ANY_TIER
 from projects.models import Project
 
 DEFAULT_LIMIT = 50
@@ -68,10 +69,8 @@ class AuditFilters:
         parts = []
         if self.memory:
             parts.append(f"of ‘{self.memory}’")
-        if self.project is None:
-            parts.append("in the global tier")
-        elif self.project is not ANY_TIER:
-            parts.append(f"in {self.project}")
+        if self.project is not ANY_TIER:
+            parts.append(tiers.where(self.project))
         if self.user:
             parts.append(f"by {self.user}")
         if self.door:

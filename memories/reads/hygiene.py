@@ -22,9 +22,10 @@ from django.utils import timezone
 from memories import engine
 from memories.models import GLOBAL_TIER, Memory, Reference
 from memories.reads import graph
-from memories.reads.filters import ANY_TIER, MemoryFilters
+from memories.reads.filters import MemoryFilters
 from memories.reads.selectors import INDEX_ORDER, backlink, list_memories
-from memories.rules import similarity
+from memories.rules import similarity, tiers
+from memories.rules.tiers import ANY_TIER
 
 DEFAULT_PERIOD = "90d"
 SECTION_LIMIT = 50
@@ -128,7 +129,7 @@ def _dangling(found: graph.Links, limit: int, offset: int) -> Section:
     for name, project in (
         Memory.objects.filter(name__in=page).values_list("name", "project__name").order_by()
     ):
-        elsewhere[name].append(project or "global")
+        elsewhere[name].append(tiers.label(project))
     items = [
         DanglingTarget(
             target=target,

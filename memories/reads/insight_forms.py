@@ -11,8 +11,7 @@ from django import forms
 
 from memories.reads import graph, hygiene
 from memories.reads.filters import MemoryFilterForm, MemoryFilters
-from memories.reads.params import IdListField
-from memories.rules import fields as memory_fields
+from memories.reads.params import FirstErrorMixin, IdListField
 
 HYGIENE_SECTIONS = {
     "dangling": "Dangling references",
@@ -49,7 +48,7 @@ class GraphForm(MemoryFilterForm):
         return cleaned
 
 
-class NeighbourhoodForm(forms.Form):
+class NeighbourhoodForm(FirstErrorMixin, forms.Form):
     """One memory's neighbourhood: its tier (`project`, as the single-memory routes take it),
     the depth (1 to 3) and the node cap."""
 
@@ -62,11 +61,6 @@ class NeighbourhoodForm(forms.Form):
     def clean_limit(self):
         limit = self.cleaned_data["limit"]
         return graph.DEFAULT_NODE_CAP if limit is None else limit
-
-    def first_error(self) -> str:
-        for field, errors in self.errors.items():
-            return errors[0] if field == "__all__" else f"{field}: {errors[0]}"
-        return ""
 
 
 class HygieneForm(MemoryFilterForm):
@@ -106,10 +100,3 @@ class IdsForm(forms.Form):
         if not ids:
             raise forms.ValidationError("Pick at least one memory.")
         return ids
-
-
-def band_project(params) -> str | None:
-    """The band the budget report details: `project` names a project's, absent or empty a
-    session on no project's."""
-    value = params.get("project", "").strip()
-    return memory_fields.project_name(value) if value else None

@@ -1,17 +1,58 @@
-"""Request parameters shared by the pages, /v1 and the commands: the tier a single-memory
-route names, and lists of row ids."""
+"""Request parameters shared by the pages, /v1 and the commands: the tier a route names, the
+project whose session a page shows, lists of row ids, and a form's first error in one line."""
 
 from django import forms
+from django.core.exceptions import NON_FIELD_ERRORS
 
-from memories.reads.filters import ANY_TIER
 from memories.rules import fields as memory_fields
+from memories.rules.errors import InvalidField
+from memories.rules.tiers import ANY_TIER
+from projects.models import Project
 
 
-def tier_param(params):
-    """`project` of a single-memory route: absent ANY_TIER, empty the global tier, a name."""
-    if "project" not in params:
-        return ANY_TIER
-    return memory_fields.tier(params.get("project", ""))
+def tier_param(params, *, absent=ANY_TIER):
+    """`project` as a route names a tier: empty the global tier (None), else a project's name;
+    absent is `absent` (ANY_TIER on the routes that find a name in whichever tier holds it)."""
+    return memory_fields.tier(params.get("project"), absent=absent)
+
+
+def session_project(params) -> Project | None:
+    """The project whose session a page shows: `project` names it; absent or empty, a session
+    on no project. A name no project has is refused."""
+    name = tier_param(params, absent=None)
+    return Project.objects.named(name) if name else None
+
+
+class FirstErrorMixin:
+    """A form's first error in one line, as a page or /v1 refuses the request with it:
+    `field: message`, or the message alone for an error of the whole form. A form whose
+    messages name their field already sets `names_the_field = False`."""
+
+    names_the_field = True
+
+    def first_error(self) -> str:
+        for field, errors in self.errors.items():
+            if field == NON_FIELD_ERRORS or not self.names_the_field:
+                return errors[0]
+            return f"{field}: {errors[0]}"
+        return ""
+
+    def first_error_field(self) -> str | None:
+        """The field the first error is about; None for an error of the whole form."""
+        field = next(iter(self.errors), NON_FIELD_ERRORS)
+        return None if field == NON_FIELD_ERRORS else field
+
+
+class TierForm(FirstErrorMixin, forms.Form):
+    """`project=` alone, as the single-memory routes and pages address a tier."""
+
+    project = forms.CharField(required=False, max_length=memory_fields.PROJECT_NAME_MAX)
+
+    def clean_project(self):
+        try:
+            return tier_param(self.data)
+        except InvalidField as error:
+            raise forms.ValidationError(error.message) from None
 
 
 class IdListField(forms.Field):

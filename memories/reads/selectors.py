@@ -9,9 +9,11 @@ from django.utils import timezone
 
 from memories.models import GLOBAL_TIER, Memory, Reference
 from memories.reads import budget, pagination
-from memories.reads.filters import ANY_TIER, MemoryFilters
+from memories.reads.filters import MemoryFilters
 from memories.rules import fields
-from memories.rules.errors import AmbiguousName, MemoryNotFound, UnknownProject
+from memories.rules.budget import Band
+from memories.rules.errors import AmbiguousName, MemoryNotFound
+from memories.rules.tiers import ANY_TIER
 from projects.models import Project
 
 # Index order: most important first, then the most recently recorded within a priority.
@@ -147,13 +149,6 @@ def memories_by_id(ids) -> list[Memory]:
     return list(Memory.objects.select_related("project").filter(id__in=ids).order_by(*INDEX_ORDER))
 
 
-def project_or_refuse(name: str) -> Project:
-    try:
-        return Project.objects.get(name=name)
-    except Project.DoesNotExist:
-        raise UnknownProject(name) from None
-
-
 def locate(name: str, project=ANY_TIER) -> Memory:
     """The memory a single-memory route names.
 
@@ -178,7 +173,7 @@ def locate(name: str, project=ANY_TIER) -> Memory:
     if found:
         return found[0]
     if project is not None:
-        project_or_refuse(project)
+        Project.objects.named(project)
     raise MemoryNotFound(name, project)
 
 
@@ -305,10 +300,6 @@ def dangling_references() -> QuerySet:
     )
 
 
-def tier_label(project_name: str | None) -> str:
-    return "global" if project_name is None else project_name
-
-
 @dataclass
 class TierCount:
     project: str | None  # None: the global tier
@@ -325,10 +316,10 @@ class Overview:
     dangling_references: int
     dangling_targets: list[tuple[str, int]]  # the most cited dangling targets, with counts
     dangling_target_count: int
-    bands: list[budget.Band]
+    bands: list[Band]
 
     @property
-    def bands_over(self) -> list[budget.Band]:
+    def bands_over(self) -> list[Band]:
         return [band for band in self.bands if band.over]
 
 

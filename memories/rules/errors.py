@@ -9,6 +9,8 @@ here makes the domain import nothing of memadmin, while a page or /v1 finds any 
 and the status it answers with, in one place.
 """
 
+from memories.rules import tiers
+
 
 class DomainError(Exception):
     status = 400
@@ -38,12 +40,7 @@ class MemoryNotFound(DomainError):
     status = 404
 
     def __init__(self, name: str, project: str | None = None, *, anywhere: bool = False):
-        if anywhere:
-            where = ""
-        elif project is None:
-            where = " in the global tier"
-        else:
-            where = f" in project '{project}'"
+        where = "" if anywhere else f" in {tiers.phrase(project)}"
         super().__init__(f"There is no memory named '{name}'{where}.", name=name)
 
 

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from memories.rules.errors import InvalidField
+from memories.rules.tiers import ANY_TIER
 
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 MEMORY_NAME_MAX = 128
@@ -51,9 +52,11 @@ def project_name(value, *, field: str = "project") -> str:
     return name(value, field=field, max_length=PROJECT_NAME_MAX)
 
 
-def tier(value: str) -> str | None:
-    """A tier as a form or a query names it: blank is the global tier (None), else a
-    project's name."""
+def tier(value: str | None, *, absent=ANY_TIER) -> str | None:
+    """A tier as a form, a query or a command option names it: blank is the global tier
+    (None), else a project's name; None, the name left out, is `absent`."""
+    if value is None:
+        return absent
     value = value.strip()
     return project_name(value) if value else None
 

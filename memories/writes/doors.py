@@ -17,10 +17,10 @@ from django.utils import timezone
 from memories import engine
 from memories.models import GLOBAL_TIER, Memory
 from memories.reads import budget
-from memories.reads.filters import ANY_TIER
-from memories.reads.selectors import locate, memories_by_id, project_or_refuse, referenced_by
+from memories.reads.selectors import locate, memories_by_id, referenced_by
 from memories.rules import fields as f
-from memories.rules import similarity
+from memories.rules import similarity, tiers
+from memories.rules.budget import InlineContribution
 from memories.rules.captions import read_caption
 from memories.rules.errors import (
     DomainError,
@@ -33,7 +33,9 @@ from memories.rules.errors import (
     PreconditionFailed,
     StaleBody,
 )
+from memories.rules.tiers import ANY_TIER
 from memories.writes import history
+from projects.models import Project
 
 READ_PAGE_CHARS = 16_000
 # Words too common to tell two descriptions apart; leaving them out keeps the candidate
@@ -126,7 +128,7 @@ class WriteResult:
 
     @property
     def tier_words(self) -> str:
-        return "global" if self.memory.project_id is None else self.memory.project_name
+        return tiers.label(self.memory.project_name)
 
 
 @dataclass
@@ -155,7 +157,7 @@ def _clash_across_tiers(name: str, project_id: int | None, exclude_id: int | Non
     other = others.first()
     if other is None:
         return None
-    return other.project_name or "the global tier"
+    return tiers.noun(other.project_name)
 
 
 def refuse_name_clash(
@@ -174,17 +176,16 @@ def refuse_name_clash(
             holders = holders.exclude(id=exclude_id)
         if holders.exists():
             raise NameClash(
-                f"'{target_project or 'the global tier'}' already holds a memory named "
+                f"'{tiers.noun(target_project)}' already holds a memory named "
                 f"'{name}'; choose another name or delete that one first.",
                 name=name,
                 project=target_project,
             )
     other = _clash_across_tiers(name, target_id, exclude_id)
     if other is not None:
-        where = "the global tier" if target_id is None else f"project '{target_project}'"
         raise NameClash(
             f"'{name}' is already a memory of {other}, and a global name is never "
-            f"also a project's: choose another name for {where}.",
+            f"also a project's: choose another name for {tiers.phrase(target_project)}.",
             name=name,
             project=target_project,
         )
@@ -272,14 +273,13 @@ def write(
             target_project = None if target_project is UNSET else target_project
         else:
             target_project = existing.project_name if move_to is UNSET else move_to
-        target = project_or_refuse(target_project) if target_project is not None else None
+        target = Project.objects.named(target_project) if target_project is not None else None
         target_id = target.id if target else None
         target_tier = target_id or GLOBAL_TIER
 
         if existing is not None and must_create:
-            tier_words = existing.project_name or "the global tier"
             raise NameClash(
-                f"'{tier_words}' already holds a memory named '{name}'; "
+                f"'{tiers.noun(existing.project_name)}' already holds a memory named '{name}'; "
                 "choose another name, or open that one to edit it.",
                 name=name,
                 project=existing.project_name,
@@ -331,20 +331,9 @@ def write(
 
         before = []
         if existing is not None:
-            before.append(
-                budget.InlineContribution.of(
-                    memory_id=existing.id,
-                    name=existing.name,
-                    project=existing.project_name,
-                    tier=existing.tier,
-                    load=existing.load,
-                    body=existing.body,
-                    expires_at=existing.expires_at,
-                    now=now,
-                )
-            )
+            before.append(InlineContribution.of_memory(existing, now))
         after = [
-            budget.InlineContribution.of(
+            InlineContribution.of(
                 memory_id=existing.id if existing else None,
                 name=name,
                 project=target_project,
@@ -410,7 +399,7 @@ def write(
         memory=memory,
         created=existing is None,
         notes=notes,
-        moved_from=(existing.project_name or "global") if moving else None,
+        moved_from=tiers.label(existing.project_name) if moving else None,
     )
 
 
@@ -573,7 +562,7 @@ class ImportEntry:
 
     @property
     def label(self) -> str:
-        return f"'{self.name}' ({'global' if self.project is None else self.project})"
+        return tiers.memory_label(self.name, self.project)
 
 
 ADD, OVERWRITE, REFUSE = "add", "overwrite", "refuse"
@@ -717,8 +706,6 @@ def _existing_by_name(names: list[str]) -> dict[str, list[Memory]]:
 
 
 def _plan(entries: list[ImportEntry], *, force: bool, now: dt.datetime) -> ImportPlan:
-    from projects.models import Project
-
     planned: list[PlannedEntry] = []
     for entry in entries:
         try:
@@ -757,9 +744,9 @@ def _plan(entries: list[ImportEntry], *, force: bool, now: dt.datetime) -> Impor
             continue
         p.project_id = project_ids.get(entry.project)
         if entry.project is None and entry.name in in_projects:
-            other = f"project '{sorted(in_projects[entry.name])[0]}'"
+            other = tiers.phrase(sorted(in_projects[entry.name])[0])
         elif entry.project is not None and entry.name in in_global:
-            other = "the global tier"
+            other = tiers.phrase(None)
         else:
             other = None
         if other is not None:
@@ -784,21 +771,9 @@ def _plan(entries: list[ImportEntry], *, force: bool, now: dt.datetime) -> Impor
     for p in landing:
         if p.existing_id is None:
             continue
-        old = existing_by_id[p.existing_id]
-        before.append(
-            budget.InlineContribution.of(
-                memory_id=old.id,
-                name=old.name,
-                project=p.entry.project,
-                tier=old.project_id or GLOBAL_TIER,
-                load=old.load,
-                body=old.body,
-                expires_at=old.expires_at,
-                now=now,
-            )
-        )
+        before.append(InlineContribution.of_memory(existing_by_id[p.existing_id], now))
     after = [
-        budget.InlineContribution.of(
+        InlineContribution.of(
             memory_id=p.existing_id,
             name=p.entry.name,
             project=p.entry.project,
@@ -987,9 +962,10 @@ def bulk_verify(ids) -> BulkResult:
 def bulk_move(ids, to) -> BulkResult:
     """Re-file each memory in the tier `to` (None: the global tier)."""
     if to is not None:
-        project_or_refuse(f.project_name(to))
-    where = "the global tier" if to is None else to
-    return _bulk(ids, lambda m: move(m.name, project=_tier_of(m), to=to), f"Move to {where}")
+        Project.objects.named(f.project_name(to))
+    return _bulk(
+        ids, lambda m: move(m.name, project=_tier_of(m), to=to), f"Move to {tiers.noun(to)}"
+    )
 
 
 def bulk_delete(ids) -> BulkResult:

@@ -25,9 +25,11 @@ from django.utils import timezone
 
 from memories.models import Memory
 from memories.reads import selectors
-from memories.reads.filters import ANY_TIER, MemoryFilters
+from memories.reads.filters import MemoryFilters
 from memories.rules import fields as f
+from memories.rules import tiers
 from memories.rules.errors import InvalidField, SnapshotError
+from memories.rules.tiers import ANY_TIER
 from memories.writes.doors import ImportEntry
 
 FORMAT_VERSION = 1
@@ -86,10 +88,6 @@ def relative_path(name: str, project: str | None) -> str:
     return f"{name}.md" if project is None else f"{project}/{name}.md"
 
 
-def _label(name: str, project: str | None) -> str:
-    return f"'{name}' ({'global' if project is None else project})"
-
-
 def carried_description(name: str, project: str | None, description: str) -> str:
     """The one-line form the description is written in; refused when YAML cannot carry it.
 
@@ -111,8 +109,8 @@ def carried_description(name: str, project: str | None, description: str) -> str
             problem = "holds characters YAML cannot carry"
     if problem is not None:
         raise SnapshotError(
-            f"The description of {_label(name, project)} {problem}, so no snapshot can carry "
-            "it; give it a description and export again. Nothing was exported.",
+            f"The description of {tiers.memory_label(name, project)} {problem}, so no snapshot "
+            "can carry it; give it a description and export again. Nothing was exported.",
             name=name,
             project=project,
         )

@@ -16,6 +16,8 @@ from django.utils import timezone
 
 from memories.models import GLOBAL_TIER, ChangeSet, Memory, Revision, TrashedMemory
 from memories.reads import budget
+from memories.rules import tiers
+from memories.rules.budget import InlineContribution
 from memories.rules.errors import (
     ChangeSetNotFound,
     DomainError,
@@ -23,7 +25,6 @@ from memories.rules.errors import (
     NotPermitted,
     RevisionNotFound,
     UndoRefused,
-    UnknownProject,
     VersionUnavailable,
 )
 from memories.writes import doors, history
@@ -60,25 +61,8 @@ def _project_of(state: dict) -> Project | None:
     """The project a snapshot was in: by id (it follows renames), else by name."""
     if state["project_id"] is None:
         return None
-    project = Project.objects.filter(id=state["project_id"]).first()
-    if project is None:
-        project = Project.objects.filter(name=state["project"]).first()
-    if project is None:
-        raise UnknownProject(state["project"])
-    return project
-
-
-def _contribution(memory: Memory, now) -> budget.InlineContribution:
-    return budget.InlineContribution.of(
-        memory_id=memory.id,
-        name=memory.name,
-        project=memory.project_name,
-        tier=memory.tier,
-        load=memory.load,
-        body=memory.body,
-        expires_at=memory.expires_at,
-        now=now,
-    )
+    found = Project.objects.filter(id=state["project_id"]).first()
+    return found or Project.objects.named(state["project"])
 
 
 def _put_back(state: dict, current: Memory | None, *, read_count: int) -> Memory:
@@ -93,7 +77,7 @@ def _put_back(state: dict, current: Memory | None, *, read_count: int) -> Memory
         state["name"], target_id=target_id, target_project=target_project, exclude_id=state["id"]
     )
     expires_at = _time(state["expires_at"])
-    after = budget.InlineContribution.of(
+    after = InlineContribution.of(
         memory_id=state["id"],
         name=state["name"],
         project=target_project,
@@ -103,7 +87,7 @@ def _put_back(state: dict, current: Memory | None, *, read_count: int) -> Memory
         expires_at=expires_at,
         now=now,
     )
-    before = [] if current is None else [_contribution(current, now)]
+    before = [] if current is None else [InlineContribution.of_memory(current, now)]
     budget.refuse_if_past_budget(before, [after], now)
     values = [
         target_id,
@@ -349,7 +333,7 @@ def undo(change_set_id, *, reason=None) -> ChangeSet:
 
 def _refusal(group: ChangeSet, refused: list[dict]) -> UndoRefused:
     listed = "; ".join(
-        f"'{r['name']}' ({r['project'] or 'global'}): {r['reason'].rstrip('.')}"
+        f"{tiers.memory_label(r['name'], r['project'])}: {r['reason'].rstrip('.')}"
         for r in refused[:5]
     )
     more = f"; and {len(refused) - 5} more" if len(refused) > 5 else ""

@@ -10,9 +10,9 @@ from memadmin.pages.query import canonical_query
 from memadmin.web.markdown import render_markdown
 from memories.models import Memory
 from memories.reads import budget, selectors
-from memories.reads.filters import ANY_TIER
 from memories.reads.params import tier_param
 from memories.rules import captions
+from memories.rules.tiers import ANY_TIER
 from memories.writes import doors
 from projects.reads import tier_usage
 

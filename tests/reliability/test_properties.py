@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from memories.engine.sqlite import index as sqlite_index
 from memories.models import Memory
 from memories.reads import budget
+from memories.rules.budget import band_total, budget_bytes
 from memories.rules.errors import DomainError
 from memories.writes import doors
 from projects import writes as project_doors
@@ -63,7 +64,7 @@ def _check_invariants(created: dict[int, object]) -> None:
     assert not global_names & project_names, "a global name is also a project's"
     totals = budget.inline_totals(timezone.now())
     for tier in {0, *totals}:
-        assert budget.band_total(totals, tier) <= budget.budget_bytes(), "a band past budget"
+        assert band_total(totals, tier) <= budget_bytes(), "a band past budget"
 
 
 @pytest.mark.django_db

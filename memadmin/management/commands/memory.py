@@ -7,6 +7,7 @@ in memories.cli.
 from django.core.management.base import BaseCommand, CommandError
 
 from memadmin.cli import commands as cli
+from memories.rules import tiers
 from memories.writes import history
 
 FORMATS = ("table", "json")
@@ -198,7 +199,7 @@ class Command(BaseCommand):
             if memory.is_expired():
                 marks.append("EXPIRED")
             self.stdout.write(
-                f"{memory.name}  [{memory.project_name or 'global'}]  p{memory.priority}  "
+                f"{memory.name}  [{tiers.label(memory.project_name)}]  p{memory.priority}  "
                 f"{hit.matched_by} {hit.score:.3f}  {', '.join(marks)}"
             )
             self.stdout.write(f"    {memory.description}")

@@ -10,6 +10,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from memadmin.accounts import roles, tokens, users
+from memories.reads.params import FirstErrorMixin
 from memories.rules.errors import DomainError, InvalidField
 
 
@@ -61,8 +62,10 @@ class AccountForm(RefusalsMixin, forms.Form):
         return _by_rule(users.account_role, self.cleaned_data["role"])
 
 
-class RoleForm(forms.Form):
+class RoleForm(FirstErrorMixin, forms.Form):
     """Another account's role, as the row's select sends it."""
+
+    names_the_field = False  # shown in the account's row, beside the select
 
     role = forms.Field(required=False)
 
@@ -70,8 +73,10 @@ class RoleForm(forms.Form):
         return _by_rule(users.account_role, self.cleaned_data["role"])
 
 
-class ActiveForm(forms.Form):
+class ActiveForm(FirstErrorMixin, forms.Form):
     """Turn another account on (`true`) or off (anything else), as the row's button sends it."""
+
+    names_the_field = False
 
     active = forms.Field(required=False)
 

@@ -109,8 +109,9 @@ def account_change(request: HtmxHttpRequest, user_id: int) -> HttpResponse:
     """Admins: change another account's role, or turn it off or on."""
     form = (ActiveForm if "active" in request.POST else RoleForm)(request.POST)
     if not form.is_valid():
-        refusal = next(iter(form.errors.values()))[0]
-        return _accounts_page(request, status=InvalidField.status, errors={user_id: refusal})
+        return _accounts_page(
+            request, status=InvalidField.status, errors={user_id: form.first_error()}
+        )
     try:
         if isinstance(form, ActiveForm):
             user = users.set_active(request.user, user_id, form.cleaned_data["active"])

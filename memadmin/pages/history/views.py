@@ -22,6 +22,7 @@ from memories.reads import history as history_reads
 from memories.reads import selectors
 from memories.reads.history import AuditFilterForm, AuditFilters
 from memories.reads.params import tier_param
+from memories.rules import tiers
 from memories.rules.captions import record_caption
 from memories.rules.errors import AmbiguousName, DomainError, NotInTrash, RevisionNotFound
 from memories.writes import undo
@@ -115,7 +116,7 @@ def _log_form(request: HtmxHttpRequest) -> tuple[AuditFilterForm, QueryDict]:
 def _log_context(form: AuditFilterForm, params: QueryDict) -> dict:
     context = {
         "params": params,
-        "projects": list(Project.objects.order_by("name").values_list("name", flat=True)),
+        "projects": Project.objects.names(),
         "any_tier_value": ANY_TIER_VALUE,
         "doors": Door.choices,
         "actions": Action.choices,
@@ -357,7 +358,7 @@ def trash_restore(request: HtmxHttpRequest, trashed_id: int) -> HttpResponse:
         return error_response(request, error.status, error.message)
     except DomainError as error:
         return _refused(request, error, lambda: _trash_page(request))
-    tier = selectors.tier_label(memory.project_name)
+    tier = tiers.label(memory.project_name)
     messages.success(request, f"Restored '{memory.name}' ({tier}) from the trash.")
     return redirect("history:trash")
 

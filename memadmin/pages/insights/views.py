@@ -20,7 +20,7 @@ from memadmin.web import charts
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
 from memadmin.web.responses import error_response
-from memories.reads import band_cut, budget, budget_report, drift, graph, hygiene, selectors
+from memories.reads import band_cut, budget_report, drift, graph, hygiene, selectors
 from memories.reads.agent_view import TierReads
 from memories.reads.insight_forms import (
     HYGIENE_SECTIONS,
@@ -30,9 +30,9 @@ from memories.reads.insight_forms import (
     HygieneForm,
     IdsForm,
     NeighbourhoodForm,
-    band_project,
 )
-from memories.reads.params import tier_param
+from memories.reads.params import session_project, tier_param
+from memories.rules import budget
 from memories.rules.errors import DomainError
 from memories.rules.fields import LOADS, period_words
 from memories.writes import doors
@@ -40,10 +40,6 @@ from projects.models import Project
 
 SUMMARY_ITEMS = 5
 MISMATCHES_SHOWN = 25
-
-
-def _projects() -> list[str]:
-    return list(Project.objects.order_by("name").values_list("name", flat=True))
 
 
 def _url(viewname: str, params: QueryDict, *, args=(), **more) -> str:
@@ -86,7 +82,7 @@ def graph_page(request: HtmxHttpRequest) -> HttpResponse:
     context = {
         "params": params,
         "query": params.urlencode(),
-        "projects": _projects(),
+        "projects": Project.objects.names(),
         "loads": LOADS,
         "caps": NODE_CAPS,
         "cap": form.cleaned_data["limit"],
@@ -219,8 +215,7 @@ def budget_page(request: HtmxHttpRequest) -> HttpResponse:
     """Every band against the inline budget, one band in detail (`project`), and the drift
     of priorities."""
     try:
-        name = band_project(request.GET)
-        project = selectors.project_or_refuse(name) if name else None
+        project = session_project(request.GET)
     except DomainError as error:
         return error_response(request, error.status, error.message)
     now = timezone.now()
@@ -229,7 +224,7 @@ def budget_page(request: HtmxHttpRequest) -> HttpResponse:
     context = {
         "project": project,
         "detail": detail,
-        "projects": _projects(),
+        "projects": Project.objects.names(),
         "next": request.get_full_path(),
         "index_max_bytes": settings.MEMADMIN_INDEX_MAX_BYTES,
         "index_max_entries": settings.MEMADMIN_INDEX_MAX_ENTRIES,
@@ -302,7 +297,7 @@ def _hygiene_context(request: HtmxHttpRequest, form: HygieneForm, params) -> dic
     return {
         "params": params,
         "query": params.urlencode(),
-        "projects": _projects(),
+        "projects": Project.objects.names(),
         "any_tier_value": ANY_TIER_VALUE,
         "sections": HYGIENE_SECTIONS,
         "period": form.cleaned_data["unverified"],

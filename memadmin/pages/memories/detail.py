@@ -59,10 +59,6 @@ def initial_values(memory: Memory) -> dict:
     }
 
 
-def _project_names() -> list[str]:
-    return list(Project.objects.order_by("name").values_list("name", flat=True))
-
-
 def _ambiguous(request: HtmxHttpRequest, error: AmbiguousName) -> HttpResponse:
     return render_page(
         request,
@@ -120,14 +116,14 @@ def memory_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
     else:
         form = None
         if has_role(request, roles.OPERATOR):  # an auditor is shown no edit form
-            form = MemoryForm(initial=initial_values(memory), projects=_project_names())
+            form = MemoryForm(initial=initial_values(memory), projects=Project.objects.names())
         context = _context(memory, form, raw=raw)
     return render_page(request, "memories/detail.html", context, fragment="body")
 
 
 def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
     """Send the write door only what the user changed, the body checked against its start."""
-    projects = _project_names()
+    projects = Project.objects.names()
     form = MemoryForm(request.POST, initial=initial_values(memory), projects=projects)
     if not form.is_valid():
         return _form_again(request, memory, form, status=400)
@@ -231,7 +227,7 @@ def memory_delete(request: HtmxHttpRequest, name: str) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 @requires_role(read=roles.OPERATOR)
 def memory_new(request: HtmxHttpRequest) -> HttpResponse:
-    projects = _project_names()
+    projects = Project.objects.names()
     if request.method != "POST":
         initial = {
             "name": request.GET.get("name", ""),

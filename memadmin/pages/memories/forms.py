@@ -8,9 +8,10 @@ is a form error, never a 500.
 from django import forms
 
 from memories.reads.filters import MemoryFilterForm
-from memories.reads.params import IdListField
+from memories.reads.params import FirstErrorMixin, IdListField
 from memories.reads.selectors import SORTS
 from memories.rules import fields as memory_fields
+from memories.rules import tiers
 from memories.rules.errors import InvalidField
 
 PAGE_SIZES = (25, 50, 100, 200)
@@ -43,7 +44,7 @@ class MemoryListForm(MemoryFilterForm):
         return cleaned
 
 
-class RowForm(forms.Form):
+class RowForm(FirstErrorMixin, forms.Form):
     """An inline edit of one row: its priority or its load."""
 
     priority = forms.IntegerField(
@@ -57,11 +58,6 @@ class RowForm(forms.Form):
             raise forms.ValidationError("Give a priority or a load to change.")
         return cleaned
 
-    def first_error(self) -> str:
-        for field, errors in self.errors.items():
-            return errors[0] if field == "__all__" else f"{field}: {errors[0]}"
-        return ""
-
 
 BULK_ACTIONS = [
     ("set_priority", "Set priority to"),
@@ -73,7 +69,9 @@ BULK_ACTIONS = [
 ]
 
 
-class BulkForm(forms.Form):
+class BulkForm(FirstErrorMixin, forms.Form):
+    names_the_field = False  # each message says what it is about ("Set priority to what?")
+
     action = forms.ChoiceField(choices=BULK_ACTIONS)
     scope = forms.ChoiceField(
         choices=[("selected", "the selected rows"), ("matching", "every row matching")],
@@ -116,11 +114,6 @@ class BulkForm(forms.Form):
                 "Select some rows first, or choose every row matching the filters."
             )
         return cleaned
-
-    def first_error(self) -> str:
-        for errors in self.errors.values():
-            return errors[0]
-        return ""
 
 
 def lines(text: str) -> list[str]:
@@ -191,7 +184,8 @@ class MemoryForm(forms.Form):
 
     def __init__(self, *args, projects: list[str], **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["project"].choices = [("", "global")] + [(name, name) for name in projects]
+        global_choice = ("", tiers.label(None))
+        self.fields["project"].choices = [global_choice] + [(name, name) for name in projects]
         for name, field in self.fields.items():
             field.show_hidden_initial = name != "verified"
 

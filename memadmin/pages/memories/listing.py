@@ -29,6 +29,7 @@ from memories.reads import budget, selectors
 from memories.reads.params import tier_param
 from memories.reads.search import Hit, search
 from memories.rules import fields as memory_fields
+from memories.rules import tiers
 from memories.rules.errors import DomainError
 from memories.writes import doors
 from projects.models import Project
@@ -385,7 +386,7 @@ def _done_sentence(action: str, data: dict, result: doors.BulkResult) -> str:
     if action == "verify":
         return f"Marked {count} {noun} verified."
     if action == "move":
-        return f"Moved {count} {noun} to {selectors.tier_label(data['to'])}."
+        return f"Moved {count} {noun} to {tiers.label(data['to'])}."
     deleted = f"Deleted {count} {noun}."
     still = sorted(
         {m.name for outcome in result.outcomes for m in outcome.referenced_by}

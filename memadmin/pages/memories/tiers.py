@@ -9,8 +9,7 @@ from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memadmin.web.responses import error_response
 from memories.reads.agent_view import agent_view
-from memories.reads.params import tier_param
-from memories.reads.selectors import project_or_refuse
+from memories.reads.params import session_project
 from memories.rules.errors import DomainError
 from projects.models import Project
 
@@ -20,8 +19,7 @@ from projects.models import Project
 def tier_view(request: HtmxHttpRequest) -> HttpResponse:
     """`project` names the session's project; absent or empty, a session on no project."""
     try:
-        name = tier_param(request.GET)
-        project = project_or_refuse(name) if name else None
+        project = session_project(request.GET)
     except DomainError as error:
         return error_response(request, error.status, error.message)
     view = agent_view(project)
@@ -29,7 +27,7 @@ def tier_view(request: HtmxHttpRequest) -> HttpResponse:
         "view": view,
         "text": view.text(),
         "project": project,
-        "projects": list(Project.objects.order_by("name").values_list("name", flat=True)),
+        "projects": Project.objects.names(),
         "index_max_bytes": settings.MEMADMIN_INDEX_MAX_BYTES,
         "index_max_entries": settings.MEMADMIN_INDEX_MAX_ENTRIES,
     }

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
-from memories.reads import budget
+from memories.rules import budget
 from memories.rules.errors import DomainError
 from projects import writes as project_writes
 from projects.reads import tier_usage

@@ -23,9 +23,10 @@ from memadmin.accounts import roles
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memadmin.web.responses import error_response
-from memories.reads.filters import ANY_TIER
 from memories.reads.params import tier_param
+from memories.rules import tiers
 from memories.rules.errors import DomainError
+from memories.rules.tiers import ANY_TIER
 from memories.writes import doors, snapshot
 from projects.models import Project
 
@@ -62,7 +63,7 @@ def _discard(request: HtmxHttpRequest) -> None:
 
 def _context(**values) -> dict:
     return {
-        "projects": list(Project.objects.order_by("name").values_list("name", flat=True)),
+        "projects": Project.objects.names(),
         "shown_rows": SHOWN_ROWS,
         **values,
     }
@@ -92,7 +93,7 @@ def snapshot_download(request: HtmxHttpRequest) -> HttpResponse:
     except DomainError as error:
         return error_response(request, error.status, error.message)
     spool.seek(0)
-    scope = "" if project is ANY_TIER else f"-{project or 'global'}"
+    scope = "" if project is ANY_TIER else f"-{tiers.label(project)}"
     stamp = timezone.localtime().strftime("%Y%m%d-%H%M%S")
     return FileResponse(
         spool,
