@@ -24,7 +24,7 @@ from memadmin.pages.query import ANY_TIER_VALUE, canonical_query
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
 from memadmin.web.responses import error_response
-from memories.models import Memory
+from memories.models import NAME_SLOT, Memory, memory_url, tier_query
 from memories.reads import budget, selectors
 from memories.reads.params import tier_param
 from memories.reads.search import Hit, search
@@ -73,28 +73,13 @@ NUMERIC = {"Priority", "Reads", "Refs"}
 
 
 class RowLinks:
-    """The views a row links to, each reversed once for a page rather than once for each row.
-
-    A memory's name is made of URL-safe characters (fields.NAME_RE), so it is put in the
-    reversed path as it is.
-    """
-
-    NAME = "__name__"
+    """The views a row links to, each reversed once for a page rather than once for each row
+    (memories.models.memory_url puts each row's memory in)."""
 
     def __init__(self):
-        self.detail = reverse("memories:detail", args=[self.NAME])
-        self.row = reverse("memories:row", args=[self.NAME])
+        self.detail = reverse("memories:detail", args=[NAME_SLOT])
+        self.row = reverse("memories:row", args=[NAME_SLOT])
         self.list = reverse("memories:list")
-        self._tiers: dict[str | None, str] = {}
-
-    def of(self, url: str, name: str) -> str:
-        return url.replace(self.NAME, name)
-
-    def tier(self, project_name: str | None) -> str:
-        """`?project=...` naming the tier (empty: the global tier)."""
-        if project_name not in self._tiers:
-            self._tiers[project_name] = f"?project={quote_plus(project_name or '')}"
-        return self._tiers[project_name]
 
     def listed(self, key: str, value: str) -> str:
         """The list filtered by one parameter."""
@@ -113,10 +98,10 @@ class Row:
 
     def __post_init__(self):
         memory, links = self.memory, self.links
-        tier = links.tier(memory.project_name)
-        self.detail_url = links.of(links.detail, memory.name) + tier
-        self.row_url = links.of(links.row, memory.name) + tier
-        self.tier_url = links.list + tier
+        name, project_name = memory.name, memory.project_name
+        self.detail_url = memory_url(links.detail, name, project_name)
+        self.row_url = memory_url(links.row, name, project_name)
+        self.tier_url = links.list + tier_query(project_name)
         self.referencing_url = links.listed("referencing", memory.name)
         self.tag_links = [(tag, links.listed("tag", tag)) for tag in memory.tags]
 
