@@ -189,6 +189,14 @@ class QueryListField(forms.Field):
         return [item.replace("\x00", " ") for item in value]
 
 
+# The periods the pages offer for `unverified=`, which takes any period (`12h`, `2w`).
+PERIOD_CHOICES = [
+    ("7d", "a week"),
+    ("30d", "30 days"),
+    ("90d", "90 days"),
+    ("180d", "180 days"),
+    ("365d", "a year"),
+]
 BOOL_CHOICES = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 

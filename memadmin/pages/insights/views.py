@@ -22,10 +22,10 @@ from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
 from memadmin.web.responses import error_response
 from memories.reads import band_cut, budget_report, drift, graph, hygiene, selectors
 from memories.reads.agent_view import TierReads
+from memories.reads.filters import PERIOD_CHOICES
 from memories.reads.insight_forms import (
     HYGIENE_SECTIONS,
     NODE_CAPS,
-    PERIOD_CHOICES,
     GraphForm,
     HygieneForm,
     IdsForm,

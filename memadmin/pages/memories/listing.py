@@ -26,6 +26,7 @@ from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
 from memadmin.web.responses import error_response
 from memories.models import NAME_SLOT, Memory, memory_url, tier_query
 from memories.reads import budget, selectors
+from memories.reads.filters import PERIOD_CHOICES
 from memories.reads.params import tier_param
 from memories.reads.search import Hit, search
 from memories.rules import fields as memory_fields
@@ -34,13 +35,6 @@ from memories.rules.errors import DomainError
 from memories.writes import doors
 from projects.models import Project
 
-UNVERIFIED_CHOICES = [
-    ("7d", "a week"),
-    ("30d", "30 days"),
-    ("90d", "90 days"),
-    ("180d", "180 days"),
-    ("365d", "a year"),
-]
 SORT_WORDS = {
     "name": "name",
     "-name": "name, Z to A",
@@ -151,7 +145,7 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         "projects": [project.name for project in projects],
         "any_tier_value": ANY_TIER_VALUE,
         "queries": [q for q in params.getlist("q") if q.strip()],
-        "unverified_choices": UNVERIFIED_CHOICES,
+        "period_choices": PERIOD_CHOICES,
         "loads": memory_fields.LOADS,
         "bulk_actions": BULK_ACTIONS,
         "status": 200,
