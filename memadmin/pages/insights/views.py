@@ -80,6 +80,7 @@ def graph_page(request: HtmxHttpRequest) -> HttpResponse:
         return error_response(request, 400, form.first_error())
     table = request.GET.get("view") == "table"
     context = {
+        "form": form,
         "params": params,
         "query": params.urlencode(),
         "projects": Project.objects.names(),
@@ -295,6 +296,7 @@ def set_priority(request: HtmxHttpRequest) -> HttpResponse:
 
 def _hygiene_context(request: HtmxHttpRequest, form: HygieneForm, params) -> dict:
     return {
+        "form": form,
         "params": params,
         "query": params.urlencode(),
         "projects": Project.objects.names(),
