@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 
+from memories.models import NAME_SLOT, memory_url
 from memories.rules import budget
 from memories.rules.captions import relative
 
@@ -58,14 +59,10 @@ def query_for(**values) -> str:
     return urlencode({key: value for key, value in values.items() if value is not None})
 
 
-@register.simple_tag
-def memory_url(viewname: str, memory) -> str:
-    """The page of one memory, its tier named as the API names it (`project=`, empty: global)."""
-    return (
-        reverse(viewname, args=[memory.name])
-        + "?"
-        + urlencode({"project": memory.project_name or ""})
-    )
+@register.simple_tag(name="memory_url")
+def memory_view_url(viewname: str, memory) -> str:
+    """One memory at one of its views (delete, history...), its tier named as its page's is."""
+    return memory_url(reverse(viewname, args=[NAME_SLOT]), memory.name, memory.project_name)
 
 
 @register.simple_tag

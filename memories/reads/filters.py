@@ -176,19 +176,30 @@ class QueryListField(forms.Field):
     """`q` repeated for synonyms: q=terse&q=brevity is one search over both."""
 
     widget = QueryListWidget
+    max_length = memory_fields.MAX_QUERY_CHARS  # of each synonym
 
     def to_python(self, value):
         if not value:
             return []
         if isinstance(value, str):
             value = [value]
-        if len(value) > 20:
-            raise forms.ValidationError("At most 20 synonyms in one search.")
-        if any(len(item) > 500 for item in value):
-            raise forms.ValidationError("A search is at most 500 characters.")
+        if len(value) > memory_fields.MAX_QUERIES:
+            raise forms.ValidationError(
+                f"At most {memory_fields.MAX_QUERIES} synonyms in one search."
+            )
+        if any(len(item) > self.max_length for item in value):
+            raise forms.ValidationError(f"A search is at most {self.max_length} characters.")
         return [item.replace("\x00", " ") for item in value]
 
 
+# The periods the pages offer for `unverified=`, which takes any period (`12h`, `2w`).
+PERIOD_CHOICES = [
+    ("7d", "a week"),
+    ("30d", "30 days"),
+    ("90d", "90 days"),
+    ("180d", "180 days"),
+    ("365d", "a year"),
+]
 BOOL_CHOICES = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 

@@ -4,7 +4,7 @@ An edge is a reference resolved the way `selectors.resolve_references` resolves 
 memory the citing memory's band holds under that name. A reference naming no memory of its
 band leads to a dangling target, a node of its own kind: a name no memory has (a note still to
 write), a path, a URL or an external id. Nodes carry what the picture encodes (load, read
-count, expiry, tier); an edge between two tiers is marked.
+count, expiry, tier) and a memory's page; an edge between two tiers is marked.
 """
 
 import datetime as dt
@@ -20,10 +20,11 @@ from typing import NamedTuple
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
 from django.db.models.expressions import RawSQL
+from django.urls import reverse
 from django.utils import timezone
 
 from memories import engine
-from memories.models import Memory
+from memories.models import NAME_SLOT, Memory, memory_url
 from memories.reads.filters import MemoryFilters
 from memories.rules import tiers
 from memories.rules.errors import InvalidField
@@ -163,14 +164,7 @@ class Node:
     degree: int = 0
     depth: int | None = None  # hops from the centre of a neighbourhood
     cluster: int = 0  # which connected piece of the drawn graph, 0 the largest
-
-    @property
-    def name(self) -> str:
-        return self.label
-
-    @property
-    def project_name(self) -> str | None:
-        return self.project
+    url: str = ""  # a memory's page
 
     @property
     def tier(self) -> str | None:
@@ -191,6 +185,7 @@ class Node:
                 name=self.label,
                 project=self.project,
                 tier=self.tier,
+                url=self.url,
                 description=self.description,
                 load=self.load,
                 priority=self.priority,
@@ -413,7 +408,8 @@ class _Wiring:
 
 
 def _fill(nodes: dict[int, Node], now: dt.datetime) -> None:
-    """Load the attributes of the memory nodes (one query)."""
+    """Load the attributes of the memory nodes (one query) and give each its page."""
+    page = reverse("memories:detail", args=[NAME_SLOT])
     memory_ids = [number for number in nodes if number > 0]
     in_ids = RawSQL(*engine.of(connection).statements.values(memory_ids))
     rows = Memory.objects.filter(id__in=in_ids).values_list(
@@ -428,6 +424,7 @@ def _fill(nodes: dict[int, Node], now: dt.datetime) -> None:
         node.priority = priority
         node.read_count = read_count
         node.expired = expires_at is not None and expires_at <= now
+        node.url = memory_url(page, name, project)
 
 
 def cap_value(value) -> int:

@@ -20,13 +20,6 @@ HYGIENE_SECTIONS = {
     "unverified": "Verification queue",
     "duplicates": "Near-duplicate descriptions",
 }
-PERIOD_CHOICES = [
-    ("7d", "a week"),
-    ("30d", "30 days"),
-    ("90d", "90 days"),
-    ("180d", "180 days"),
-    ("365d", "a year"),
-]
 NODE_CAPS = (300, 1500, 5000, graph.MAX_NODE_CAP)
 
 

@@ -52,6 +52,7 @@ from memories import engine
 from memories.engine.ranking import SENSES, Formula, Part, Plan
 from memories.models import Memory
 from memories.reads.filters import MemoryFilters
+from memories.rules.fields import MAX_QUERIES, MAX_QUERY_CHARS
 from projects.models import Project
 
 # The index's column weights: a hit on the name counts most, then the description, then the
@@ -67,8 +68,6 @@ FRESHNESS_FLOOR = 0.5  # what freshness decays toward: an old note keeps half it
 PREFIX_WEIGHT = 0.8  # a prefix guess ranks below an exact word match of the same quality
 SCAN_LIMIT = 2000  # text matches kept per scanned term, newest first, in one shared pass
 SHORT_BODY_CHARS = 400  # a hit carries its body when it is at most this long
-MAX_QUERY_CHARS = 500
-MAX_QUERIES = 20
 JOINED_MIN_CHARS = 8  # `deploy-host` is an identifier; `e-mail` is two words
 
 FORMULA = Formula(

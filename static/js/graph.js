@@ -226,10 +226,7 @@
   }
 
   function destination(holder, node) {
-    if (node.kind === "memory") {
-      const page = holder.dataset.memoryUrl.replace("__NAME__", encodeURIComponent(node.name));
-      return `${page}?project=${encodeURIComponent(node.project ?? "")}`;
-    }
+    if (node.kind === "memory") return node.url;
     return holder.dataset.referencingUrl + encodeURIComponent(node.target);
   }
 

@@ -281,6 +281,7 @@ def test_to_dict_shapes(write, project):
         "name": "stack",
         "project": "webdev",
         "tier": "webdev",
+        "url": "/memories/stack/?project=webdev",
         "description": "about stack",
         "load": "index",
         "priority": 5,

@@ -167,7 +167,13 @@ def test_htmx_gets_the_fragment_without_chrome(auditor, store, htmx, path, fragm
 def test_graph_page_and_table(auditor, store):
     page = auditor.get("/graph/?project=webdev&tag=").content.decode()
     assert 'data-graph-url="/graph/data/?project=webdev"' in page
-    assert 'data-memory-url="/memories/__NAME__/"' in page
+    # The script opens a memory at the page its node carries, not one it builds.
+    assert "data-memory-url" not in page
+    nodes = auditor.get("/graph/data/?project=webdev").json()["nodes"]
+    assert {n["url"] for n in nodes if n["kind"] == "memory"} == {
+        "/memories/stack/?project=webdev",
+        "/memories/deploy-host/?project=",
+    }
     table = auditor.get("/graph/?view=table").content.decode()
     assert "write-me" in table and "dangling name" in table and "cross-tier" in table
     assert "5 nodes and 4 references" in table

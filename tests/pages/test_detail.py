@@ -33,6 +33,23 @@ def memory(db, project):
     return backdate(note, days=47, verified_days=1)
 
 
+def test_every_link_to_a_memory_is_its_absolute_url(auditor, memory):
+    citer = Memory.objects.get(name="citer")
+    assert memory.get_absolute_url() == "/memories/note/?project="
+    assert citer.get_absolute_url() == "/memories/citer/?project=webdev"
+    assert auditor.get(citer.get_absolute_url()).status_code == 200
+    # The list's rows, a memory's page and the graph's data each link to it so.
+    assert f'href="{citer.get_absolute_url()}"' in auditor.get("/memories/").content.decode()
+    page = auditor.get(memory.get_absolute_url()).content.decode()
+    assert f'href="{citer.get_absolute_url()}"' in page
+    nodes = auditor.get("/graph/data/").json()["nodes"]
+    assert {node["url"] for node in nodes if node["kind"] == "memory"} == {
+        memory.get_absolute_url(),
+        citer.get_absolute_url(),
+        "/memories/deploy-host/?project=",
+    }
+
+
 def edit(client, memory, **changes):
     """What the browser sends from the page it showed of `memory` (every field with its
     hidden initial), with some fields changed."""

@@ -2,12 +2,15 @@
 
 import datetime as dt
 import re
+from html.parser import HTMLParser
 
 import pytest
 from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memadmin.pages.memories.forms import BulkForm, MemoryListForm
+from memories.rules import fields
 from memories.writes import doors
 from projects import writes as project_doors
 from tests.conftest import backdate
@@ -230,6 +233,66 @@ def test_a_search_keeps_to_the_filters_and_pages_by_offset(auditor, db):
     last = auditor.get("/memories/?q=deploy&tag=ops&limit=2&offset=4").content.decode()
     assert len(names(last)) == 1 and 'rel="next"' not in last
     assert 'href="/memories/?q=deploy&amp;tag=ops&amp;limit=2&amp;offset=2" ' in last
+
+
+class _Inputs(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.found: dict[str, dict] = {}
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "input" and "id" in attrs:
+            self.found[attrs["id"]] = attrs
+
+
+def inputs(html: str) -> dict[str, dict]:
+    """Every <input> with an id, by id: its attributes."""
+    parser = _Inputs()
+    parser.feed(html)
+    return parser.found
+
+
+def test_the_inputs_limits_are_the_form_fields(operator, store):
+    query = "?tag=ops&referencing=rule&priority_min=1&priority_max=9&q=rule"
+    drawn = inputs(operator.get("/memories/" + query).content.decode())
+    assert drawn["f-tag"] == {
+        "id": "f-tag",
+        "name": "tag",
+        "type": "text",
+        "value": "ops",
+        "maxlength": str(fields.MAX_TAG_LENGTH),
+        "autocomplete": "off",
+    }
+    assert drawn["f-referencing"]["maxlength"] == str(fields.MAX_REFERENCE_LENGTH)
+    assert drawn["f-referencing"]["value"] == "rule"
+    priorities = (str(fields.PRIORITY_MIN), str(fields.PRIORITY_MAX))
+    for key, name, value in [("f-pmin", "priority_min", "1"), ("f-pmax", "priority_max", "9")]:
+        assert (drawn[key]["name"], drawn[key]["type"], drawn[key]["value"]) == (
+            name,
+            "number",
+            value,
+        )
+        assert (drawn[key]["min"], drawn[key]["max"]) == priorities
+    assert (drawn["f-pmin"]["placeholder"], drawn["f-pmax"]["placeholder"]) == priorities
+    assert MemoryListForm().fields["q"].max_length == fields.MAX_QUERY_CHARS
+    assert drawn["f-q-1"]["maxlength"] == drawn["f-q-more"]["maxlength"] == "500"
+    assert (drawn["bulk-priority"]["min"], drawn["bulk-priority"]["max"]) == priorities
+    shift = BulkForm().fields["shift"]
+    assert (drawn["bulk-shift"]["min"], drawn["bulk-shift"]["max"]) == (
+        str(shift.min_value),
+        str(shift.max_value),
+    )
+    graph = inputs(operator.get("/graph/?tag=ops").content.decode())
+    hygiene = inputs(operator.get("/hygiene/?tag=ops").content.decode())
+    for tag in (graph["g-tag"], hygiene["h-tag"]):
+        assert (tag["maxlength"], tag["value"]) == (str(fields.MAX_TAG_LENGTH), "ops")
+
+
+def test_a_value_drawn_in_a_filter_input_is_escaped(auditor, store):
+    html = auditor.get("/memories/", {"tag": '"><b>x'}).content.decode()
+    assert inputs(html)["f-tag"]["value"] == '"><b>x'
+    assert "<b>x" not in html
 
 
 def test_the_search_form_keeps_every_synonym(auditor, store):

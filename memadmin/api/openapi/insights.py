@@ -52,6 +52,11 @@ SCHEMAS = {
             "name": TEXT,
             "project": NULLABLE_TEXT,
             "tier": TEXT,
+            "url": {
+                "type": "string",
+                "description": "the memory's page: /memories/{name}/?project= and its project "
+                "(empty: the global tier)",
+            },
             "description": TEXT,
             "load": {"type": "string", "enum": list(f.LOADS)},
             "priority": {"type": "integer"},

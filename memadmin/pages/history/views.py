@@ -17,7 +17,7 @@ from memadmin.pages.query import ANY_TIER_VALUE, canonical_query
 from memadmin.web.access import has_role, requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memadmin.web.responses import error_response
-from memories.models import Action, Door, Memory, Revision, TrashedMemory
+from memories.models import NAME_SLOT, Action, Door, Memory, Revision, TrashedMemory, memory_url
 from memories.reads import history as history_reads
 from memories.reads import selectors
 from memories.reads.history import AuditFilterForm, AuditFilters
@@ -46,7 +46,7 @@ CSV_COLUMNS = [
 
 
 def _memory_url(viewname: str, name: str, project: str | None) -> str:
-    return reverse(viewname, args=[name]) + "?" + urlencode({"project": project or ""})
+    return memory_url(reverse(viewname, args=[NAME_SLOT]), name, project)
 
 
 def _current_memory(revision: Revision) -> Memory | None:
@@ -97,7 +97,7 @@ def memory_history(request: HtmxHttpRequest, name: str) -> HttpResponse:
         "caption": record_caption(memory, timezone.now()),
         "page": page,
         "current_revision": latest["id"] if latest else None,
-        "detail_url": _memory_url("memories:detail", memory.name, memory.project_name),
+        "detail_url": memory.get_absolute_url(),
         "history_url": base,
         "older_url": f"{base}&before={page.older}" if page.older else None,
         "newer_url": f"{base}&after={page.newer}" if page.newer else None,

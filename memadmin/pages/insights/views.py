@@ -22,10 +22,10 @@ from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
 from memadmin.web.responses import error_response
 from memories.reads import band_cut, budget_report, drift, graph, hygiene, selectors
 from memories.reads.agent_view import TierReads
+from memories.reads.filters import PERIOD_CHOICES
 from memories.reads.insight_forms import (
     HYGIENE_SECTIONS,
     NODE_CAPS,
-    PERIOD_CHOICES,
     GraphForm,
     HygieneForm,
     IdsForm,
@@ -80,6 +80,7 @@ def graph_page(request: HtmxHttpRequest) -> HttpResponse:
         return error_response(request, 400, form.first_error())
     table = request.GET.get("view") == "table"
     context = {
+        "form": form,
         "params": params,
         "query": params.urlencode(),
         "projects": Project.objects.names(),
@@ -295,6 +296,7 @@ def set_priority(request: HtmxHttpRequest) -> HttpResponse:
 
 def _hygiene_context(request: HtmxHttpRequest, form: HygieneForm, params) -> dict:
     return {
+        "form": form,
         "params": params,
         "query": params.urlencode(),
         "projects": Project.objects.names(),

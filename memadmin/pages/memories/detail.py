@@ -7,7 +7,6 @@ import hashlib
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect
-from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
@@ -38,11 +37,6 @@ def like_stored(submitted: str, stored: str) -> str:
     if "\r\n" in stored:
         return submitted
     return submitted.replace("\r\n", "\n")
-
-
-def detail_url(memory: Memory) -> str:
-    project = memory.project_name or ""
-    return reverse("memories:detail", args=[memory.name]) + "?project=" + project
 
 
 def initial_values(memory: Memory) -> dict:
@@ -84,7 +78,7 @@ def _body_context(memory: Memory, raw: bool) -> dict:
         "memory": memory,
         "raw": raw,
         "body_html": "" if raw else render_markdown(memory.body),
-        "detail_url": detail_url(memory),
+        "detail_url": memory.get_absolute_url(),
     }
 
 
@@ -144,7 +138,7 @@ def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
     verified = form.cleaned_data["verified"]
     if not changes and not verified:
         messages.info(request, "Nothing to save: no field was changed.")
-        return redirect(detail_url(memory))
+        return redirect(memory)
     try:
         result = doors.write(
             memory.name,
@@ -163,7 +157,7 @@ def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
     if result.moved_from is not None:
         saved += f" Moved from {result.moved_from} to {result.tier_words}."
     messages.success(request, " ".join([saved, *result.notes]))
-    return redirect(detail_url(result.memory))
+    return redirect(result.memory)
 
 
 def _form_again(
@@ -219,7 +213,7 @@ def memory_delete(request: HtmxHttpRequest, name: str) -> HttpResponse:
         {
             "memory": memory,
             "referenced_by": selectors.referenced_by(memory),
-            "detail_url": detail_url(memory),
+            "detail_url": memory.get_absolute_url(),
         },
     )
 
@@ -261,5 +255,5 @@ def memory_new(request: HtmxHttpRequest) -> HttpResponse:
             form.add_error(field if field in form.fields else None, error.message)
         else:
             messages.success(request, " ".join([f"Saved '{result.memory.name}'.", *result.notes]))
-            return redirect(detail_url(result.memory))
+            return redirect(result.memory)
     return render_page(request, "memories/new.html", {"form": form}, status=400)

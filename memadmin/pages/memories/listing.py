@@ -24,8 +24,9 @@ from memadmin.pages.query import ANY_TIER_VALUE, canonical_query
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
 from memadmin.web.responses import error_response
-from memories.models import Memory
+from memories.models import NAME_SLOT, Memory, memory_url, tier_query
 from memories.reads import budget, selectors
+from memories.reads.filters import PERIOD_CHOICES
 from memories.reads.params import tier_param
 from memories.reads.search import Hit, search
 from memories.rules import fields as memory_fields
@@ -34,13 +35,6 @@ from memories.rules.errors import DomainError
 from memories.writes import doors
 from projects.models import Project
 
-UNVERIFIED_CHOICES = [
-    ("7d", "a week"),
-    ("30d", "30 days"),
-    ("90d", "90 days"),
-    ("180d", "180 days"),
-    ("365d", "a year"),
-]
 SORT_WORDS = {
     "name": "name",
     "-name": "name, Z to A",
@@ -73,28 +67,13 @@ NUMERIC = {"Priority", "Reads", "Refs"}
 
 
 class RowLinks:
-    """The views a row links to, each reversed once for a page rather than once for each row.
-
-    A memory's name is made of URL-safe characters (fields.NAME_RE), so it is put in the
-    reversed path as it is.
-    """
-
-    NAME = "__name__"
+    """The views a row links to, each reversed once for a page rather than once for each row
+    (memories.models.memory_url puts each row's memory in)."""
 
     def __init__(self):
-        self.detail = reverse("memories:detail", args=[self.NAME])
-        self.row = reverse("memories:row", args=[self.NAME])
+        self.detail = reverse("memories:detail", args=[NAME_SLOT])
+        self.row = reverse("memories:row", args=[NAME_SLOT])
         self.list = reverse("memories:list")
-        self._tiers: dict[str | None, str] = {}
-
-    def of(self, url: str, name: str) -> str:
-        return url.replace(self.NAME, name)
-
-    def tier(self, project_name: str | None) -> str:
-        """`?project=...` naming the tier (empty: the global tier)."""
-        if project_name not in self._tiers:
-            self._tiers[project_name] = f"?project={quote_plus(project_name or '')}"
-        return self._tiers[project_name]
 
     def listed(self, key: str, value: str) -> str:
         """The list filtered by one parameter."""
@@ -113,10 +92,10 @@ class Row:
 
     def __post_init__(self):
         memory, links = self.memory, self.links
-        tier = links.tier(memory.project_name)
-        self.detail_url = links.of(links.detail, memory.name) + tier
-        self.row_url = links.of(links.row, memory.name) + tier
-        self.tier_url = links.list + tier
+        name, project_name = memory.name, memory.project_name
+        self.detail_url = memory_url(links.detail, name, project_name)
+        self.row_url = memory_url(links.row, name, project_name)
+        self.tier_url = links.list + tier_query(project_name)
         self.referencing_url = links.listed("referencing", memory.name)
         self.tag_links = [(tag, links.listed("tag", tag)) for tag in memory.tags]
 
@@ -166,7 +145,11 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         "projects": [project.name for project in projects],
         "any_tier_value": ANY_TIER_VALUE,
         "queries": [q for q in params.getlist("q") if q.strip()],
-        "unverified_choices": UNVERIFIED_CHOICES,
+        "form": form,
+        # A class: the template makes the form (0.1 ms) only when it draws the bulk controls,
+        # which it keeps drawn per process.
+        "bulk_form": BulkForm,
+        "period_choices": PERIOD_CHOICES,
         "loads": memory_fields.LOADS,
         "bulk_actions": BULK_ACTIONS,
         "status": 200,
