@@ -23,6 +23,7 @@ from memories import engine
 from memories.models import Memory
 from memories.reads import selectors
 from memories.reads.filters import MemoryFilterForm
+from memories.reads.search import search
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
 from memories.rules.captions import age, short_age
@@ -90,32 +91,21 @@ def _table(out: OutputWrapper, header: list[str], rows: list[list[str]]) -> None
 # memory list / get / show
 
 
-def list_memories(
-    out: OutputWrapper,
-    *,
-    project,
-    referencing,
-    unverified,
-    expired,
-    tag,
-    load,
-    format,
-    **_,
-) -> None:
-    data = {"expired": "true" if expired else ""}
-    for key, value in (
-        ("project", project),
-        ("referencing", referencing),
-        ("unverified", unverified),
-        ("tag", tag),
-        ("load", load),
-    ):
-        if value is not None:
-            data[key] = value
+def _filter_form(options: dict, **data) -> MemoryFilterForm:
+    """The filter options of `memory list` and `memory search` read by the filter form the
+    pages and /v1 use, so a bad value is refused in the same words."""
+    data["expired"] = "true" if options.get("expired") else ""
+    for key in ("project", "referencing", "unverified", "tag", "load"):
+        if options.get(key) is not None:
+            data[key] = options[key]
     form = MemoryFilterForm(data)
     if not form.is_valid():
         raise CommandError(form.first_error())
-    filters = form.filters()
+    return form
+
+
+def list_memories(out: OutputWrapper, *, format, **options) -> None:
+    filters = _filter_form(options).filters()
     now = timezone.now()
     with refusals():
         rows = list(selectors.memories(filters, now=now))
@@ -141,6 +131,37 @@ def list_memories(
             ],
         )
     out.write(filters.summary(len(rows)) + ".")
+
+
+def search_memories(out: OutputWrapper, *, queries, limit, format, **options) -> None:
+    form = _filter_form(options, q=queries, limit=str(limit))
+    filters = form.filters()
+    with refusals():
+        result = search(form.cleaned_data["q"], filters, limit=form.cleaned_data["limit"])
+    if format == "json":
+        _dump(out, {"memories": [hit.to_dict() for hit in result.hits]})
+        return
+    wanted = ", ".join(f"‘{query}’" for query in form.cleaned_data["q"])
+    summary = filters.summary(result.count, searched=True)
+    out.write(f"{summary} matching {wanted}, best first")
+    if result.last_resort:
+        out.write("Nothing matched as words; the whole query was scanned as text.")
+    if result.capped:
+        out.write("A text scan stopped at its limit: there may be more.")
+    for hit in result.hits:
+        memory = hit.memory
+        marks = [f"{memory.read_count} reads", f"age {short_age(memory.created_at)}"]
+        if hit.verified_since_recorded:
+            marks.append("verified")
+        if memory.is_expired():
+            marks.append("EXPIRED")
+        out.write(
+            f"{memory.name}  [{tiers.label(memory.project_name)}]  p{memory.priority}  "
+            f"{hit.matched_by} {hit.score:.3f}  {', '.join(marks)}"
+        )
+        out.write(f"    {memory.description}")
+        if hit.scanned_terms:
+            out.write("    found as text: " + ", ".join(hit.scanned_terms))
 
 
 def _locate(name: str, project) -> Memory:

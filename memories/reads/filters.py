@@ -12,11 +12,13 @@ from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from memories.engine.hints import Unindexed, likelihood
+from memories.models import Memory, Reference, Tag
 from memories.reads.params import TierForm
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
 from memories.rules.errors import InvalidField
 from memories.rules.tiers import ANY_TIER
+from projects.models import Project
 
 # The share of rows a condition is declared to admit when it admits most of them, or few.
 DENSE, SPARSE = 0.9, 0.05
@@ -43,8 +45,6 @@ class MemoryFilters:
         if self.project is None:
             return 0
         if "_project_id" not in self.__dict__:
-            from projects.models import Project
-
             project = Project.objects.only("id").named(self.project)
             object.__setattr__(self, "_project_id", project.id)
         return self.__dict__["_project_id"]
@@ -70,8 +70,6 @@ class MemoryFilters:
         past every row they reject (`load=inline`, 200 of 100,000 memories: 0.3 ms against
         22 ms walked).
         """
-        from memories.models import Reference, Tag
-
         now = now or timezone.now()
         column = _walked if walk_order else (_declared_sparse if sparse else F)
         tier = self.tier_key()
@@ -144,8 +142,6 @@ class MemoryFilters:
 
 def _walked(name: str) -> Unindexed:
     """The column's value, which the planner will not look up through an index."""
-    from memories.models import Memory
-
     return Unindexed(F(name), output_field=Memory._meta.get_field(name))
 
 

@@ -1,13 +1,12 @@
 """`manage.py memory ...`: the operator's commands on the memory store.
 
-Each subcommand is one add_parser block below and one handle_<name> method; most bodies live
-in memories.cli.
+Each subcommand is one add_parser block below and one handle_<name> method; the bodies live
+in memadmin.cli.commands.
 """
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from memadmin.cli import commands as cli
-from memories.rules import tiers
 from memories.writes import history
 
 FORMATS = ("table", "json")
@@ -158,50 +157,5 @@ class Command(BaseCommand):
     def handle_import(self, **options):
         cli.import_(self.stdout, self.stderr, **options)
 
-    def handle_search(self, *, queries, limit, format, **options):
-        import json
-
-        from memories.reads.filters import MemoryFilterForm
-        from memories.reads.search import search
-        from memories.rules.captions import short_age
-        from memories.rules.errors import DomainError
-
-        data = {"q": queries, "limit": str(limit)}
-        for name in ("project", "unverified", "referencing", "tag", "load"):
-            if options[name] is not None:
-                data[name] = options[name]
-        if options["expired"]:
-            data["expired"] = "true"
-        form = MemoryFilterForm(data)
-        if not form.is_valid():
-            raise CommandError(form.first_error())
-        filters = form.filters()
-        try:
-            result = search(form.cleaned_data["q"], filters, limit=form.cleaned_data["limit"])
-        except DomainError as error:
-            raise CommandError(error.message) from None
-        if format == "json":
-            memories = [hit.to_dict() for hit in result.hits]
-            self.stdout.write(json.dumps({"memories": memories}, ensure_ascii=False, indent=2))
-            return
-        wanted = ", ".join(f"‘{query}’" for query in form.cleaned_data["q"])
-        summary = filters.summary(result.count, searched=True)
-        self.stdout.write(f"{summary} matching {wanted}, best first")
-        if result.last_resort:
-            self.stdout.write("Nothing matched as words; the whole query was scanned as text.")
-        if result.capped:
-            self.stdout.write("A text scan stopped at its limit: there may be more.")
-        for hit in result.hits:
-            memory = hit.memory
-            marks = [f"{memory.read_count} reads", f"age {short_age(memory.created_at)}"]
-            if hit.verified_since_recorded:
-                marks.append("verified")
-            if memory.is_expired():
-                marks.append("EXPIRED")
-            self.stdout.write(
-                f"{memory.name}  [{tiers.label(memory.project_name)}]  p{memory.priority}  "
-                f"{hit.matched_by} {hit.score:.3f}  {', '.join(marks)}"
-            )
-            self.stdout.write(f"    {memory.description}")
-            if hit.scanned_terms:
-                self.stdout.write("    found as text: " + ", ".join(hit.scanned_terms))
+    def handle_search(self, **options):
+        cli.search_memories(self.stdout, **options)
