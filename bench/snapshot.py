@@ -31,7 +31,7 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 
 from memories.models import Memory  # noqa: E402
-from memories.writes import doors, snapshot  # noqa: E402
+from memories.writes import imports, snapshot  # noqa: E402
 from projects import writes as project_doors  # noqa: E402
 
 
@@ -49,7 +49,7 @@ def main(count: int) -> None:
         project_doors.add(name)
     created = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)
     entries = [
-        doors.ImportEntry(
+        imports.ImportEntry(
             name=f"note-{n:06d}",
             project=None if n % 3 == 0 else projects[n % len(projects)],
             description=f"Decision {n}: the service moved to worker pool {n % 17}",
@@ -62,14 +62,14 @@ def main(count: int) -> None:
         )
         for n in range(count)
     ]
-    timed(f"build: import door, {count} new memories", lambda: doors.import_memories(entries))
+    timed(f"build: import door, {count} new memories", lambda: imports.import_memories(entries))
     first, second = OUT / "first", OUT / "second"
     timed("export to a directory", lambda: snapshot.export_directory(first))
     read = timed("read the directory back", lambda: snapshot.read_directory(first))
-    timed("dry run (preview_import, force)", lambda: doors.preview_import(read, force=True))
-    timed("import --force over every memory", lambda: doors.import_memories(read, force=True))
+    timed("dry run (preview_import, force)", lambda: imports.preview_import(read, force=True))
+    timed("import --force over every memory", lambda: imports.import_memories(read, force=True))
     Memory.objects.all().delete()
-    timed("import into an empty store", lambda: doors.import_memories(read))
+    timed("import into an empty store", lambda: imports.import_memories(read))
     timed("export again", lambda: snapshot.export_directory(second))
     archive = io.BytesIO()
     timed("the dashboard zip", lambda: snapshot.export_zip(archive))

@@ -1,5 +1,6 @@
 """The write door: omit-keeps, created_at, verified_at, validation, notes, tier moves."""
 
+import contextlib
 import datetime as dt
 import json
 
@@ -282,3 +283,26 @@ def test_tags_and_references_keep_their_order_in_json(write):
 def test_delete_of_missing_memory_is_refused(db):
     with pytest.raises(MemoryNotFound):
         doors.delete("ghost")
+
+
+@pytest.mark.parametrize(
+    ("door", "queries"),
+    [
+        # savepoint; the name in any tier; the name across tiers; the band; the upsert; the
+        # row read back; the revision; release; then the near-duplicate candidates (none)
+        (lambda: doors.write("fresh", description="a thing apart"), 9),
+        # as a create, without the name across tiers
+        (lambda: doors.write("deploy", priority=1), 8),
+        # + the target project, the name in its tier and across tiers; an UPDATE by id
+        (lambda: doors.write("deploy", move_to="webdev"), 11),
+        # savepoint; the name; rollback and release: nothing else is asked
+        (lambda: doors.write("deploy", description="again", must_create=True), 4),
+    ],
+    ids=["create", "update", "move", "refused"],
+)
+def test_each_write_runs_a_fixed_number_of_queries(
+    write, project, door, queries, django_assert_num_queries
+):
+    write("deploy", description="where deploys go", body="host-7")
+    with django_assert_num_queries(queries), contextlib.suppress(NameClash):
+        door()

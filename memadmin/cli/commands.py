@@ -29,7 +29,7 @@ from memories.rules import tiers
 from memories.rules.captions import age, short_age
 from memories.rules.errors import AmbiguousName, DomainError, MemoryNotFound
 from memories.rules.fields import rfc3339
-from memories.writes import doors, snapshot
+from memories.writes import doors, imports, snapshot
 from projects import reads as project_selectors
 from projects import writes as project_doors
 
@@ -401,7 +401,7 @@ def import_(out: OutputWrapper, err: OutputWrapper, *, directory, force, dry_run
         with Progress(err, snapshot.count_files(directory), "Reading") as bar:
             entries = snapshot.read_directory(directory, progress=bar.advance)
         if dry_run:
-            plan = doors.preview_import(entries, force=force)
+            plan = imports.preview_import(entries, force=force)
             for planned in plan.overwritten:
                 out.write(f"would overwrite {planned.entry.label}")
             for planned in plan.refused:
@@ -415,7 +415,7 @@ def import_(out: OutputWrapper, err: OutputWrapper, *, directory, force, dry_run
             out.write("Nothing was imported (a dry run).")
             return
         with Progress(err, len(entries), "Importing") as bar:
-            result = doors.import_memories(entries, force=force, progress=bar.advance)
+            result = imports.import_memories(entries, force=force, progress=bar.advance)
     out.write(
         f"Imported {_count(len(entries))} from {directory}: {len(result.added)} added, "
         f"{len(result.overwritten)} overwritten."

@@ -1,8 +1,15 @@
-"""Template helpers of the dashboard: ages with the exact time on hover, sizes, query strings."""
+"""Template helpers of the dashboard: ages with the exact time on hover, sizes, query strings,
+and the memory list's rows.
+
+The HTML built here is our markup in HtmlTemplates, whose fields are escaped unless they hold
+HTML already (a SafeString), as Django's format_html escapes: a value is safe in a row
+because it was escaped, never because someone remembered to.
+"""
 
 import datetime as dt
 import html
 import re
+import string
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -10,7 +17,7 @@ from django import template
 from django.template.defaultfilters import floatformat
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString
 
 from memories.models import NAME_SLOT, memory_url
 from memories.rules import budget
@@ -18,11 +25,74 @@ from memories.rules.captions import relative
 
 register = template.Library()
 
+# Django's escape() and conditional_escape() do this escaping (html.escape) behind a
+# lazy-string check (keep_lazy) that costs several times the escaping: format_html, which
+# runs them on every value, made the rows of a 50-row list page take three times as long.
+_escape = html.escape
+_MARKUP_CHARACTER = re.compile("[&<>\"']").search  # most values have none: nothing to replace
 
-def _e(value) -> str:
-    """Escaped for HTML text and attribute values: what Django's escape() does, without
-    its lazy-string wrapper, which cost a row 0.1 ms on its own."""
-    return html.escape(str(value), quote=True)
+
+def _html_text(value) -> str:
+    """`value` as HTML: a SafeString itself, anything else's text escaped."""
+    if isinstance(value, SafeString):
+        return value
+    text = str(value)
+    return _escape(text) if _MARKUP_CHARACTER(text) else text
+
+
+def escaped(value) -> SafeString:
+    """Django's conditional_escape: `value` itself when it is HTML already (a SafeString),
+    else its text escaped for HTML text and attribute values."""
+    return value if isinstance(value, SafeString) else SafeString(_html_text(value))
+
+
+def html_join(separator: str, fragments) -> SafeString:
+    """`fragments` joined by `separator` (our markup), each escaped unless it is HTML."""
+    return SafeString(separator.join([_html_text(fragment) for fragment in fragments]))
+
+
+class HtmlTemplate:
+    """Our markup with {named} fields, as str.format writes them, parsed once.
+
+    format() and format_map() are Django's format_html: every value is escaped unless it is
+    HTML already (a SafeString). str.format parses its template on every call, which cost
+    a list row a third of its time.
+    """
+
+    def __init__(self, source: str):
+        self.source = source
+        self._chunks: list[str] = []  # the literal text, and a slot where each field goes
+        self._slots: list[tuple[int, str]] = []
+        for literal, field, spec, conversion in string.Formatter().parse(source):
+            self._chunks.append(literal)
+            if field is not None:
+                if spec or conversion or not field.isidentifier():
+                    raise ValueError(f"{{{field}}} is not a plain named field of {source!r}")
+                self._slots.append((len(self._chunks), field))
+                self._chunks.append("")
+
+    def format(self, **values) -> SafeString:
+        return self.format_map(values)
+
+    def format_map(self, values: dict) -> SafeString:
+        """The template filled with `values` (a dict it may overwrite)."""
+        for key, value in values.items():  # _html_text, without a call for each value
+            if isinstance(value, SafeString):
+                continue
+            if type(value) is int:  # digits: nothing to escape
+                values[key] = str(value)
+            else:
+                text = str(value)
+                values[key] = _escape(text) if _MARKUP_CHARACTER(text) else text
+        chunks = self._chunks.copy()
+        for index, field in self._slots:
+            chunks[index] = values[field]
+        return SafeString("".join(chunks))
+
+
+TIME = HtmlTemplate('<time datetime="{iso}" title="{exact}">{age}</time>')
+EMPTY_AGE = HtmlTemplate('<span class="muted">{empty}</span>')
+NEVER = EMPTY_AGE.format(empty="never")
 
 
 @register.simple_tag
@@ -32,19 +102,16 @@ def age(
     now: dt.datetime | None = None,
     zone: dt.tzinfo | None = None,
 ) -> str:
-    """'47 days ago' (or 'in 3 days') in a <time> whose title holds the exact time.
-
-    The ISO time, the exact time and the age are digits, words and a zone's abbreviation:
-    nothing to escape.
-    """
+    """'47 days ago' (or 'in 3 days') in a <time> whose title holds the exact time."""
     if moment is None:
-        return mark_safe(f'<span class="muted">{_e(empty)}</span>')
+        return NEVER if empty == "never" else EMPTY_AGE.format(empty=empty)
     zone = zone or timezone.get_current_timezone()
     local = moment.astimezone(zone)
     iso = local.isoformat(timespec="seconds")  # one isoformat serves both: strftime is slower
-    return mark_safe(
-        f'<time datetime="{iso}" title="{iso[:10]} {iso[11:19]} {local.tzname()}">'
-        f"{relative(moment, now, zone)}</time>"
+    return TIME.format(
+        iso=iso,
+        exact=f"{iso[:10]} {iso[11:19]} {local.tzname()}",
+        age=relative(moment, now, zone),
     )
 
 
@@ -71,33 +138,51 @@ def tier_query(project_name: str | None) -> str:
     return urlencode({"project": project_name or ""})
 
 
+BAR = HtmlTemplate(
+    '<svg class="bar bar-{state}" viewBox="0 0 100 6" preserveAspectRatio="none" role="img" '
+    'aria-label="{label}">'
+    '<rect class="bar-track" width="100" height="6"></rect>'
+    '<rect class="bar-fill" width="{width}" height="6"></rect></svg>'
+)
+BAND = HtmlTemplate(
+    '<li class="band{over}"><span class="band-name">{name}</span>'
+    '<span class="band-figures">{used} / {budget}</span>{bar}</li>'
+)
+BANDS = HtmlTemplate(
+    '<h2 class="visually-hidden">Inline budget per band</h2>\n'
+    '<ul class="bands bands-inline">\n{bands}\n</ul>'
+)
+
+
 @register.simple_tag
 def budget_bar(used: int, limit: int, label: str = "") -> str:
     """A bar of `used` against `limit`, drawn as SVG; past the limit it shows full and red."""
     percent = 100 * used / limit if limit else 0
-    state = "over" if used > limit else "near" if percent >= 90 else "ok"
-    return mark_safe(
-        f'<svg class="bar bar-{state}" viewBox="0 0 100 6" preserveAspectRatio="none" role="img" '
-        f'aria-label="{_e(label or f"{percent:.0f}% of the budget")}">'
-        '<rect class="bar-track" width="100" height="6"></rect>'
-        f'<rect class="bar-fill" width="{min(percent, 100):.2f}" height="6"></rect></svg>'
+    return BAR.format(
+        state="over" if used > limit else "near" if percent >= 90 else "ok",
+        label=label or f"{percent:.0f}% of the budget",
+        width=f"{min(percent, 100):.2f}",
     )
 
 
 @register.simple_tag
 def budget_strip(bands) -> str:
     """The list page's strip of inline budget bands, also swapped in after each edit; built
-    here as the rows are (see memory_rows), a band a few string joins."""
-    items = [
-        f'<li class="band{" band-over" if band.over else ""}">'
-        f'<span class="band-name">{"global" if band.project is None else _e(band.project)}</span>'
-        f'<span class="band-figures">{budget.kib(band.bytes)} / {budget.kib(band.budget)}</span>'
-        f"{budget_bar(band.bytes, band.budget)}</li>"
-        for band in bands
-    ]
-    return mark_safe(
-        '<h2 class="visually-hidden">Inline budget per band</h2>\n'
-        f'<ul class="bands bands-inline">\n{chr(10).join(items)}\n</ul>'
+    here as the rows are (see memory_rows), a band one template filled."""
+    return BANDS.format(
+        bands=html_join(
+            "\n",
+            (
+                BAND.format(
+                    over=" band-over" if band.over else "",
+                    name="global" if band.project is None else band.project,
+                    used=budget.kib(band.bytes),
+                    budget=budget.kib(band.budget),
+                    bar=budget_bar(band.bytes, band.budget),
+                )
+                for band in bands
+            ),
+        )
     )
 
 
@@ -127,32 +212,102 @@ def sense_words(sense: str) -> str:
 
 
 LOAD_OPTIONS = ("inline", "index", "search")
-
-
-def _inline_edit(row, setting: "_RowSetting", control: str) -> str:
-    """One of a row's inline edit forms (priority or load), posted by htmx or plainly.
-    `control` is HTML already escaped."""
-    url = _e(row.row_url)
-    return (
-        f'<form class="inline-edit" method="post" action="{url}"\n'
-        f'            hx-post="{url}" hx-target="#memory-{row.memory.id}" hx-swap="outerHTML"\n'
-        '            hx-trigger="change, submit" hx-sync="this:replace">\n'
-        f'        <input type="hidden" name="csrfmiddlewaretoken" value="{setting.csrf}">'
-        f'<input type="hidden" name="next" value="{setting.next_url}">\n'
-        f"        {control}\n"
-        '        <button type="submit" class="no-js-only">Save</button>\n'
-        "      </form>"
+OPTION = HtmlTemplate('<option value="{load}"{selected}>{load}</option>')
+# The load select's options as each stored load selects one: the same for every row.
+LOAD_SELECT_OPTIONS = {
+    stored: html_join(
+        "\n          ",
+        (
+            OPTION.format(load=load, selected=" selected" if stored == load else "")
+            for load in LOAD_OPTIONS
+        ),
     )
+    for stored in LOAD_OPTIONS
+}
+
+# The row of one memory: a writer's with the select box and the inline edit forms (posted
+# by htmx or plainly), a reader's without, each put together here (the %-slots) so that a
+# row is one template filled once.
+ROW = """<tbody id="memory-{id}" class="{classes}">
+  <tr>
+    %(select)s<th scope="row" class="col-name"><a href="{detail_url}">{name}</a>{badges}
+      {sense}</th>
+    <td data-label="Tier"><a class="tier" href="{tier_url}">{tier}</a></td>
+    <td data-label="Priority" class="num">
+      %(priority)s
+    </td>
+    <td data-label="Load">
+      %(load)s
+    </td>
+    <td data-label="Description" class="col-description">{description}</td>
+    <td data-label="Tags" class="col-tags">{tags}</td>
+    <td data-label="Recorded" class="col-date">{created}</td>
+    <td data-label="Verified" class="col-date">{verified}</td>
+    <td data-label="Expires" class="col-date{expired}">{expires}</td>
+    <td data-label="Reads" class="num">{reads}</td>
+    <td data-label="Refs out / in" class="num col-refs"><a href="{detail_url}#references" \
+title="references out">{refs_out}</a> / <a href="{referencing_url}" \
+title="memories referencing {name}">{cited_by}</a></td>
+  </tr>{refusal}
+</tbody>"""
+EDIT_FORM = """<form class="inline-edit" method="post" action="{url}"
+            hx-post="{url}" hx-target="#memory-{id}" hx-swap="outerHTML"
+            hx-trigger="change, submit" hx-sync="this:replace">
+        <input type="hidden" name="csrfmiddlewaretoken" value="{csrf}">\
+<input type="hidden" name="next" value="{next}">
+        %s
+        <button type="submit" class="no-js-only">Save</button>
+      </form>"""
+WRITER_ROW = HtmlTemplate(
+    ROW
+    % {
+        "select": '<td class="col-select"><input type="checkbox" name="id" value="{id}" '
+        'form="bulk" aria-label="Select {name}"></td>\n    ',
+        "priority": EDIT_FORM
+        % (
+            '<input type="number" name="priority" value="{priority}" min="0" max="100" '
+            'inputmode="numeric" aria-label="Priority of {name}">'
+        ),
+        "load": EDIT_FORM
+        % (
+            '<select name="load" aria-label="Load of {name}">\n          {options}\n'
+            "        </select>"
+        ),
+    }
+)
+READER_ROW = HtmlTemplate(
+    ROW
+    % {
+        "select": "",
+        "priority": "{priority}",
+        "load": '<span class="load load-{load}">{load}</span>',
+    }
+)
+TAG = HtmlTemplate('<a class="tag" href="{url}">{tag}</a> ')
+SENSE = HtmlTemplate('<span class="badge badge-sense" title="score {score}">{sense}{terms}</span>')
+REFUSAL = HtmlTemplate(
+    '\n  <tr class="refusal"><td colspan="12" role="alert">'
+    "<strong>Not saved:</strong> {refusal}</td></tr>"
+)
+
+NOTHING = SafeString()
+NO_ROWS = SafeString(
+    '<tbody><tr><td colspan="12" class="empty">No memory matches these filters.</td></tr></tbody>'
+)
+NO_TAGS = SafeString('<span class="muted">none</span>')
+EXPIRED_BADGE = SafeString(' <span class="badge badge-expired">expired</span>')
+EXPIRED_CELL = SafeString(" expired")
 
 
 @dataclass(frozen=True)
 class _RowSetting:
     """What every row of a page shares: who may edit, the form token and where a save
-    returns (both escaped), the time the ages count from and the zone they are told in."""
+    returns (both escaped once for the page), the time the ages count from and the zone
+    they are told in."""
 
     can_write: bool
-    csrf: str
-    next_url: str
+    csrf: SafeString
+    next_url: SafeString
     now: dt.datetime
     zone: dt.tzinfo
 
@@ -160,8 +315,8 @@ class _RowSetting:
     def of(cls, context) -> "_RowSetting":
         return cls(
             can_write=bool(context.get("can_write")),
-            csrf=_e(context.get("csrf_token", "")),
-            next_url=_e(context.get("list_url", "")),
+            csrf=escaped(context.get("csrf_token", "")),
+            next_url=escaped(context.get("list_url", "")),
             now=timezone.now(),
             zone=timezone.get_current_timezone(),
         )
@@ -170,7 +325,7 @@ class _RowSetting:
 @register.simple_tag(takes_context=True)
 def memory_row(context, row) -> str:
     """One row of the memory list (a row redrawn after its inline edit)."""
-    return mark_safe(_row_html(row, _RowSetting.of(context)))
+    return _row_html(row, _RowSetting.of(context))
 
 
 @register.simple_tag(takes_context=True)
@@ -178,94 +333,61 @@ def memory_rows(context, rows) -> str:
     """The memory list's rows, with their inline edits for a writer.
 
     Built here rather than in a template, as Django's admin builds its change list's rows
-    (items_for_result), and with plain string formatting: a row costs about 45 nodes of
-    Django's template engine, and a 50-row page at 100,000 memories spent 13 ms of its
-    22 ms in them (bench/run.py); a template loop over a row partial still cost a page
-    0.9 ms. This is the same HTML. Every value that is not our own markup goes through _e().
+    (items_for_result with format_html), and from templates parsed once: a row costs about
+    45 nodes of Django's template engine, and a 50-row page at 100,000 memories spent 13 ms
+    of its 22 ms in them (bench/run.py); a template loop over a row partial still cost a
+    page 0.9 ms. This is the same HTML, escaped as Django's templates would escape it.
     """
     if not rows:
-        return mark_safe(
-            '<tbody><tr><td colspan="12" class="empty">No memory matches these filters.</td></tr>'
-            "</tbody>"
-        )
+        return NO_ROWS
     setting = _RowSetting.of(context)
-    return mark_safe("".join(_row_html(row, setting) for row in rows))
+    return html_join("", (_row_html(row, setting) for row in rows))
 
 
-def _row_html(row, setting: _RowSetting) -> str:
+def _sense_badge(hit) -> SafeString:
+    """Which of search's senses found the memory, and the terms a scan looked for."""
+    return SENSE.format(
+        score=floatformat(hit.score, 3),
+        sense=sense_words(hit.matched_by),
+        terms=": " + ", ".join(hit.scanned_terms) if hit.scanned_terms else "",
+    )
+
+
+def _row_html(row, setting: _RowSetting) -> SafeString:
     m = row.memory
-    name = _e(m.name)
-    detail_url = _e(row.detail_url)
     classes = "memory-row"
     classes += " is-expired" if row.expired else ""
     classes += " is-saved" if row.saved else ""
     classes += " is-refused" if row.refusal else ""
-    cells = []
-    if setting.can_write:
-        cells.append(
-            f'<td class="col-select"><input type="checkbox" name="id" value="{m.id}" '
-            f'form="bulk" aria-label="Select {name}"></td>'
-        )
-    badges = ' <span class="badge badge-expired">expired</span>' if row.expired else ""
-    sense = ""
-    if row.hit:
-        terms = ": " + ", ".join(row.hit.scanned_terms) if row.hit.scanned_terms else ""
-        sense = (
-            f'<span class="badge badge-sense" title="score {_e(floatformat(row.hit.score, 3))}">'
-            f"{_e(sense_words(row.hit.matched_by))}{_e(terms)}</span>"
-        )
-    cells.append(
-        f'<th scope="row" class="col-name"><a href="{detail_url}">{name}</a>{badges}\n'
-        f"      {sense}</th>"
-    )
-    tier = _e(m.project_name) if m.project_id else "global"
-    cells.append(f'<td data-label="Tier"><a class="tier" href="{_e(row.tier_url)}">{tier}</a></td>')
-    if setting.can_write:
-        priority = _inline_edit(
-            row,
-            setting,
-            f'<input type="number" name="priority" value="{m.priority}" min="0" max="100" '
-            f'inputmode="numeric" aria-label="Priority of {name}">',
-        )
-        options = "\n          ".join(
-            f'<option value="{load}"{" selected" if m.load == load else ""}>{load}</option>'
-            for load in LOAD_OPTIONS
-        )
-        load = _inline_edit(
-            row,
-            setting,
-            f'<select name="load" aria-label="Load of {name}">\n          {options}\n'
-            "        </select>",
-        )
-    else:
-        priority = str(m.priority)
-        load = f'<span class="load load-{_e(m.load)}">{_e(m.load)}</span>'
-    cells.append(f'<td data-label="Priority" class="num">\n      {priority}\n    </td>')
-    cells.append(f'<td data-label="Load">\n      {load}\n    </td>')
-    cells.append(f'<td data-label="Description" class="col-description">{_e(m.description)}</td>')
-    tags = "".join(f'<a class="tag" href="{_e(url)}">{_e(tag)}</a> ' for tag, url in row.tag_links)
-    tags = tags or '<span class="muted">none</span>'
-    cells.append(f'<td data-label="Tags" class="col-tags">{tags}</td>')
+    tags = html_join("", (TAG.format(url=url, tag=tag) for tag, url in row.tag_links))
     now, zone = setting.now, setting.zone
-    expired = " expired" if row.expired else ""
-    cells += [
-        f'<td data-label="Recorded" class="col-date">{age(m.created_at, now=now, zone=zone)}</td>',
-        f'<td data-label="Verified" class="col-date">{age(m.verified_at, now=now, zone=zone)}</td>',
-        f'<td data-label="Expires" class="col-date{expired}">'
-        f"{age(m.expires_at, now=now, zone=zone)}</td>",
-        f'<td data-label="Reads" class="num">{m.read_count:,}</td>',
-        f'<td data-label="Refs out / in" class="num col-refs"><a href="{detail_url}#references"'
-        f' title="references out">{len(m.references)}</a> / <a href="{_e(row.referencing_url)}"'
-        f' title="memories referencing {name}">{row.cited_by}</a></td>',
-    ]
-    refusal = ""
-    if row.refusal:
-        refusal = (
-            '\n  <tr class="refusal"><td colspan="12" role="alert">'
-            f"<strong>Not saved:</strong> {_e(row.refusal)}</td></tr>"
-        )
-    cells_html = "\n    ".join(cells)
-    return (
-        f'<tbody id="memory-{m.id}" class="{classes}">\n  <tr>\n    {cells_html}\n'
-        f"  </tr>{refusal}\n</tbody>"
-    )
+    values = {
+        "id": m.id,
+        "classes": classes,
+        "detail_url": row.detail_url,
+        "name": m.name,
+        "badges": EXPIRED_BADGE if row.expired else NOTHING,
+        "sense": _sense_badge(row.hit) if row.hit else NOTHING,
+        "tier_url": row.tier_url,
+        "tier": m.project_name if m.project_id else "global",
+        "priority": m.priority,
+        "description": m.description,
+        "tags": tags or NO_TAGS,
+        "created": age(m.created_at, now=now, zone=zone),
+        "verified": age(m.verified_at, now=now, zone=zone),
+        "expired": EXPIRED_CELL if row.expired else NOTHING,
+        "expires": age(m.expires_at, now=now, zone=zone),
+        "reads": f"{m.read_count:,}",
+        "refs_out": len(m.references),
+        "referencing_url": row.referencing_url,
+        "cited_by": row.cited_by,
+        "refusal": REFUSAL.format(refusal=row.refusal) if row.refusal else NOTHING,
+    }
+    if not setting.can_write:
+        values["load"] = m.load
+        return READER_ROW.format_map(values)
+    values["url"] = row.row_url
+    values["csrf"] = setting.csrf
+    values["next"] = setting.next_url
+    values["options"] = LOAD_SELECT_OPTIONS[m.load]
+    return WRITER_ROW.format_map(values)

@@ -6,7 +6,7 @@ expires; source; read_count; references and tags when set), then the body byte f
 The global tier is at the root, each project's memories in a folder of its name, and
 `export.toml` beside them carries the format_version. The dashboard's zip holds the same tree.
 
-Writing into the store is the import door's (memories.doors.import_memories); this module
+Writing into the store is the import door's (memories.writes.imports.import_memories); this module
 only turns memories into files and files into ImportEntry values.
 """
 
@@ -30,7 +30,7 @@ from memories.rules import fields as f
 from memories.rules import tiers
 from memories.rules.errors import InvalidField, SnapshotError
 from memories.rules.tiers import ANY_TIER
-from memories.writes.doors import ImportEntry
+from memories.writes.imports import ImportEntry
 
 FORMAT_VERSION = 1
 MANIFEST = "export.toml"

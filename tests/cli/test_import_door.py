@@ -1,4 +1,4 @@
-"""doors.import_memories and doors.preview_import, called with entries rather than files."""
+"""imports.import_memories and imports.preview_import, called with entries rather than files."""
 
 import datetime as dt
 
@@ -6,23 +6,23 @@ import pytest
 
 from memories.models import Memory
 from memories.rules.errors import ImportRefused
-from memories.writes import doors
+from memories.writes import imports
 from tests.cli.conftest import store_state
 
 CREATED = dt.datetime(2023, 3, 4, 5, 6, 7, 890123, tzinfo=dt.UTC)
 
 
-def entry(name="note", **values) -> doors.ImportEntry:
+def entry(name="note", **values) -> imports.ImportEntry:
     values.setdefault("project", None)
     values.setdefault("description", f"about {name}")
     values.setdefault("created_at", CREATED)
-    return doors.ImportEntry(name=name, **values)
+    return imports.ImportEntry(name=name, **values)
 
 
 def test_an_import_restores_created_verified_and_read_count(db):
     verified = CREATED + dt.timedelta(days=3)
     batches = []
-    result = doors.import_memories(
+    result = imports.import_memories(
         [entry(read_count=12, verified_at=verified), entry("other", description="  two\nlines ")],
         progress=batches.append,
     )
@@ -51,15 +51,15 @@ def test_an_import_restores_created_verified_and_read_count(db):
     ],
 )
 def test_each_field_is_held_to_the_write_door_rules(db, values, reason):
-    plan = doors.preview_import([entry(**values)])
+    plan = imports.preview_import([entry(**values)])
     assert plan.refused[0].reason.startswith(reason)
     with pytest.raises(ImportRefused):
-        doors.import_memories([entry(**values)])
+        imports.import_memories([entry(**values)])
     assert not Memory.objects.exists()
 
 
 def test_the_same_memory_twice_in_one_snapshot_is_refused(db):
-    plan = doors.preview_import([entry(), entry()])
+    plan = imports.preview_import([entry(), entry()])
     assert [p.action for p in plan.entries] == ["add", "refuse"]
     assert plan.refused[0].reason == "The snapshot holds it twice."
 
@@ -69,7 +69,7 @@ def test_a_refusal_message_groups_its_reasons_and_lands_nothing(db, write):
     before = store_state()
     entries = [entry("kept"), *(entry(f"g{n}", project="ghost") for n in range(5))]
     with pytest.raises(ImportRefused) as refused:
-        doors.import_memories(entries)
+        imports.import_memories(entries)
     assert refused.value.message == (
         "Nothing was imported. 6 of the snapshot's 6 memories are refused. The store already "
         "holds it in the same tier; overwriting needs force: 'kept' (global). There is no "
@@ -83,7 +83,7 @@ def test_a_refusal_message_groups_its_reasons_and_lands_nothing(db, write):
 def test_an_overwrite_that_shrinks_an_over_budget_band_goes_through(db, write, settings):
     write("big", load="inline", body="x" * 300)
     settings.MEMADMIN_INLINE_MAX_BYTES = 100  # lowered beneath what the store holds
-    doors.import_memories([entry("big", load="inline", body="x" * 200)], force=True)
+    imports.import_memories([entry("big", load="inline", body="x" * 200)], force=True)
     assert Memory.objects.get(name="big").body == "x" * 200
     with pytest.raises(ImportRefused, match="The whole would pass the inline budget"):
-        doors.import_memories([entry("big", load="inline", body="x" * 250)], force=True)
+        imports.import_memories([entry("big", load="inline", body="x" * 250)], force=True)

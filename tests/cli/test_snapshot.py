@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 
 from memories.models import Memory
 from memories.rules.errors import ImportRefused, SnapshotError
-from memories.writes import doors, snapshot
+from memories.writes import imports, snapshot
 from projects import writes as project_doors
 from projects.models import Project
 from tests.cli.conftest import (
@@ -97,7 +97,7 @@ def test_the_dashboard_zip_holds_the_same_snapshot(db, tmp_path, settings):
     for name in sorted({project for _, project in before if project}):
         project_doors.add(name)
     archive.seek(0)
-    doors.import_memories(snapshot.read_zip(archive))
+    imports.import_memories(snapshot.read_zip(archive))
     assert _everything() == before
 
 
@@ -420,7 +420,7 @@ def test_the_preview_is_what_the_import_then_does(write, tmp_path):
     )
     entries = snapshot.read_directory(root)
     before = store_state()
-    plan = doors.preview_import(entries, force=True)
+    plan = imports.preview_import(entries, force=True)
     assert store_state() == before
     assert [p.entry.label for p in plan.added] == ["'new' (global)"]
     assert [p.entry.label for p in plan.overwritten] == ["'kept' (global)"]
@@ -430,7 +430,7 @@ def test_the_preview_is_what_the_import_then_does(write, tmp_path):
         "never also a project's: choose another name.",
     }
     with pytest.raises(ImportRefused) as refused:
-        doors.import_memories(entries, force=True)
+        imports.import_memories(entries, force=True)
     assert refused.value.details["refused"] == [p.to_dict() for p in plan.refused]
     assert store_state() == before
 

@@ -4,7 +4,7 @@ import pytest
 
 from memories.models import Memory
 from memories.rules.errors import InlineBudgetExceeded, InvalidField, NameClash, UnknownProject
-from memories.writes import doors
+from memories.writes import bulk, doors
 
 
 @pytest.fixture
@@ -20,24 +20,24 @@ def ids(memories):
 
 
 def test_each_door_lands_on_every_row(rows):
-    assert doors.bulk_set_priority(ids(rows), 4).applied
+    assert bulk.set_priority(ids(rows), 4).applied
     assert set(Memory.objects.values_list("priority", flat=True)) == {4}
-    doors.bulk_shift_priority(ids(rows), 98)
+    bulk.shift_priority(ids(rows), 98)
     assert set(Memory.objects.values_list("priority", flat=True)) == {100}
-    doors.bulk_set_load(ids(rows), "search")
+    bulk.set_load(ids(rows), "search")
     assert set(Memory.objects.values_list("load", flat=True)) == {"search"}
     before = {m.id: m.verified_at for m in Memory.objects.all()}
-    doors.bulk_verify(ids(rows))
+    bulk.verify(ids(rows))
     assert all(m.verified_at > before[m.id] for m in Memory.objects.all())
-    doors.bulk_move(ids(rows[:2]), "webdev")
+    bulk.move(ids(rows[:2]), "webdev")
     assert Memory.objects.filter(project__name="webdev").count() == 2
-    result = doors.bulk_delete(ids(rows))
+    result = bulk.delete(ids(rows))
     assert result.applied and not Memory.objects.exists()
 
 
 def test_a_refusal_rolls_the_whole_batch_back_and_names_every_refused_row(rows, settings):
     settings.MEMADMIN_INLINE_MAX_BYTES = 90
-    result = doors.bulk_set_load(ids(rows), "inline")
+    result = bulk.set_load(ids(rows), "inline")
     assert not result.applied and result.outcomes == []
     # alpha's 40 bytes fit, bravo's take the band to 80, charlie's would make 120
     assert [r.memory.name for r in result.refused] == ["charlie"]
@@ -47,7 +47,7 @@ def test_a_refusal_rolls_the_whole_batch_back_and_names_every_refused_row(rows, 
 
 def test_rows_are_taken_in_index_order_whatever_order_they_were_given(rows, settings):
     settings.MEMADMIN_INLINE_MAX_BYTES = 50
-    result = doors.bulk_set_load(list(reversed(ids(rows))), "inline")
+    result = bulk.set_load(list(reversed(ids(rows))), "inline")
     assert [m.name for m in result.targets] == ["alpha", "bravo", "charlie"]
     assert [r.memory.name for r in result.refused] == ["bravo", "charlie"]
 
@@ -57,7 +57,7 @@ def test_a_move_into_a_tier_holding_the_name_is_refused_per_row(rows, other_proj
     doors.write("shared", project="infra", description="infra shared")
     doors.write("solo", project="webdev", description="web solo")
     moving = Memory.objects.filter(project__name="webdev").order_by("name")
-    result = doors.bulk_move(ids(moving), "infra")
+    result = bulk.move(ids(moving), "infra")
     assert [(r.memory.name, type(r.error)) for r in result.refused] == [("shared", NameClash)]
     assert Memory.objects.get(name="solo").project.name == "webdev"  # rolled back too
 
@@ -65,24 +65,24 @@ def test_a_move_into_a_tier_holding_the_name_is_refused_per_row(rows, other_proj
 def test_a_move_to_global_of_a_name_another_project_holds_is_refused(rows, other_project):
     doors.write("twin", project="webdev", description="web twin")
     doors.write("twin", project="infra", description="infra twin")
-    result = doors.bulk_move([Memory.objects.get(name="twin", project__name="webdev").id], None)
+    result = bulk.move([Memory.objects.get(name="twin", project__name="webdev").id], None)
     assert "a global name is never also a project's" in result.refused[0].error.message
 
 
 def test_vanished_rows_are_counted_not_refused(rows):
-    result = doors.bulk_verify([*ids(rows), 999_999])
+    result = bulk.verify([*ids(rows), 999_999])
     assert result.applied and result.missing == 1 and len(result.targets) == 3
 
 
 @pytest.mark.parametrize(
     ("call", "error"),
     [
-        (lambda i: doors.bulk_set_priority(i, 101), InvalidField),
-        (lambda i: doors.bulk_set_priority(i, None), InvalidField),
-        (lambda i: doors.bulk_shift_priority(i, "3"), InvalidField),
-        (lambda i: doors.bulk_set_load(i, "sometimes"), InvalidField),
-        (lambda i: doors.bulk_move(i, "nowhere"), UnknownProject),
-        (lambda i: doors.bulk_verify([]), InvalidField),
+        (lambda i: bulk.set_priority(i, 101), InvalidField),
+        (lambda i: bulk.set_priority(i, None), InvalidField),
+        (lambda i: bulk.shift_priority(i, "3"), InvalidField),
+        (lambda i: bulk.set_load(i, "sometimes"), InvalidField),
+        (lambda i: bulk.move(i, "nowhere"), UnknownProject),
+        (lambda i: bulk.verify([]), InvalidField),
     ],
 )
 def test_bad_arguments_are_refused_before_anything(rows, call, error):
@@ -92,9 +92,9 @@ def test_bad_arguments_are_refused_before_anything(rows, call, error):
 
 
 def test_more_than_the_limit_is_refused(rows, monkeypatch):
-    monkeypatch.setattr(doors, "BULK_LIMIT", 2)
+    monkeypatch.setattr("memories.writes.bulk.BULK_LIMIT", 2)
     with pytest.raises(InvalidField, match="at most 2 at a time"):
-        doors.bulk_verify(ids(rows))
+        bulk.verify(ids(rows))
 
 
 def test_must_create_refuses_an_existing_name(rows):

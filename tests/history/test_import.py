@@ -8,24 +8,24 @@ from django.core.management import call_command
 
 from memories.models import ChangeSet, Memory, Revision, TrashedMemory
 from memories.rules.errors import ImportRefused
-from memories.writes import doors, undo
+from memories.writes import doors, imports, undo
 from tests.conftest import backdate
 from tests.history.conftest import state_without_updated_at
 
 CREATED = dt.datetime(2023, 3, 4, 5, 6, 7, tzinfo=dt.UTC)
 
 
-def _entry(name, **values) -> doors.ImportEntry:
+def _entry(name, **values) -> imports.ImportEntry:
     values.setdefault("project", None)
     values.setdefault("description", f"imported {name}")
-    return doors.ImportEntry(name=name, created_at=CREATED, **values)
+    return imports.ImportEntry(name=name, created_at=CREATED, **values)
 
 
 def test_an_import_is_one_change_set_with_what_it_overwrote(write):
     kept = backdate(write("note", body="mine", priority=3).memory, days=9)
     Memory.objects.filter(id=kept.id).update(read_count=7)
     before = state_without_updated_at(Memory.objects.select_related("project").get(id=kept.id))
-    doors.import_memories(
+    imports.import_memories(
         [_entry("note", body="theirs", read_count=2), _entry("new", read_count=5)], force=True
     )
     (group,) = ChangeSet.objects.all()
@@ -51,7 +51,7 @@ def test_an_import_is_one_change_set_with_what_it_overwrote(write):
 def test_a_refused_import_records_nothing(write):
     write("note")
     with pytest.raises(ImportRefused):
-        doors.import_memories([_entry("note"), _entry("other")])
+        imports.import_memories([_entry("note"), _entry("other")])
     assert not ChangeSet.objects.exists()
     assert Revision.objects.count() == 1
 

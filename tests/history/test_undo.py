@@ -4,7 +4,7 @@ import pytest
 
 from memories.models import ChangeSet, Memory, Revision, TrashedMemory
 from memories.rules.errors import ChangeSetNotFound, UndoRefused
-from memories.writes import doors, history, undo
+from memories.writes import bulk, doors, history, undo
 from tests.conftest import backdate
 from tests.history.conftest import state_without_updated_at
 
@@ -140,7 +140,7 @@ def test_a_bulk_action_is_one_change_set_and_undoing_it_restores_every_row(store
     ids = list(
         Memory.objects.filter(name__in=["alpha", "beta", "gamma"]).values_list("id", flat=True)
     )
-    result = doors.bulk_set_priority(ids, 0)
+    result = bulk.set_priority(ids, 0)
     assert result.applied
     (group,) = ChangeSet.objects.all()
     assert (group.summary, group.door) == ("Set priority 0 on 3 memories", "bulk")
@@ -153,7 +153,7 @@ def test_a_refused_bulk_action_leaves_no_change_set(store, small_budget):
     ids = list(Memory.objects.values_list("id", flat=True))
     doors.write("wide", description="wide", body="w" * 99, load="index")
     ids.append(Memory.objects.get(name="wide").id)
-    result = doors.bulk_set_load(ids, "inline")
+    result = bulk.set_load(ids, "inline")
     assert not result.applied
     assert not ChangeSet.objects.exists()
 

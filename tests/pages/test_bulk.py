@@ -92,7 +92,7 @@ def test_every_row_a_search_found(operator, three):
 
 
 def test_matching_more_than_the_limit_is_refused(operator, three, monkeypatch):
-    monkeypatch.setattr(doors, "BULK_LIMIT", 2)
+    monkeypatch.setattr("memories.writes.bulk.BULK_LIMIT", 2)
     response = bulk(operator, scope="matching", action="verify")
     assert response.status_code == 400
     assert "3 memories match; a bulk action takes at most 2" in (response.content.decode())

@@ -35,7 +35,7 @@ from memories.reads.params import session_project, tier_param
 from memories.rules import budget
 from memories.rules.errors import DomainError
 from memories.rules.fields import LOADS, period_words
-from memories.writes import doors
+from memories.writes import bulk
 from projects.models import Project
 
 SUMMARY_ITEMS = 5
@@ -247,7 +247,7 @@ def budget_page(request: HtmxHttpRequest) -> HttpResponse:
     return render_page(request, "insights/budget.html", context)
 
 
-def _bulk_done(request: HtmxHttpRequest, result: doors.BulkResult, done: str) -> None:
+def _bulk_done(request: HtmxHttpRequest, result: bulk.BulkResult, done: str) -> None:
     if result.missing:
         gone = "memory no longer exists" if result.missing == 1 else "memories no longer exist"
         messages.warning(request, f"{result.missing} of the chosen {gone}.")
@@ -269,7 +269,7 @@ def set_load_index(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return error_response(request, 400, form.errors["id"][0])
     try:
-        result = doors.bulk_set_load(form.cleaned_data["id"], "index")
+        result = bulk.set_load(form.cleaned_data["id"], "index")
     except DomainError as error:
         return error_response(request, error.status, error.message)
     _bulk_done(request, result, "Set load: index on {count} {noun}; the band no longer spends it.")
@@ -284,7 +284,7 @@ def set_priority(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return error_response(request, 400, form.errors["id"][0])
     try:
-        result = doors.bulk_set_priority(form.cleaned_data["id"], drift.SUGGESTED_PRIORITY)
+        result = bulk.set_priority(form.cleaned_data["id"], drift.SUGGESTED_PRIORITY)
     except DomainError as error:
         return error_response(request, error.status, error.message)
     _bulk_done(request, result, f"Set priority {drift.SUGGESTED_PRIORITY} on {{count}} {{noun}}.")
@@ -364,12 +364,12 @@ def hygiene_section(request: HtmxHttpRequest, section: str) -> HttpResponse:
 @require_POST
 @requires_role()
 def verify(request: HtmxHttpRequest) -> HttpResponse:
-    """Mark memories verified: one from its row, or every one ticked (doors.bulk_verify)."""
+    """Mark memories verified: one from its row, or every one ticked (bulk.verify)."""
     form = IdsForm(request.POST)
     if not form.is_valid():
         return error_response(request, 400, form.errors["id"][0])
     try:
-        result = doors.bulk_verify(form.cleaned_data["id"])
+        result = bulk.verify(form.cleaned_data["id"])
     except DomainError as error:
         return error_response(request, error.status, error.message)
     _bulk_done(request, result, "Marked {count} {noun} verified.")

@@ -32,7 +32,7 @@ from memories.reads.search import Hit, search
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
 from memories.rules.errors import DomainError
-from memories.writes import doors
+from memories.writes import bulk, doors
 from projects.models import Project
 
 SORT_WORDS = {
@@ -348,16 +348,16 @@ def memory_row(request: HtmxHttpRequest, name: str) -> HttpResponse:
 
 
 BULK_DOORS = {
-    "set_priority": lambda ids, data: doors.bulk_set_priority(ids, data["priority"]),
-    "shift_priority": lambda ids, data: doors.bulk_shift_priority(ids, data["shift"]),
-    "set_load": lambda ids, data: doors.bulk_set_load(ids, data["load"]),
-    "verify": lambda ids, data: doors.bulk_verify(ids),
-    "move": lambda ids, data: doors.bulk_move(ids, data["to"]),
-    "delete": lambda ids, data: doors.bulk_delete(ids),
+    "set_priority": lambda ids, data: bulk.set_priority(ids, data["priority"]),
+    "shift_priority": lambda ids, data: bulk.shift_priority(ids, data["shift"]),
+    "set_load": lambda ids, data: bulk.set_load(ids, data["load"]),
+    "verify": lambda ids, data: bulk.verify(ids),
+    "move": lambda ids, data: bulk.move(ids, data["to"]),
+    "delete": lambda ids, data: bulk.delete(ids),
 }
 
 
-def _done_sentence(action: str, data: dict, result: doors.BulkResult) -> str:
+def _done_sentence(action: str, data: dict, result: bulk.BulkResult) -> str:
     count = len(result.targets)
     noun = "memory" if count == 1 else "memories"
     if action == "set_priority":
@@ -384,16 +384,16 @@ def _matching_ids(form: MemoryListForm) -> list[int]:
     """Every memory the list shows across its pages: the search's hits when it is a search."""
     filters, queries = form.filters(), form.cleaned_data["q"]
     if queries:
-        result = search(queries, filters, limit=doors.BULK_LIMIT + 1)
+        result = search(queries, filters, limit=bulk.BULK_LIMIT + 1)
         ids, count = [hit.memory.id for hit in result.hits], result.count
     else:
-        ids = selectors.matching_ids(filters, limit=doors.BULK_LIMIT + 1)
+        ids = selectors.matching_ids(filters, limit=bulk.BULK_LIMIT + 1)
         count = len(ids)
-        if count > doors.BULK_LIMIT:
+        if count > bulk.BULK_LIMIT:
             count = selectors.memories(filters).count()
-    if count > doors.BULK_LIMIT:
+    if count > bulk.BULK_LIMIT:
         raise DomainError(
-            f"{count:,} memories match; a bulk action takes at most {doors.BULK_LIMIT:,} at a "
+            f"{count:,} memories match; a bulk action takes at most {bulk.BULK_LIMIT:,} at a "
             "time: narrow the filters or the search."
         )
     return ids

@@ -27,7 +27,7 @@ from memories.reads.params import tier_param
 from memories.rules import tiers
 from memories.rules.errors import DomainError
 from memories.rules.tiers import ANY_TIER
-from memories.writes import doors, snapshot
+from memories.writes import imports, snapshot
 from projects.models import Project
 
 MAX_UPLOAD_BYTES = 64 * 1024 * 1024
@@ -129,7 +129,7 @@ def snapshot_preview(request: HtmxHttpRequest) -> HttpResponse:
     try:
         with path.open("rb") as handle:
             entries = snapshot.read_zip(handle)
-        plan = doors.preview_import(entries, force=force)
+        plan = imports.preview_import(entries, force=force)
     except DomainError as error:
         path.unlink(missing_ok=True)
         return _import_panel(request, error.status, error=error.message, filename=upload.name)
@@ -158,9 +158,9 @@ def snapshot_import(request: HtmxHttpRequest) -> HttpResponse:
         _discard(request)
         return _import_panel(request, error.status, error=error.message)
     try:
-        result = doors.import_memories(entries, force=force)
+        result = imports.import_memories(entries, force=force)
     except DomainError as error:
-        plan = doors.preview_import(entries, force=force)
+        plan = imports.preview_import(entries, force=force)
         return _import_panel(
             request,
             error.status,

@@ -1,0 +1,126 @@
+"""The bulk doors: one single-memory door applied to many memories in one transaction."""
+
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from memories.models import Memory
+from memories.reads.selectors import memories_by_id
+from memories.rules import fields as f
+from memories.rules import tiers
+from memories.rules.errors import DomainError, InvalidField
+from memories.writes import doors, history
+from projects.models import Project
+
+BULK_LIMIT = 1000
+
+
+@dataclass
+class BulkRefusal:
+    memory: Memory
+    error: DomainError
+
+
+@dataclass
+class BulkResult:
+    """What a bulk action did: every memory changed, or (when any was refused) none."""
+
+    targets: list[Memory]
+    outcomes: list = field(default_factory=list)  # each door's result, in index order
+    refused: list[BulkRefusal] = field(default_factory=list)
+    missing: int = 0  # ids asked for that no longer name a memory
+
+    @property
+    def applied(self) -> bool:
+        return not self.refused
+
+
+def _apply_to_each(ids, change, summary: str) -> BulkResult:
+    """Apply one single-memory door to each memory, in index order, in ONE transaction.
+
+    All or nothing. Every memory is tried, each in its own savepoint, so each refusal is known
+    with its row, and a later row is measured as if the earlier ones had landed (the budget
+    of a band fills up in index order, as the agent reads it). If any row is refused, the
+    whole batch is rolled back and every refusal reported; nothing of it lands. What lands is
+    one change set of the history, `summary` naming it, to be inspected and undone whole.
+    """
+    ids = list(dict.fromkeys(ids))
+    if not ids:
+        raise InvalidField("id", "Select at least one memory.")
+    if len(ids) > BULK_LIMIT:
+        raise InvalidField(
+            "id",
+            f"{len(ids):,} memories were selected; a bulk action takes at most "
+            f"{BULK_LIMIT:,} at a time: narrow the filters.",
+        )
+    with transaction.atomic():
+        targets = memories_by_id(ids)
+        result = BulkResult(targets=targets, missing=len(ids) - len(targets))
+        noun = "memory" if len(targets) == 1 else "memories"
+        with history.change_set(f"{summary} on {len(targets)} {noun}", door=history.BULK):
+            for memory in targets:
+                try:
+                    with transaction.atomic():
+                        result.outcomes.append(change(memory))
+                except DomainError as error:
+                    result.refused.append(BulkRefusal(memory, error))
+        if result.refused:
+            transaction.set_rollback(True)
+            result.outcomes = []
+    return result
+
+
+def _tier_of(memory: Memory) -> str | None:
+    return memory.project_name
+
+
+def set_priority(ids, priority) -> BulkResult:
+    priority = f.priority(priority)
+    if priority is None:
+        raise InvalidField("priority", "Give the priority to set.")
+    return _apply_to_each(
+        ids,
+        lambda m: doors.write(m.name, project=_tier_of(m), priority=priority),
+        f"Set priority {priority}",
+    )
+
+
+def shift_priority(ids, by) -> BulkResult:
+    """Add `by` to each priority, held within 0 (most important) and 100."""
+    if isinstance(by, bool) or not isinstance(by, int):
+        raise InvalidField("shift", "Shift the priority by a whole number.")
+
+    def shift(memory: Memory) -> doors.WriteResult:
+        moved = min(max(memory.priority + by, f.PRIORITY_MIN), f.PRIORITY_MAX)
+        return doors.write(memory.name, project=_tier_of(memory), priority=moved)
+
+    return _apply_to_each(ids, shift, f"Shift priority by {by:+d}")
+
+
+def set_load(ids, load) -> BulkResult:
+    load = f.load(load)
+    if load is None:
+        raise InvalidField("load", "Give the load to set: inline, index or search.")
+    return _apply_to_each(
+        ids, lambda m: doors.write(m.name, project=_tier_of(m), load=load), f"Set load {load}"
+    )
+
+
+def verify(ids) -> BulkResult:
+    return _apply_to_each(
+        ids, lambda m: doors.write(m.name, project=_tier_of(m), verified=True), "Verify"
+    )
+
+
+def move(ids, to) -> BulkResult:
+    """Re-file each memory in the tier `to` (None: the global tier)."""
+    if to is not None:
+        Project.objects.named(f.project_name(to))
+    return _apply_to_each(
+        ids, lambda m: doors.move(m.name, project=_tier_of(m), to=to), f"Move to {tiers.noun(to)}"
+    )
+
+
+def delete(ids) -> BulkResult:
+    """Delete each memory; the outcomes name who still references each one."""
+    return _apply_to_each(ids, lambda m: doors.delete(m.name, project=_tier_of(m)), "Delete")
