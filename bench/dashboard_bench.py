@@ -48,7 +48,7 @@ def main() -> int:
     from django.test import Client
 
     from memories.models import Memory, Reference
-    from memories.reads import pagination, selectors
+    from memories.reads import listing, pagination
     from memories.reads.filters import MemoryFilters
 
     settings.WHITENOISE_AUTOREFRESH = True  # no collectstatic for a benchmark
@@ -61,8 +61,8 @@ def main() -> int:
     client = Client(HTTP_HOST="127.0.0.1")
     client.force_login(admin)
 
-    deep = selectors.memories(MemoryFilters())[5000]
-    cursor = pagination.encode(selectors.sort_keys("index"), deep)
+    deep = listing.memories(MemoryFilters())[5000]
+    cursor = pagination.encode(listing.sort_keys("index"), deep)
     target = (  # the most cited reference target: the referencing filter's worst case
         Reference.objects.values("target")
         .annotate(n=Count("id"))

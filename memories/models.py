@@ -36,6 +36,10 @@ def memory_url(view_path: str, name: str, project_name: str | None) -> str:
     return view_path.replace(NAME_SLOT, name) + tier_query(project_name)
 
 
+# Index order: most important first, then the most recently recorded within a priority.
+INDEX_ORDER = ("priority", "-created_at", "-id")
+
+
 class Load(models.TextChoices):
     INLINE = "inline", "inline"
     INDEX = "index", "index"

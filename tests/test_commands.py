@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from memories.engine.sqlite import index as sqlite_index
 from memories.models import Memory
-from memories.reads import budget, selectors
+from memories.reads import backlinks, budget
 from memories.rules.budget import band_total, budget_bytes
 from projects.models import Project
 
@@ -19,7 +19,7 @@ def test_seed_demo_loads_a_realistic_store_once(db, capsys):
     assert Project.objects.count() >= 4
     assert Memory.objects.filter(expires_at__lte=timezone.now()).exists()
     assert Memory.objects.filter(description__contains="東京").exists()
-    dangling = {ref.target for ref in selectors.dangling_references()}
+    dangling = {ref.target for ref in backlinks.dangling_references()}
     assert {"write-me-later", "JIRA-4312"} & dangling
     assert Memory.objects.filter(verified_at__lt=timezone.now() - dt.timedelta(days=90)).exists()
     assert sqlite_index.check().ok

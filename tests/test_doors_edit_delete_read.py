@@ -118,9 +118,9 @@ def test_read_pages_long_bodies_by_characters(write):
 
 
 def test_only_the_read_door_counts(write):
-    from memories.reads import selectors
+    from memories.reads import lookup
 
     write("tz")
-    selectors.locate("tz")
+    lookup.locate("tz")
     doors.write("tz", body="x")
     assert Memory.objects.get(name="tz").read_count == 0

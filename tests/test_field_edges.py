@@ -5,7 +5,7 @@ import datetime as dt
 import pytest
 
 from memories.models import Memory
-from memories.reads import selectors
+from memories.reads import backlinks
 from memories.reads.filters import MemoryFilters
 from memories.reads.params import TierForm
 from memories.rules import fields
@@ -51,9 +51,9 @@ def test_an_unverified_period_reaching_before_year_one_matches_nothing(write):
 def test_backlink_is_the_shape_of_referenced_by(write):
     write("host")
     citing = write("runbook", references=["host"], description="How to deploy").memory
-    assert selectors.backlink(citing) == {
+    assert backlinks.backlink(citing) == {
         "name": "runbook",
         "project": None,
         "description": "How to deploy",
     }
-    assert selectors.backlink_dicts(Memory.objects.get(name="host")) == [selectors.backlink(citing)]
+    assert backlinks.backlink_dicts(Memory.objects.get(name="host")) == [backlinks.backlink(citing)]

@@ -1,6 +1,6 @@
 import pytest
 
-from memories.reads import selectors
+from memories.reads import lookup
 from memories.rules.errors import InvalidField, ProjectExists, ProjectNotEmpty, UnknownProject
 from memories.writes import doors
 from projects import writes as project_doors
@@ -29,9 +29,9 @@ def test_add_refuses_an_existing_name(project):
 def test_rename_moves_its_memories_with_it(write, project):
     write("stack", project="webdev")
     project_doors.rename("webdev", "frontend")
-    assert selectors.locate("stack", "frontend").project_name == "frontend"
+    assert lookup.locate("stack", "frontend").project_name == "frontend"
     with pytest.raises(UnknownProject):
-        selectors.locate("stack", "webdev")
+        lookup.locate("stack", "webdev")
 
 
 def test_rename_refuses_a_taken_or_invalid_name(project, other_project):

@@ -9,8 +9,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from memories.models import Memory
-from memories.reads import selectors
+from memories.reads import backlinks, listing, lookup
 from memories.reads.filters import MemoryFilterForm, MemoryFilters
+from memories.reads.listing import list_memories
 from memories.rules.errors import MemoryNotFound, UnknownProject
 from memories.rules.tiers import ANY_TIER
 from tests.conftest import backdate
@@ -25,7 +26,7 @@ def test_index_order_is_priority_then_most_recently_created(write):
     backdate(write("new-rule", priority=1).memory, days=1)
     write("note", priority=5)
     write("top", priority=0)
-    page = selectors.list_memories(MemoryFilters())
+    page = listing.list_memories(MemoryFilters())
     assert names(page) == ["top", "new-rule", "old-rule", "note"]
     assert page.count == 4
 
@@ -33,18 +34,18 @@ def test_index_order_is_priority_then_most_recently_created(write):
 def test_limit_offset_and_count(write):
     for number in range(7):
         write(f"m{number}", priority=number)
-    page = selectors.list_memories(MemoryFilters(), limit=3, offset=2)
+    page = listing.list_memories(MemoryFilters(), limit=3, offset=2)
     assert names(page) == ["m2", "m3", "m4"] and page.count == 7
 
 
 def test_tier_filters(write, project):
     write("g")
     write("w", project="webdev")
-    assert names(selectors.list_memories(MemoryFilters(project=None))) == ["g"]
-    assert names(selectors.list_memories(MemoryFilters(project="webdev"))) == ["w"]
-    assert sorted(names(selectors.list_memories(MemoryFilters(project=ANY_TIER)))) == ["g", "w"]
+    assert names(listing.list_memories(MemoryFilters(project=None))) == ["g"]
+    assert names(listing.list_memories(MemoryFilters(project="webdev"))) == ["w"]
+    assert sorted(names(listing.list_memories(MemoryFilters(project=ANY_TIER)))) == ["g", "w"]
     with pytest.raises(UnknownProject):
-        selectors.list_memories(MemoryFilters(project="nope"))
+        listing.list_memories(MemoryFilters(project="nope"))
 
 
 def test_expired_unverified_referencing_tag_load_filters(write):
@@ -53,7 +54,7 @@ def test_expired_unverified_referencing_tag_load_filters(write):
     write("fresh", references=["deploy-host", "https://wiki.example.com/x"], load="inline")
     backdate(write("stale", tags=["ops"]).memory, days=100)
     backdate(write("checked", references=["deploy-host"]).memory, days=100, verified_days=3)
-    listing = selectors.list_memories
+    listing = list_memories
     assert names(listing(MemoryFilters(expired=True))) == ["expired"]
     assert "expired" not in names(listing(MemoryFilters(expired=False)))
     assert names(listing(MemoryFilters(unverified="90d"))) == ["stale"]
@@ -111,15 +112,15 @@ def test_locate_in_a_project_is_one_query_and_tells_its_refusals_apart(
     write("notes", project="webdev")
     write("rules", project=None)
     with django_assert_num_queries(1):
-        found = selectors.locate("notes", "webdev")
+        found = lookup.locate("notes", "webdev")
     assert found.project_name == "webdev"
-    assert selectors.locate("rules", None).project_id is None
+    assert lookup.locate("rules", None).project_id is None
     with pytest.raises(MemoryNotFound):
-        selectors.locate("rules", "webdev")
+        lookup.locate("rules", "webdev")
     with pytest.raises(MemoryNotFound):
-        selectors.locate("missing", "webdev")
+        lookup.locate("missing", "webdev")
     with pytest.raises(UnknownProject):
-        selectors.locate("notes", "nowhere")
+        lookup.locate("notes", "nowhere")
 
 
 def test_backlinks_are_seen_from_the_citing_band(write, project, other_project):
@@ -128,39 +129,39 @@ def test_backlinks_are_seen_from_the_citing_band(write, project, other_project):
     write("global-cite", references=["notes"])
     write("web-cite", project="webdev", references=["notes"])
     write("infra-cite", project="infra", references=["notes"])
-    webdev_notes = selectors.locate("notes", "webdev")
-    assert sorted(m.name for m in selectors.referenced_by(webdev_notes)) == [
+    webdev_notes = lookup.locate("notes", "webdev")
+    assert sorted(m.name for m in backlinks.referenced_by(webdev_notes)) == [
         "global-cite",
         "web-cite",
     ]
-    assert selectors.backlink_dicts(webdev_notes)[0].keys() == {"name", "project", "description"}
+    assert backlinks.backlink_dicts(webdev_notes)[0].keys() == {"name", "project", "description"}
 
 
 def test_references_resolve_in_band_and_dangling_ones_are_found(write, project):
     write("deploy-host", description="Where deploys go")
     write("stack", project="webdev", description="pnpm")
     cite = write("runbook", project="webdev", references=["deploy-host", "stack", "/etc/x"]).memory
-    resolved = selectors.resolve_references(cite)
+    resolved = backlinks.resolve_references(cite)
     assert [(r.target, r.memory.description if r.memory else None) for r in resolved] == [
         ("deploy-host", "Where deploys go"),
         ("stack", "pnpm"),
         ("/etc/x", None),
     ]
-    assert [ref.target for ref in selectors.dangling_references()] == ["/etc/x"]
+    assert [ref.target for ref in backlinks.dangling_references()] == ["/etc/x"]
 
 
 def test_listing_runs_a_fixed_number_of_queries(write, project, django_assert_num_queries):
     for number in range(30):
         write(f"m{number}", project="webdev" if number % 2 else None)
     with django_assert_num_queries(2):
-        page = selectors.list_memories(MemoryFilters(), limit=50)
+        page = listing.list_memories(MemoryFilters(), limit=50)
         [m.project_name for m in page.memories]
 
 
 def _page_statement(filters) -> tuple[str, str]:
     """The statement that reads a page's rows, and its plan."""
     with CaptureQueriesContext(connection) as captured:
-        selectors.page_memories(filters, limit=10)
+        listing.page_memories(filters, limit=10)
     (rows,) = [q["sql"] for q in captured.captured_queries if "LIMIT 11" in q["sql"]]
     with connection.cursor() as cursor:
         cursor.execute("EXPLAIN QUERY PLAN " + rows)
@@ -171,7 +172,7 @@ def _page_statement(filters) -> tuple[str, str]:
 def test_a_date_range_admitting_most_memories_walks_the_index_order(write, monkeypatch, dense):
     """When most memories are unverified the page walks the index order and stops after a
     page; when few are, it is declared so and they are read by date and sorted."""
-    monkeypatch.setattr(selectors, "WALK_AFTER", 100)
+    monkeypatch.setattr(listing, "WALK_AFTER", 100)
     now = timezone.now()
     for number in range(300):
         write(f"m{number:03d}", priority=number % 10)
@@ -183,6 +184,6 @@ def test_a_date_range_admitting_most_memories_walks_the_index_order(write, monke
         assert "memory_index_order" in plan and "memory_verified" not in plan, plan
     else:
         assert "likelihood(" in sql and "memory_verified" in plan, plan
-    listed = [m.name for m in selectors.page_memories(filters, limit=10).memories]
+    listed = [m.name for m in listing.page_memories(filters, limit=10).memories]
     expected = old.order_by("priority", "-created_at", "-id").values_list("name", flat=True)
     assert listed == list(expected[:10])

@@ -7,7 +7,7 @@ from django.http import HttpRequest, QueryDict
 from memadmin.api.auth import READ, authorize
 from memadmin.api.responses import ok, query_tier, valid
 from memories.reads import history as history_reads
-from memories.reads import selectors
+from memories.reads import lookup
 from memories.reads.history import AuditFilterForm, LogPage
 
 
@@ -33,7 +33,7 @@ def _read(form: AuditFilterForm) -> dict:
 @authorize(READ)
 def memory_history(request: HttpRequest, name: str):
     """The memory's revisions, newest first; the audit filters narrow them."""
-    memory = selectors.locate(name, query_tier(request))
+    memory = lookup.locate(name, query_tier(request))
     params = QueryDict(mutable=True)
     for key, values in request.GET.lists():
         if key not in ("project", "memory"):

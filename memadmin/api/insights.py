@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from memadmin.api.auth import READ, authorize
 from memadmin.api.responses import ok, query_tier, valid
-from memories.reads import graph, hygiene, selectors
+from memories.reads import graph, hygiene, lookup
 from memories.reads.insight_forms import GraphForm, HygieneForm, NeighbourhoodForm
 from memories.rules.errors import BadRequest
 
@@ -23,7 +23,7 @@ def memory_graph(request: HttpRequest, name: str):
     """One memory's neighbourhood: `project=` names its tier, `depth` 1 to 3."""
     tier = query_tier(request)
     form = valid(NeighbourhoodForm(request.GET))
-    memory = selectors.locate(name, tier)
+    memory = lookup.locate(name, tier)
     found = graph.neighbourhood(memory, form.cleaned_data["depth"], cap=form.cleaned_data["limit"])
     return ok(found.to_dict())
 

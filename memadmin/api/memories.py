@@ -9,7 +9,7 @@ from django.utils import timezone
 from memadmin.api.auth import READ, WRITE, authorize
 from memadmin.api.responses import json_body, ok, query_tier, valid
 from memories.models import Memory
-from memories.reads import search, selectors
+from memories.reads import backlinks, listing, lookup, search
 from memories.reads.filters import MemoryFilterForm
 from memories.rules import fields as f
 from memories.rules.errors import BadRequest
@@ -51,7 +51,7 @@ def _detail(memory: Memory, now=None) -> dict:
     return {
         **memory.to_dict(now),
         "body": memory.body,
-        "referenced_by": selectors.backlink_dicts(memory),
+        "referenced_by": backlinks.backlink_dicts(memory),
     }
 
 
@@ -79,7 +79,7 @@ def list_memories(request: HttpRequest):
                 "capped": found.capped,
             }
         )
-    page = selectors.list_memories(filters, limit=limit, offset=offset, now=now)
+    page = listing.list_memories(filters, limit=limit, offset=offset, now=now)
     return ok(
         {
             "memories": [memory.to_dict(now) for memory in page.memories],
@@ -91,7 +91,7 @@ def list_memories(request: HttpRequest):
 
 @authorize(READ)
 def get_memory(request: HttpRequest, name: str):
-    memory = selectors.locate(f.name(name), query_tier(request))
+    memory = lookup.locate(f.name(name), query_tier(request))
     return ok(_detail(memory), etag=memory.etag)
 
 
@@ -199,9 +199,9 @@ def read_memory(request: HttpRequest, name: str):
                     "project": ref.memory.project_name if ref.memory else None,
                     "description": ref.memory.description if ref.memory else None,
                 }
-                for ref in selectors.resolve_references(memory)
+                for ref in backlinks.resolve_references(memory)
             ],
-            "referenced_by": selectors.backlink_dicts(memory),
+            "referenced_by": backlinks.backlink_dicts(memory),
         },
         etag=memory.etag,
     )
@@ -216,6 +216,6 @@ def delete_memory(request: HttpRequest, name: str):
         {
             "deleted": result.name,
             "project": result.project,
-            "referenced_by": [selectors.backlink(m) for m in result.referenced_by],
+            "referenced_by": [backlinks.backlink(m) for m in result.referenced_by],
         }
     )

@@ -21,7 +21,7 @@ from django.utils import timezone
 from memadmin.cli.progress import Progress
 from memories import engine
 from memories.models import Memory
-from memories.reads import selectors
+from memories.reads import backlinks, listing, lookup
 from memories.reads.filters import MemoryFilterForm
 from memories.reads.search import search
 from memories.rules import fields as memory_fields
@@ -108,7 +108,7 @@ def list_memories(out: OutputWrapper, *, format, **options) -> None:
     filters = _filter_form(options).filters()
     now = timezone.now()
     with refusals():
-        rows = list(selectors.memories(filters, now=now))
+        rows = list(listing.memories(filters, now=now))
     if format == "json":
         _dump(out, {"memories": [memory.to_dict(now) for memory in rows]})
         return
@@ -166,7 +166,7 @@ def search_memories(out: OutputWrapper, *, queries, limit, format, **options) ->
 
 def _locate(name: str, project) -> Memory:
     with refusals():
-        return selectors.locate(name, memory_fields.tier(project))
+        return lookup.locate(name, memory_fields.tier(project))
 
 
 def _when(moment, now) -> str:
@@ -179,15 +179,15 @@ def get_memory(out: OutputWrapper, *, name, project, format, **_) -> None:
     memory = _locate(name, project)
     now = timezone.now()
     if format == "json":
-        _dump(out, {**memory.to_dict(now), "referenced_by": selectors.backlink_dicts(memory)})
+        _dump(out, {**memory.to_dict(now), "referenced_by": backlinks.backlink_dicts(memory)})
         return
     references = [
         ref.target + (f"  ({ref.memory.description})" if ref.memory else "  (names no memory)")
-        for ref in selectors.resolve_references(memory)
+        for ref in backlinks.resolve_references(memory)
     ]
     citing = [
         f"{m.name} ({tiers.label(m.project_name)}): {m.description}"
-        for m in selectors.referenced_by(memory)
+        for m in backlinks.referenced_by(memory)
     ]
     expires = _when(memory.expires_at, now)
     if memory.is_expired(now):
@@ -272,7 +272,7 @@ def add_memory(
     with refusals(), transaction.atomic():
         if not force:
             try:
-                held = selectors.locate(name, memory_fields.tier(project))
+                held = lookup.locate(name, memory_fields.tier(project))
             except MemoryNotFound:
                 held = None
             except AmbiguousName as error:

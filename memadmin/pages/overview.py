@@ -5,10 +5,10 @@ from django.views.decorators.http import require_GET
 
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
-from memories.reads import selectors
+from memories.reads.overview import overview as store_overview
 
 
 @require_GET
 @requires_role()
 def overview(request: HtmxHttpRequest) -> HttpResponse:
-    return render_page(request, "memadmin/overview.html", {"overview": selectors.overview()})
+    return render_page(request, "memadmin/overview.html", {"overview": store_overview()})

@@ -13,7 +13,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from memories.models import GLOBAL_TIER, Memory, Tag
-from memories.reads import selectors
+from memories.reads import listing
 from memories.reads.filters import DENSE, SPARSE, likelihood
 from memories.rules import budget
 from memories.rules.captions import short_age
@@ -156,7 +156,7 @@ class TierReads:
 
     def _with_projects(self, memories: list[Memory]) -> list[Memory]:
         projects = self._once(("projects",), Project.objects.in_bulk)
-        selectors.attach_projects(memories, projects)
+        listing.attach_projects(memories, projects)
         return memories
 
     def inline(self, tier: int) -> list[Memory]:

@@ -20,10 +20,11 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memories import engine
-from memories.models import GLOBAL_TIER, Memory, Reference
+from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory, Reference
 from memories.reads import graph
+from memories.reads.backlinks import backlink
 from memories.reads.filters import MemoryFilters
-from memories.reads.selectors import INDEX_ORDER, backlink, list_memories
+from memories.reads.listing import list_memories
 from memories.rules import similarity, tiers
 from memories.rules.tiers import ANY_TIER
 

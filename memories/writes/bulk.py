@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from memories.models import Memory
-from memories.reads.selectors import memories_by_id
+from memories.reads.lookup import memories_by_id
 from memories.rules import fields as f
 from memories.rules import tiers
 from memories.rules.errors import DomainError, InvalidField

@@ -19,7 +19,8 @@ from django.utils import timezone
 from memories import engine
 from memories.models import GLOBAL_TIER, Memory
 from memories.reads import budget
-from memories.reads.selectors import locate, referenced_by
+from memories.reads.backlinks import referenced_by
+from memories.reads.lookup import locate
 from memories.rules import fields as f
 from memories.rules import similarity, tiers
 from memories.rules.budget import InlineContribution

@@ -24,7 +24,7 @@ import yaml
 from django.utils import timezone
 
 from memories.models import Memory
-from memories.reads import selectors
+from memories.reads import listing
 from memories.reads.filters import MemoryFilters
 from memories.rules import fields as f
 from memories.rules import tiers
@@ -144,7 +144,7 @@ def render(memory: Memory) -> bytes:
 
 def export_queryset(project=ANY_TIER):
     """The memories a snapshot of `project` (ANY_TIER: every tier; None: the global one) holds."""
-    return selectors.memories(MemoryFilters(project=project), sort="name")
+    return listing.memories(MemoryFilters(project=project), sort="name")
 
 
 def _check_exportable(queryset) -> None:

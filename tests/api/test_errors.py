@@ -3,7 +3,7 @@
 import pytest
 from django.db import OperationalError
 
-from memories.reads import selectors
+from memories.reads import listing
 
 
 @pytest.mark.parametrize(
@@ -48,7 +48,7 @@ def test_an_unexpected_failure_is_a_json_500(api, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(selectors, "list_memories", broken)
+    monkeypatch.setattr(listing, "list_memories", broken)
     response = api.get("/v1/memories")
     assert response.status_code == 500
     assert response.json() == {"error": "Something failed on the server; its log says what."}
@@ -58,7 +58,7 @@ def test_a_locked_database_is_503_with_retry_after(api, monkeypatch):
     def locked(*args, **kwargs):
         raise OperationalError("database is locked")
 
-    monkeypatch.setattr(selectors, "list_memories", locked)
+    monkeypatch.setattr(listing, "list_memories", locked)
     response = api.get("/v1/memories")
     assert response.status_code == 503
     assert response["Retry-After"] == "2"
@@ -69,7 +69,7 @@ def test_another_database_failure_is_a_json_500(api, monkeypatch):
     def failing(*args, **kwargs):
         raise OperationalError("disk I/O error")
 
-    monkeypatch.setattr(selectors, "list_memories", failing)
+    monkeypatch.setattr(listing, "list_memories", failing)
     response = api.get("/v1/memories")
     assert response.status_code == 500
     assert response["Content-Type"] == "application/json"

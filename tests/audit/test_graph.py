@@ -3,7 +3,7 @@
 import pytest
 
 from memories.models import Memory
-from memories.reads import graph, selectors
+from memories.reads import backlinks, graph
 from memories.reads.filters import MemoryFilters
 from memories.rules.errors import InvalidField
 
@@ -103,7 +103,7 @@ def test_resolution_follows_the_citing_memorys_band(write, project, other_projec
 
 def test_links_resolve_as_a_memorys_own_references_do(write, project, other_project):
     """The graph resolves every reference in one join; the memory page resolves one memory's
-    in Python (selectors.resolve_references). Both must name the same memory."""
+    in Python (backlinks.resolve_references). Both must name the same memory."""
     write("global-note")
     write("only-infra", project="infra")
     write("shared", project="webdev")
@@ -120,7 +120,7 @@ def test_links_resolve_as_a_memorys_own_references_do(write, project, other_proj
         for memory in citing:
             if not found.in_scope(memory.id):
                 continue
-            for reference in selectors.resolve_references(memory):
+            for reference in backlinks.resolve_references(memory):
                 expected = reference.memory.id if reference.memory else None
                 assert resolved[(memory.id, reference.target)] == expected, reference.target
     resolved = {(link.source, link.target): link.to for link in graph.links().links}

@@ -15,7 +15,8 @@ from django.core.management.base import CommandError
 from django.db import connection
 
 from memories.models import Memory
-from memories.reads import selectors
+from memories.reads import backlinks, listing
+from memories.reads.filters import MemoryFilters
 from memories.writes import doors
 from projects import writes as project_doors
 from tests.cli.conftest import store_state
@@ -38,7 +39,6 @@ def store(write):
     write("notes", project="movie", body="movie notes", references=["deploy-host"])
     write("freeze", expires="2001-01-01", tags=["release"], priority=9)
     backdate(write("stale", load="inline", body="old").memory, days=200)
-    return selectors
 
 
 def _names(out: str) -> list[str]:
@@ -54,7 +54,7 @@ def test_list_is_a_table_in_index_order_with_a_project_column(run, store):
     assert header.split() == [
         "NAME", "PROJECT", "PRI", "LOAD", "AGE", "VERIFIED", "READS", "DESCRIPTION"
     ]  # fmt: skip
-    assert _names(out) == [m.name for m in selectors.memories()]
+    assert _names(out) == [m.name for m in listing.memories()]
     assert any(row.split()[:2] == ["notes", "movie"] for row in rows)
     assert any(row.split()[:2] == ["deploy-host", "(global)"] for row in rows)
     assert any("[expired] about freeze" in row for row in rows)
@@ -84,7 +84,7 @@ def test_list_as_json_gives_the_api_fields(run, store):
     out, _ = run("memory", "list", "--format", "json", "--project", "")
     data = json.loads(out)
     assert list(data) == ["memories"]
-    expected = [m.to_dict() for m in selectors.memories(selectors.MemoryFilters(project=None))]
+    expected = [m.to_dict() for m in listing.memories(MemoryFilters(project=None))]
     for row in expected:
         row.pop("expired")
     assert [{k: v for k, v in row.items() if k != "expired"} for row in data["memories"]] == (
@@ -159,7 +159,7 @@ def test_get_as_json_adds_referenced_by(run, store):
     out, _ = run("memory", "get", "deploy-host", "--format", "json")
     data = json.loads(out)
     memory = Memory.objects.get(name="deploy-host")
-    assert data == {**memory.to_dict(), "referenced_by": selectors.backlink_dicts(memory)}
+    assert data == {**memory.to_dict(), "referenced_by": backlinks.backlink_dicts(memory)}
     assert [row["name"] for row in data["referenced_by"]] == ["notes", "runbook"]
     assert "body" not in data
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from memories.reads import pagination, selectors
+from memories.reads import listing, pagination
 from memories.reads.filters import MemoryFilters
 from memories.rules.errors import InvalidField
 from projects.models import Project
@@ -11,24 +11,24 @@ from projects.models import Project
 def walk_forward(filters, sort, limit):
     seen, cursor = [], None
     while True:
-        page = selectors.page_memories(filters, sort=sort, limit=limit, after=cursor)
+        page = listing.page_memories(filters, sort=sort, limit=limit, after=cursor)
         seen += [m.name for m in page.memories]
         if not page.next_cursor:
             return seen, page
         cursor = page.next_cursor
 
 
-@pytest.mark.parametrize("sort", list(selectors.SORTS))
+@pytest.mark.parametrize("sort", list(listing.SORTS))
 @pytest.mark.parametrize("limit", [1, 7, 50])
 def test_pages_cover_the_listing_exactly_once_in_order(varied, sort, limit):
-    expected = [m.name for m in selectors.memories(MemoryFilters(), sort=sort)]
+    expected = [m.name for m in listing.memories(MemoryFilters(), sort=sort)]
     seen, last = walk_forward(MemoryFilters(), sort, limit)
     assert seen == expected
     assert last.count == 40
     # and back again from the last page
     back, cursor = list(reversed([m.name for m in last.memories])), last.previous_cursor
     while cursor:
-        page = selectors.page_memories(MemoryFilters(), sort=sort, limit=limit, before=cursor)
+        page = listing.page_memories(MemoryFilters(), sort=sort, limit=limit, before=cursor)
         back += list(reversed([m.name for m in page.memories]))
         cursor = page.previous_cursor
     assert list(reversed(back)) == expected
@@ -36,18 +36,18 @@ def test_pages_cover_the_listing_exactly_once_in_order(varied, sort, limit):
 
 def test_pages_keep_to_the_filters(varied):
     filters = MemoryFilters(project="webdev", priority_max=5)
-    expected = [m.name for m in selectors.memories(filters)]
+    expected = [m.name for m in listing.memories(filters)]
     seen, last = walk_forward(filters, "index", 3)
     assert seen == expected and last.count == len(expected)
 
 
 def test_expiry_sorts_never_expiring_last_going_up_and_first_going_down(varied):
-    up = selectors.memories(MemoryFilters(), sort="expires")
+    up = listing.memories(MemoryFilters(), sort="expires")
     values = [m.expires_at for m in up]
     firsts = [v for v in values if v is not None]
     assert values == firsts + [None] * (len(values) - len(firsts))
     assert firsts == sorted(firsts)
-    down = [m.expires_at for m in selectors.memories(MemoryFilters(), sort="-expires")]
+    down = [m.expires_at for m in listing.memories(MemoryFilters(), sort="-expires")]
     assert down[0] is None and down[-1] == firsts[0]
 
 
@@ -56,24 +56,24 @@ def test_expiry_sorts_never_expiring_last_going_up_and_first_going_down(varied):
     ["", "@@@", "bm90IGpzb24", "WzEsMl0", "WyJ4IiwieCIsIngiXQ", "W3RydWUsbnVsbCwxXQ", "e30"],
 )
 def test_a_forged_cursor_is_refused_cleanly(varied, cursor):
-    keys = selectors.sort_keys("index")
+    keys = listing.sort_keys("index")
     if cursor:
         with pytest.raises(InvalidField):
             pagination.decode(keys, cursor)
 
 
 def test_a_cursor_round_trips(varied):
-    keys = selectors.sort_keys("expires")
-    memory = selectors.memories(MemoryFilters(), sort="expires").last()
+    keys = listing.sort_keys("expires")
+    memory = listing.memories(MemoryFilters(), sort="expires").last()
     values = pagination.decode(keys, pagination.encode(keys, memory))
     assert values == [memory.expires_at, memory.id]
 
 
 def test_a_page_runs_three_queries_given_the_projects(varied, django_assert_num_queries):
-    first = selectors.page_memories(MemoryFilters(), limit=10)
+    first = listing.page_memories(MemoryFilters(), limit=10)
     projects = Project.objects.in_bulk()
     with django_assert_num_queries(3):  # the rows, the count, the citations
-        page = selectors.page_memories(
+        page = listing.page_memories(
             MemoryFilters(), limit=10, after=first.next_cursor, projects=projects
         )
         names = [memory.project_name for memory in page.memories]
@@ -82,7 +82,7 @@ def test_a_page_runs_three_queries_given_the_projects(varied, django_assert_num_
 
 def test_a_page_reads_the_projects_itself_when_not_given(varied, django_assert_num_queries):
     with django_assert_num_queries(4):  # and the projects
-        page = selectors.page_memories(MemoryFilters(), limit=10)
+        page = listing.page_memories(MemoryFilters(), limit=10)
         names = [memory.project_name for memory in page.memories]
     assert any(names)
 
@@ -110,8 +110,8 @@ def test_walking_the_sorts_index_admits_the_same_rows(varied, filters):
 @pytest.mark.parametrize("filters", FILTERS)
 @pytest.mark.parametrize("sort", ["index", "name", "expires", "-read_count"])
 def test_pages_are_the_same_whether_they_walk_or_not(varied, monkeypatch, filters, sort):
-    expected = [m.name for m in selectors.memories(filters, sort=sort)]
-    monkeypatch.setattr(selectors, "WALK_AFTER", 0)
+    expected = [m.name for m in listing.memories(filters, sort=sort)]
+    monkeypatch.setattr(listing, "WALK_AFTER", 0)
     seen, last = walk_forward(filters, sort, 6)
     assert seen == expected and last.count == len(expected)
 

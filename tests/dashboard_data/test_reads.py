@@ -9,7 +9,7 @@ from django.utils import timezone
 from memadmin.pages.query import canonical_query
 from memadmin.web.markdown import render_markdown
 from memories.models import Memory
-from memories.reads import budget, selectors
+from memories.reads import backlinks, budget, overview
 from memories.reads.params import tier_param
 from memories.rules import captions
 from memories.rules.tiers import ANY_TIER
@@ -30,10 +30,10 @@ def cited(db, project, other_project):
 
 def test_citation_counts_agree_with_referenced_by(cited):
     memories = list(Memory.objects.all())
-    counts = selectors.citation_counts(memories)
-    many = selectors.referenced_by_each(memories)
+    counts = backlinks.citation_counts(memories)
+    many = backlinks.referenced_by_each(memories)
     for memory in memories:
-        expected = selectors.referenced_by(memory)
+        expected = backlinks.referenced_by(memory)
         assert counts[memory.id] == len(expected), memory
         assert [m.id for m in many[memory.id]] == [m.id for m in expected], memory
     g = Memory.objects.get(name="g")
@@ -44,9 +44,9 @@ def test_citation_counts_agree_with_referenced_by(cited):
 def test_citations_of_a_page_take_one_query(cited, django_assert_num_queries):
     memories = list(Memory.objects.all())
     with django_assert_num_queries(1):
-        selectors.citation_counts(memories)
+        backlinks.citation_counts(memories)
     with django_assert_num_queries(1):
-        selectors.referenced_by_each(memories)
+        backlinks.referenced_by_each(memories)
 
 
 def test_the_overview_figures(cited, small_budget):
@@ -56,7 +56,7 @@ def test_the_overview_figures(cited, small_budget):
     Memory.objects.filter(name="g").update(verified_at=timezone.now() - dt.timedelta(days=100))
     doors.write("big", project="webdev", description="big", body="x" * 90, load="inline")
     Memory.objects.filter(name="big").update(body="x" * 120)
-    figures = selectors.overview()
+    figures = overview.overview()
     assert figures.total == 10 and figures.expired == 1 and figures.unverified == 1
     assert [(t.project, t.count) for t in figures.tiers] == [(None, 5), ("infra", 2), ("webdev", 3)]
     assert figures.dangling_references == 3 and figures.dangling_target_count == 2

@@ -3,7 +3,7 @@
 import pytest
 
 from memories.models import Memory, Revision, TrashedMemory
-from memories.reads import selectors
+from memories.reads import listing
 from memories.reads.filters import MemoryFilters
 from memories.rules.errors import (
     InlineBudgetExceeded,
@@ -47,9 +47,9 @@ def test_restore_brings_it_back_whole(write, project):
     assert restored.id == memory.id
     assert not TrashedMemory.objects.exists()
     # The triggers rebuilt its search entry and its reference and tag rows.
-    referencing = selectors.memories(MemoryFilters(referencing="other"))
+    referencing = listing.memories(MemoryFilters(referencing="other"))
     assert [m.name for m in referencing] == ["notes"]
-    assert [m.name for m in selectors.memories(MemoryFilters(tag="t"))] == ["notes"]
+    assert [m.name for m in listing.memories(MemoryFilters(tag="t"))] == ["notes"]
     assert [r.action for r in Revision.objects.filter(memory_id=memory.id).order_by("id")] == [
         "create",
         "delete",

@@ -27,7 +27,7 @@ def main() -> None:
     import django
 
     django.setup()
-    from memories.reads import selectors
+    from memories.reads import lookup
     from memories.rules.errors import PreconditionFailed
     from memories.writes import doors
 
@@ -38,7 +38,7 @@ def main() -> None:
         name = rng.choice(names)
         if rng.random() < 0.5:
             while True:
-                memory = selectors.locate(name, None)
+                memory = lookup.locate(name, None)
                 first, rest = memory.body.split("\n", 1)
                 count = int(first.removeprefix("count "))
                 try:

@@ -8,7 +8,7 @@ from django.db import OperationalError
 from django.test import Client
 
 from memadmin.accounts import roles
-from memories.reads import selectors
+from memories.reads import listing
 from memories.writes import doors
 
 
@@ -29,7 +29,7 @@ def locked(db, monkeypatch):
         raise OperationalError("database is locked")
 
     monkeypatch.setattr(doors, "write", refuse)
-    monkeypatch.setattr(selectors, "page_memories", refuse)
+    monkeypatch.setattr(listing, "page_memories", refuse)
 
 
 @pytest.mark.parametrize(
@@ -61,6 +61,6 @@ def test_other_database_failures_still_go_to_the_error_page(operator, monkeypatc
     def broken(*args, **kwargs):
         raise OperationalError("disk I/O error")
 
-    monkeypatch.setattr(selectors, "page_memories", broken)
+    monkeypatch.setattr(listing, "page_memories", broken)
     with pytest.raises(OperationalError):
         operator.get("/memories/")

@@ -19,7 +19,7 @@ from memadmin.web.http import HtmxHttpRequest, render_page
 from memadmin.web.responses import error_response
 from memories.models import NAME_SLOT, Action, Door, Memory, Revision, TrashedMemory, memory_url
 from memories.reads import history as history_reads
-from memories.reads import selectors
+from memories.reads import lookup
 from memories.reads.history import AuditFilterForm, AuditFilters
 from memories.reads.params import tier_param
 from memories.rules import tiers
@@ -68,7 +68,7 @@ def _refused(request: HtmxHttpRequest, error: DomainError, again) -> HttpRespons
 @requires_role()
 def memory_history(request: HtmxHttpRequest, name: str) -> HttpResponse:
     try:
-        memory = selectors.locate(name, tier_param(request.GET))
+        memory = lookup.locate(name, tier_param(request.GET))
     except AmbiguousName as error:
         return render_page(
             request,

@@ -20,7 +20,7 @@ from memadmin.web import charts
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
 from memadmin.web.responses import error_response
-from memories.reads import band_cut, budget_report, drift, graph, hygiene, selectors
+from memories.reads import band_cut, budget_report, drift, graph, hygiene, lookup
 from memories.reads.agent_view import TierReads
 from memories.reads.filters import PERIOD_CHOICES
 from memories.reads.insight_forms import (
@@ -122,7 +122,7 @@ def _neighbourhood(request: HtmxHttpRequest, name: str):
     if not form.is_valid():
         return None, error_response(request, 400, form.first_error())
     try:
-        memory = selectors.locate(name, tier_param(request.GET))
+        memory = lookup.locate(name, tier_param(request.GET))
     except DomainError as error:
         return None, error_response(request, error.status, error.message)
     depth, cap = form.cleaned_data["depth"], form.cleaned_data["limit"]
@@ -160,7 +160,7 @@ def around_data(request: HtmxHttpRequest, name: str) -> JsonResponse:
     if not form.is_valid():
         return _json_error(form.first_error(), 400)
     try:
-        memory = selectors.locate(name, tier_param(request.GET))
+        memory = lookup.locate(name, tier_param(request.GET))
     except DomainError as error:
         return _json_error(error.message, error.status)
     found = graph.neighbourhood(memory, form.cleaned_data["depth"], cap=form.cleaned_data["limit"])

@@ -17,7 +17,7 @@ from memadmin.web.http import HtmxHttpRequest, render_page, wants_fragment
 from memadmin.web.markdown import render_markdown
 from memadmin.web.responses import error_response
 from memories.models import Memory
-from memories.reads import selectors
+from memories.reads import backlinks, lookup
 from memories.reads.params import tier_param
 from memories.rules.captions import record_caption
 from memories.rules.errors import AmbiguousName, DomainError, InvalidField, NameClash, StaleBody
@@ -65,7 +65,7 @@ def _ambiguous(request: HtmxHttpRequest, error: AmbiguousName) -> HttpResponse:
 def _locate(request: HtmxHttpRequest, name: str):
     """The memory the URL names, or the answer to give instead."""
     try:
-        return selectors.locate(name, tier_param(request.GET)), None
+        return lookup.locate(name, tier_param(request.GET)), None
     except AmbiguousName as error:
         return None, _ambiguous(request, error)
     except DomainError as error:
@@ -88,8 +88,8 @@ def _context(memory: Memory, form: MemoryForm | None, *, raw: bool = False, **ex
         **_body_context(memory, raw),
         "expired": memory.is_expired(now),
         "caption": record_caption(memory, now),
-        "references": selectors.resolve_references(memory),
-        "referenced_by": selectors.referenced_by(memory),
+        "references": backlinks.resolve_references(memory),
+        "referenced_by": backlinks.referenced_by(memory),
         "form": form,
         "body_sha": body_digest(memory.body),
         **extra,
@@ -212,7 +212,7 @@ def memory_delete(request: HtmxHttpRequest, name: str) -> HttpResponse:
         "memories/delete.html",
         {
             "memory": memory,
-            "referenced_by": selectors.referenced_by(memory),
+            "referenced_by": backlinks.referenced_by(memory),
             "detail_url": memory.get_absolute_url(),
         },
     )

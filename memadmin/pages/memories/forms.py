@@ -8,8 +8,8 @@ is a form error, never a 500.
 from django import forms
 
 from memories.reads.filters import MemoryFilterForm
+from memories.reads.listing import SORTS
 from memories.reads.params import FirstErrorMixin, IdListField
-from memories.reads.selectors import SORTS
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
 from memories.rules.errors import InvalidField

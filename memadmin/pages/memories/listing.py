@@ -25,7 +25,7 @@ from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
 from memadmin.web.responses import error_response
 from memories.models import NAME_SLOT, Memory, memory_url, tier_query
-from memories.reads import budget, selectors
+from memories.reads import backlinks, budget, listing, lookup
 from memories.reads.filters import PERIOD_CHOICES
 from memories.reads.params import tier_param
 from memories.reads.search import Hit, search
@@ -185,7 +185,7 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
     if form.cleaned_data["q"]:
         return _search_context(context, form, filters, refusals or {}, saved, now)
     try:
-        listing = selectors.page_memories(
+        page = listing.page_memories(
             filters,
             sort=sort,
             limit=form.cleaned_data["limit"],
@@ -198,31 +198,31 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         context.update(error=error.message, status=error.status)
         return context
     refusals = refusals or {}
-    summary = filters.summary(listing.count, searched=sort != "index")
+    summary = filters.summary(page.count, searched=sort != "index")
     if sort != "index":
         summary += f", sorted by {SORT_WORDS[sort]}"
     links = RowLinks()
     context.update(
-        listing=listing,
-        count=listing.count,
+        listing=page,
+        count=page.count,
         summary=summary,
         rows=[
             Row(
                 memory=memory,
-                cited_by=listing.cited_by[memory.id],
+                cited_by=page.cited_by[memory.id],
                 expired=memory.is_expired(now),
                 links=links,
                 refusal=refusals.get(memory.id, ""),
                 saved=memory.id in saved,
             )
-            for memory in listing.memories
+            for memory in page.memories
         ],
         first_page_url=_list_url(params, after=None, before=None),
-        next_page_url=_list_url(params, after=listing.next_cursor, before=None)
-        if listing.next_cursor
+        next_page_url=_list_url(params, after=page.next_cursor, before=None)
+        if page.next_cursor
         else None,
-        previous_page_url=_list_url(params, before=listing.previous_cursor, after=None)
-        if listing.previous_cursor
+        previous_page_url=_list_url(params, before=page.previous_cursor, after=None)
+        if page.previous_cursor
         else None,
     )
     return context
@@ -240,7 +240,7 @@ def _search_context(context, form, filters, refusals, saved, now) -> dict:
         context.update(error=error.message, status=error.status)
         return context
     memories = [hit.memory for hit in result.hits]
-    cited_by = selectors.citation_counts(memories)
+    cited_by = backlinks.citation_counts(memories)
     noun = "memory" if result.count == 1 else "memories"
     quoted = " or ".join(f"‘{query}’" for query in queries)
     links = RowLinks()
@@ -333,12 +333,12 @@ def memory_row(request: HtmxHttpRequest, name: str) -> HttpResponse:
             messages.success(request, f"Saved '{name}'.")
         return redirect(back)
     try:
-        memory = selectors.locate(name, project)
+        memory = lookup.locate(name, project)
     except DomainError as error:
         return error_response(request, error.status, error.message)
     row = Row(
         memory=memory,
-        cited_by=selectors.citation_counts([memory])[memory.id],
+        cited_by=backlinks.citation_counts([memory])[memory.id],
         expired=memory.is_expired(),
         links=RowLinks(),
         refusal=refusal,
@@ -387,10 +387,10 @@ def _matching_ids(form: MemoryListForm) -> list[int]:
         result = search(queries, filters, limit=bulk.BULK_LIMIT + 1)
         ids, count = [hit.memory.id for hit in result.hits], result.count
     else:
-        ids = selectors.matching_ids(filters, limit=bulk.BULK_LIMIT + 1)
+        ids = listing.matching_ids(filters, limit=bulk.BULK_LIMIT + 1)
         count = len(ids)
         if count > bulk.BULK_LIMIT:
-            count = selectors.memories(filters).count()
+            count = listing.memories(filters).count()
     if count > bulk.BULK_LIMIT:
         raise DomainError(
             f"{count:,} memories match; a bulk action takes at most {bulk.BULK_LIMIT:,} at a "
@@ -469,10 +469,10 @@ def _bulk_answer(
 
 def _confirm_delete(request, params: QueryDict, ids: list[int], scope: str) -> HttpResponse:
     """The memories a delete would remove, each with the memories still referencing it."""
-    targets = selectors.memories_by_id(ids)
+    targets = lookup.memories_by_id(ids)
     if not targets:
         return _bulk_answer(request, params, "None of the selected memories exists any more.")
-    citing = selectors.referenced_by_each(targets)
+    citing = backlinks.referenced_by_each(targets)
     doomed = {m.id for m in targets}
     context = {
         "params": params,

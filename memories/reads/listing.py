@@ -1,0 +1,139 @@
+"""Listing memories in index order (or a sort), filtered, in keyset pages; the ids a
+bulk action or a filter selects."""
+
+from dataclasses import dataclass
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from memories.models import INDEX_ORDER, Memory
+from memories.reads import pagination
+from memories.reads.backlinks import citation_counts
+from memories.reads.filters import MemoryFilters
+from projects.models import Project
+
+SORTS = {
+    "index": INDEX_ORDER,
+    "name": ("name", "tier"),
+    "-name": ("-name", "-tier"),
+    "tier": ("tier", *INDEX_ORDER),
+    "priority": INDEX_ORDER,
+    "-priority": ("-priority", "-created_at", "-id"),
+    "created": ("created_at", "id"),
+    "-created": ("-created_at", "-id"),
+    "verified": ("verified_at", "id"),
+    "-verified": ("-verified_at", "-id"),
+    "expires": ("expires_at", "id"),
+    "-expires": ("-expires_at", "-id"),
+    "read_count": ("read_count", "id"),
+    "-read_count": ("-read_count", "-id"),
+}
+
+
+# Sorts no index serves: a page of them sorts every match whatever the filters do.
+UNINDEXED_SORTS = {"created", "-created", "read_count", "-read_count"}
+
+
+WALK_AFTER = 2000
+
+
+def sort_keys(sort: str) -> list[pagination.Key]:
+    return [pagination.Key.parse(spec) for spec in SORTS.get(sort, INDEX_ORDER)]
+
+
+def memories(filters: MemoryFilters | None = None, *, sort: str = "index", now=None) -> QuerySet:
+    """Every memory the filters admit, in index order unless another sort is named."""
+    queryset = Memory.objects.select_related("project")
+    if filters is not None:
+        queryset = filters.apply(queryset, now)
+    return queryset.order_by(*(key.order() for key in sort_keys(sort)))
+
+
+@dataclass
+class Page:
+    memories: list[Memory]
+    count: int
+
+
+def list_memories(
+    filters: MemoryFilters, *, limit: int = 50, offset: int = 0, sort: str = "index", now=None
+) -> Page:
+    """A page by offset (the API's), walking the sort's index when many match, as
+    page_memories does."""
+    now = now or timezone.now()
+    base = Memory.objects.select_related("project")
+    count = filters.apply(base, now).count()
+    walk = count > WALK_AFTER and sort not in UNINDEXED_SORTS
+    queryset = filters.apply(base, now, walk_order=walk, sparse=not walk)
+    queryset = queryset.order_by(*(key.order() for key in sort_keys(sort)))
+    return Page(memories=list(queryset[offset : offset + limit]), count=count)
+
+
+@dataclass
+class KeysetListing:
+    memories: list[Memory]
+    count: int
+    next_cursor: str | None
+    previous_cursor: str | None
+    cited_by: dict[int, int]  # memory id: how many memories reference it, from their band
+
+
+def page_memories(
+    filters: MemoryFilters,
+    *,
+    sort: str = "index",
+    limit: int = 50,
+    after: str | None = None,
+    before: str | None = None,
+    now=None,
+    projects: dict[int, Project] | None = None,
+) -> KeysetListing:
+    """A page of the list, by keyset (`after`/`before` cursors) rather than by offset.
+
+    The list shows no body, source or updated_at: leaving the body out keeps a sort that
+    cannot walk an index (a filter on verified_at, a sort by read count) to small rows, and
+    the others cost converting. `projects` (id: project) saves a query when the caller holds
+    them already.
+    """
+    now = now or timezone.now()
+    base = Memory.objects.defer("body", "source", "updated_at")
+    count = filters.apply(base, now).count()
+    # A filter admitting many memories reads faster by walking the sort's index than by
+    # fetching every match to sort it; one admitting few, the other way round.
+    walk = count > WALK_AFTER and sort not in UNINDEXED_SORTS
+    page = pagination.page(
+        filters.apply(base, now, walk_order=walk, sparse=not walk),
+        sort_keys(sort),
+        limit=limit,
+        after_cursor=after,
+        before_cursor=before,
+    )
+    attach_projects(page.rows, projects)
+    return KeysetListing(
+        memories=page.rows,
+        count=count,
+        next_cursor=page.next_cursor,
+        previous_cursor=page.previous_cursor,
+        cited_by=citation_counts(page.rows),
+    )
+
+
+def attach_projects(memories: list[Memory], projects: dict[int, Project] | None = None) -> None:
+    """Give each memory its project from the few there are (id: project; fetched when not
+    given) rather than joining the projects table to build a project for every row.
+
+    A project added since `projects` was read is left to be loaded when asked for.
+    """
+    if projects is None:
+        projects = Project.objects.in_bulk()
+    field = Memory._meta.get_field("project")
+    for memory in memories:
+        project = projects.get(memory.project_id)
+        if project is not None:
+            field.set_cached_value(memory, project)
+
+
+def matching_ids(filters: MemoryFilters, *, limit: int, now=None) -> list[int]:
+    """The ids of the memories the filters admit, in index order, at most `limit`."""
+    queryset = filters.apply(Memory.objects.all(), now).order_by(*INDEX_ORDER)
+    return list(queryset.values_list("id", flat=True)[:limit])

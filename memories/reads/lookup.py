@@ -1,0 +1,39 @@
+"""Finding memories: one by name in a tier (refused when unknown or ambiguous), several by id."""
+
+from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory
+from memories.rules.errors import AmbiguousName, MemoryNotFound
+from memories.rules.tiers import ANY_TIER
+from projects.models import Project
+
+
+def memories_by_id(ids) -> list[Memory]:
+    """The memories of these ids that still exist, in index order."""
+    return list(Memory.objects.select_related("project").filter(id__in=ids).order_by(*INDEX_ORDER))
+
+
+def locate(name: str, project=ANY_TIER) -> Memory:
+    """The memory a single-memory route names.
+
+    `project` ANY_TIER finds the name in whichever tier holds it, refusing a name several
+    projects hold; None is the global tier; a project name that tier (refused if unknown).
+    """
+    queryset = Memory.objects.select_related("project").filter(name=name)
+    if project is ANY_TIER:
+        found = list(queryset[:50])
+        if not found:
+            raise MemoryNotFound(name, anywhere=True)
+        if len(found) > 1:
+            raise AmbiguousName(name, sorted(m.project_name or "" for m in found))
+        return found[0]
+    if project is None:
+        queryset = queryset.filter(tier=GLOBAL_TIER)
+    else:
+        # One query for the usual case; the project is looked up alone only to tell an
+        # unknown project from a memory missing from a known one.
+        queryset = queryset.filter(project__name=project)
+    found = list(queryset[:1])
+    if found:
+        return found[0]
+    if project is not None:
+        Project.objects.named(project)
+    raise MemoryNotFound(name, project)
