@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from django.core.management.base import CommandError, OutputWrapper
-from django.db import connection, transaction
+from django.db import connection
 from django.utils import timezone
 
 from memadmin.cli.progress import Progress
@@ -27,7 +27,7 @@ from memories.reads.search import search
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
 from memories.rules.captions import age, short_age
-from memories.rules.errors import AmbiguousName, DomainError, MemoryNotFound
+from memories.rules.errors import AmbiguousName, DomainError, NameTaken
 from memories.rules.fields import rfc3339
 from memories.writes import doors, imports, snapshot
 from projects import reads as project_selectors
@@ -247,6 +247,25 @@ def _read_body(from_file: str) -> str:
         raise CommandError(f"'{from_file}' is not UTF-8 text.") from None
 
 
+@contextmanager
+def _worded_for_add(name: str, force: bool):
+    """The write door's refusal of a name already held, with the remedy this command has."""
+    try:
+        yield
+    except NameTaken as taken:
+        raise CommandError(
+            f"'{name}' is already a memory of {tiers.phrase(taken.details['project'])}; "
+            "--force updates it, keeping what you do not mention."
+        ) from None
+    except AmbiguousName:
+        if force:
+            raise
+        raise CommandError(
+            f"'{name}' is already a memory of several projects; name one with --project and "
+            "add --force to update it."
+        ) from None
+
+
 def add_memory(
     out: OutputWrapper,
     *,
@@ -269,22 +288,7 @@ def add_memory(
         raise CommandError("Give the body with --body or with --from-file, not both.")
     if from_file is not None:
         body = _read_body(from_file)
-    with refusals(), transaction.atomic():
-        if not force:
-            try:
-                held = lookup.locate(name, memory_fields.tier(project))
-            except MemoryNotFound:
-                held = None
-            except AmbiguousName as error:
-                raise CommandError(
-                    f"'{name}' is already a memory of several projects; name one with "
-                    "--project and add --force to update it."
-                ) from error
-            if held is not None:
-                raise CommandError(
-                    f"'{name}' is already a memory of {tiers.phrase(held.project_name)}; "
-                    "--force updates it, keeping what you do not mention."
-                )
+    with refusals(), _worded_for_add(name, force):
         result = doors.write(
             name,
             project=memory_fields.tier(project),
@@ -297,6 +301,7 @@ def add_memory(
             source=source,
             expires=expires,
             verified=verified,
+            must_create=not force,
         )
     memory = result.memory
     out.write(

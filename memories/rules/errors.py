@@ -63,6 +63,10 @@ class NameClash(DomainError):
         super().__init__(message, name=name, project=project)
 
 
+class NameTaken(NameClash):
+    """A create (`must_create`) refused because the tier already holds the name."""
+
+
 class InlineBudgetExceeded(DomainError):
     status = 409
 

@@ -30,6 +30,7 @@ from memories.rules.errors import (
     InvalidField,
     MemoryNotFound,
     NameClash,
+    NameTaken,
     PreconditionFailed,
     StaleBody,
 )
@@ -368,7 +369,7 @@ def _refuse_unmet_preconditions(
             raise PreconditionFailed(name, "")
         return
     if must_create:
-        raise NameClash(
+        raise NameTaken(
             f"'{tiers.noun(existing.project_name)}' already holds a memory named '{name}'; "
             "choose another name, or open that one to edit it.",
             name=name,
