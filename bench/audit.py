@@ -1,4 +1,4 @@
-"""Time the audit selectors (graph, hygiene, drift, budget) and the audit pages and routes
+"""Time the insight reads (graph, hygiene, drift, budget) and the audit pages and routes
 on a filled store.
 
     .venv/bin/python bench/audit_fill.py --memories 100000 --data-dir bench/out/stores/100k

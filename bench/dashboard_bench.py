@@ -7,7 +7,7 @@ Each page is requested through Django's test client, signed in as an admin (the 
 sees every control), so a figure is the whole server side of a page: the role lookup, the
 queries and the template, without the network. The median of the runs is reported, with the
 number of SQL queries the page ran. The list's deep page starts after its 5,000th row, by
-keyset; the search rows use memories.search.
+keyset; the search rows use memories.reads.search.
 """
 
 import argparse

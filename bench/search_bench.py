@@ -4,7 +4,7 @@
     python bench/search_bench.py --memories 10000 --runs 31
 
 For a common word, a rare word, a prefix (a partial word only the prefix sense answers) and
-a CJK term, the median of `memories.search.search()` returning its first page of 50 (Django,
+a CJK term, the median of `memories.reads.search.search()` returning its first page of 50 (Django,
 the filters, the ranking, the count and loading the page's memories) is set against the
 median of the statement it runs (`ranking_sql()`: the FTS5 MATCH or the text scan, ranked,
 counted and joined to the page's rows), run on the same file through sqlite3 without Django:

@@ -47,7 +47,7 @@ class Load(models.TextChoices):
 
 
 class Memory(models.Model):
-    """One durable note. Written only through memories.doors; see the seed for every rule."""
+    """One durable note, written only through the doors (memories.writes); the seed has the rules."""
 
     name = models.CharField(max_length=128)
     project = models.ForeignKey(
@@ -89,7 +89,7 @@ class Memory(models.Model):
             ),
             models.Index(fields=["priority", "-created_at", "-id"], name="memory_index_order"),
             # A name's holders with their tier on the index: the graph resolves every
-            # reference by band (memories.graph) without reading a memory's row.
+            # reference by band (memories.reads.graph) without reading a memory's row.
             models.Index(fields=["name", "project"], name="memory_name_project"),
             # A band's inline bodies, index entries and search-only count (agent_view): one
             # range per tier in index order, with expiry read off the index.

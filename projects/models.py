@@ -36,7 +36,7 @@ class Project(models.Model):
         return self.name
 
     def to_dict(self) -> dict:
-        """GET /v1/projects fields; memory_count comes from projects.selectors.projects()."""
+        """GET /v1/projects fields; memory_count comes from projects.reads.projects()."""
         return {
             "name": self.name,
             "created_at": rfc3339(self.created_at),

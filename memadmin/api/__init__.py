@@ -1,1 +1,1 @@
-"""The JSON API under /v1: thin views over the doors and selectors the pages use."""
+"""The JSON API under /v1: thin views over the doors and reads the pages use."""

@@ -1,4 +1,4 @@
-"""/v1 history: a memory's revisions and the audit log, from the selectors the pages use."""
+"""/v1 history: a memory's revisions and the audit log, from the reads the pages use."""
 
 from dataclasses import replace
 

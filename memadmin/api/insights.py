@@ -1,5 +1,5 @@
 """/v1/graph, /v1/memories/{name}/graph and /v1/hygiene: the audit pages' data as JSON, from
-the same selectors (memories.graph, memories.hygiene) and the same parameter forms."""
+the same reads (memories.reads.graph, memories.reads.hygiene) and the same parameter forms."""
 
 from django.http import HttpRequest
 from django.utils import timezone

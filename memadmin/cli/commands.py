@@ -1,6 +1,6 @@
 """The bodies of `manage.py memory ...` and `manage.py project ...`.
 
-Each parses its options, calls the doors and selectors, and prints. A refusal of the domain
+Each parses its options, calls the doors and reads, and prints. A refusal of the domain
 becomes a CommandError carrying the domain's sentence (a non-zero exit), and lands nothing.
 """
 
@@ -30,7 +30,7 @@ from memories.rules.captions import age, short_age
 from memories.rules.errors import AmbiguousName, DomainError, NameTaken
 from memories.rules.fields import rfc3339
 from memories.writes import doors, imports, snapshot
-from projects import reads as project_selectors
+from projects import reads as project_reads
 from projects import writes as project_doors
 
 
@@ -459,7 +459,7 @@ def add_project(out: OutputWrapper, *, name, **_) -> None:
 
 
 def list_projects(out: OutputWrapper, *, format, **_) -> None:
-    projects = list(project_selectors.projects())
+    projects = list(project_reads.projects())
     if format == "json":
         _dump(out, {"projects": [project.to_dict() for project in projects]})
         return

@@ -1,6 +1,6 @@
 """Who may open and change what on the dashboard.
 
-Every page needs a signed-in user holding a role (memadmin.roles). A page names the least
+Every page needs a signed-in user holding a role (memadmin.accounts.roles). A page names the least
 role that may read it and the least that may write through it; an unsafe method asks for
 the second, so a forbidden write gets a 403 whatever the page showed.
 """

@@ -1,6 +1,6 @@
 """Backlink graphs: one memory's neighbourhood and the store-wide graph, as nodes and edges.
 
-An edge is a reference resolved the way `selectors.resolve_references` resolves it: to the
+An edge is a reference resolved the way `backlinks.resolve_references` resolves it: to the
 memory the citing memory's band holds under that name. A reference naming no memory of its
 band leads to a dangling target, a node of its own kind: a name no memory has (a note still to
 write), a path, a URL or an external id. Nodes carry what the picture encodes (load, read
@@ -67,7 +67,7 @@ class Link(NamedTuple):
 
 # One row per reference, in reference order: the citing memory, the target as written and the
 # memory it names in the citing memory's band, NULL when none does. This is the band rule of
-# selectors.resolve_in_band as one join: the schema keeps a name in the global tier alone or in
+# backlinks.resolve_in_band as one join: the schema keeps a name in the global tier alone or in
 # projects alone, once per tier (memory_name_once_per_tier and the memories_cross_tier
 # triggers), so a project's memory means the global holder or its own project's, and a global
 # memory means the one memory of that name when only one exists.

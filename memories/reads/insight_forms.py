@@ -1,5 +1,5 @@
 """The parameters of the audit pages and their /v1 routes: the filters are the list's and the
-API's (memories.filters), with the graph's node cap and depth, and the hygiene's section.
+API's (memories.reads.filters), with the graph's node cap and depth, and the hygiene's section.
 
 One form per kind of request serves the page, its JSON and /v1 alike, so a URL moves
 between them.

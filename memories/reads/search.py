@@ -1,4 +1,4 @@
-"""Search: the one selector behind the list page, the API's `q=` and `manage.py memory search`.
+"""Search: the one read behind the list page, the API's `q=` and `manage.py memory search`.
 
 A search is a list of queries, read as synonyms (`["terse", "brevity", "verbosity"]`): one
 search over all of them, each memory listed once at its best score. Each query is split on

@@ -10,7 +10,7 @@ Callers say who is acting; the doors record one Revision per memory they change.
     with history.acting(reason="the old figure was a typo"):  # adds to the enclosing context
 
 A bulk action or an import wraps its writes in one change set, inspected and undone as a
-whole (`memories.history_doors.undo`):
+whole (`memories.writes.undo`):
 
     with history.change_set("Set priority 3 on 12 memories", door=history.BULK):
         ...one door call per memory...

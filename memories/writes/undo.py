@@ -1,6 +1,6 @@
 """The way back: restore from the trash, purge, restore a version, undo a change set.
 
-Each is a door like those of memories.doors: one transaction, the tier, name and budget
+Each is a door like those of memories.writes.doors: one transaction, the tier, name and budget
 rules every write keeps, a typed DomainError that lands nothing, and its own revision.
 Who may call which (purge: admins only) is decided by the views; the purge door takes that
 decision as its `admin` argument.
@@ -53,8 +53,8 @@ def _time(value: str | None) -> dt.datetime | None:
 
 
 def _db(value: str | dt.datetime | None):
-    moment = _time(value) if isinstance(value, str) else value
-    return None if moment is None else connection.ops.adapt_datetimefield_value(moment)
+    """A recorded time (text) or a datetime, bound as the doors bind it."""
+    return doors.db_datetime(_time(value) if isinstance(value, str) else value)
 
 
 def _project_of(state: dict) -> Project | None:

@@ -1,7 +1,7 @@
 """The pages a team lead audits with: backlink graphs, the budget report, hygiene.
 
-Each page's data comes from a selector module that /v1 returns as JSON too (memories.graph,
-memories.hygiene, memories.budget's report with memories.budget_audit and memories.drift).
+Each page's data comes from a read that /v1 returns as JSON too (memories.reads: graph,
+hygiene, budget_report with band_cut and drift).
 The views parse, call them and render; the few writes (verify, set load, set priority) go
 through the doors and answer operators only.
 """

@@ -1,7 +1,7 @@
-"""Forms of the memory pages. Filters are the API's (memories.filters); these add the page's
+"""Forms of the memory pages. Filters are the API's (memories.reads.filters); these add the page's
 sort and cursors, the inline and bulk edits, and the full edit form.
 
-Every value is checked here or by the doors' own field rules (memories.fields), so a bad one
+Every value is checked here or by the doors' own field rules (memories.rules.fields), so a bad one
 is a form error, never a 500.
 """
 
