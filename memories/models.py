@@ -47,7 +47,7 @@ class Load(models.TextChoices):
 
 
 class Memory(models.Model):
-    """One durable note, written only through the doors (memories.writes); the seed has the rules."""
+    """One durable note, written only through the doors (memories.writes); see the seed."""
 
     name = models.CharField(max_length=128)
     project = models.ForeignKey(
