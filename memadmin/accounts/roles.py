@@ -11,6 +11,7 @@ from django.db import DEFAULT_DB_ALIAS, connection
 
 AUDITOR, OPERATOR, ADMIN = "auditor", "operator", "admin"
 ROLES = (AUDITOR, OPERATOR, ADMIN)
+WRITERS = (OPERATOR, ADMIN)  # the roles that may change memories and projects
 
 
 def strongest(user, group_names) -> str | None:
@@ -52,7 +53,7 @@ def can_read(user) -> bool:
 
 
 def can_write(user) -> bool:
-    return role_of(user) in (OPERATOR, ADMIN)
+    return role_of(user) in WRITERS
 
 
 def can_administer(user) -> bool:
