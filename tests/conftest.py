@@ -3,6 +3,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.contrib.auth.models import Group, User
 from django.utils import timezone
 
 from memories.models import Memory
@@ -15,6 +16,24 @@ def pytest_sessionstart(session):
     not): WhiteNoise warns when it is set up without it, as the schemathesis tests do while
     being collected."""
     Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+
+
+PASSWORD = "a long enough password"
+
+
+def make_user(username: str, role: str | None) -> User:
+    """A user who can sign in with PASSWORD, in the role's group (None: no role)."""
+    user = User.objects.create_user(username, password=PASSWORD)
+    if role:
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
+    return user
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    """Users made with a password sign in on many pages; the real hasher would cost each a
+    fraction of a second."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture

@@ -5,7 +5,8 @@ import os
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group, User
+
+from tests.conftest import PASSWORD, make_user
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -18,7 +19,6 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-PASSWORD = "a long enough password"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
@@ -55,17 +55,6 @@ def chromium():
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             yield browser
             browser.close()
-
-
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-def make_user(username: str, role: str) -> User:
-    user = User.objects.create_user(username, password=PASSWORD)
-    user.groups.add(Group.objects.get_or_create(name=role)[0])
-    return user
 
 
 @pytest.fixture

@@ -1,17 +1,9 @@
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.test import Client
 
 from memadmin.accounts import roles
-
-PASSWORD = "a long enough password"
-
-
-def make_user(username: str, role: str | None) -> User:
-    user = User.objects.create_user(username, password=PASSWORD)
-    if role:
-        user.groups.add(Group.objects.get_or_create(name=role)[0])
-    return user
+from tests.conftest import make_user
 
 
 def signed_in(user: User, **client_options) -> Client:
@@ -49,8 +41,3 @@ def htmx():
 def chrome_free(html: str) -> bool:
     """A fragment carries none of the page's chrome."""
     return all(marker not in html for marker in ("<html", "<head", "site-header", "site-nav"))
-
-
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

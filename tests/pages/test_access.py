@@ -7,7 +7,8 @@ from django.test import Client
 
 from memories.models import Memory
 from memories.writes import doors
-from tests.pages.conftest import make_user, signed_in
+from tests.conftest import make_user
+from tests.pages.conftest import signed_in
 
 
 @pytest.fixture

@@ -5,7 +5,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from memadmin.accounts import roles
-from tests.pages.conftest import chrome_free, make_user
+from tests.conftest import make_user
+from tests.pages.conftest import chrome_free
 
 
 def test_only_admins_see_or_change_accounts(auditor, operator, admin, db):

@@ -1,4 +1,4 @@
-"""/v1/graph, /v1/memories/{name}/graph and /v1/hygiene: the audit selectors as JSON."""
+"""/v1/graph, /v1/memories/{name}/graph and /v1/hygiene: the insight reads as JSON."""
 
 import pytest
 
@@ -22,8 +22,8 @@ ROUTES = ["/v1/graph", "/v1/memories/runbook/graph", "/v1/hygiene"]
 
 
 @pytest.mark.parametrize("path", ROUTES)
-def test_a_token_is_required(anonymous_api, store, path):
-    response = anonymous_api.get(path)
+def test_a_token_is_required(anonymous, store, path):
+    response = anonymous.get(path)
     assert response.status_code == 401
     assert response.json()["error"].startswith("A valid API token is required")
 
@@ -143,8 +143,8 @@ def test_hygiene_refuses_bad_parameters(read_api, store, query, field):
     assert response.status_code == 400 and response.json()["field"] == field
 
 
-def test_the_openapi_document_describes_the_audit_routes(anonymous_api):
-    document = anonymous_api.get("/v1/openapi.json").json()
+def test_the_openapi_document_describes_the_audit_routes(anonymous):
+    document = anonymous.get("/v1/openapi.json").json()
     for path in ("/v1/graph", "/v1/memories/{name}/graph", "/v1/hygiene"):
         assert "get" in document["paths"][path]
     assert {"Graph", "GraphNode", "GraphEdge", "Hygiene"} <= set(document["components"]["schemas"])

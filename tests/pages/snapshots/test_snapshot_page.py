@@ -12,7 +12,7 @@ from memories.writes import snapshot
 from projects import writes as project_doors
 from tests.cli.conftest import memory_file, store_state
 from tests.pages.conftest import chrome_free
-from tests.snapshots.conftest import zip_of
+from tests.pages.snapshots.conftest import zip_of
 
 ROUTES = [
     ("get", "/snapshots/"),

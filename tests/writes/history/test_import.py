@@ -10,7 +10,7 @@ from memories.models import ChangeSet, Memory, Revision, TrashedMemory
 from memories.rules.errors import ImportRefused
 from memories.writes import doors, imports, undo
 from tests.conftest import backdate
-from tests.history.conftest import state_without_updated_at
+from tests.writes.history.conftest import state_without_updated_at
 
 CREATED = dt.datetime(2023, 3, 4, 5, 6, 7, tzinfo=dt.UTC)
 

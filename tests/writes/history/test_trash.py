@@ -16,7 +16,7 @@ from memories.rules.errors import (
 from memories.writes import doors, history, undo
 from projects import writes as project_doors
 from tests.conftest import backdate
-from tests.history.conftest import state_without_updated_at
+from tests.writes.history.conftest import state_without_updated_at
 
 
 def _trash(name: str) -> TrashedMemory:

@@ -3,18 +3,11 @@ import zipfile
 
 import pytest
 
-from tests.pages.conftest import admin, auditor, htmx, operator  # noqa: F401  (role clients)
-
 
 @pytest.fixture(autouse=True)
 def _uploads_in_tmp(settings, tmp_path):
     """Each test keeps its uploads in its own data dir."""
     settings.DATA_DIR = tmp_path / "data"
-
-
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def zip_of(files: dict[str, str], *, version: int = 1) -> io.BytesIO:

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from tests.search.conftest import days_ago, set_fields
+from tests.reads.search.conftest import days_ago, set_fields
 
 
 def run(*args) -> str:

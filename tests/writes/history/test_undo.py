@@ -6,7 +6,7 @@ from memories.models import ChangeSet, Memory, Revision, TrashedMemory
 from memories.rules.errors import ChangeSetNotFound, UndoRefused
 from memories.writes import bulk, doors, history, undo
 from tests.conftest import backdate
-from tests.history.conftest import state_without_updated_at
+from tests.writes.history.conftest import state_without_updated_at
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The audit pages: graph, budget report, hygiene and side by side, with the role matrix,
+"""The insight pages: graph, budget report, hygiene and side by side, with the role matrix,
 fragments for htmx, refusals, and the writes (verify, set load, set priority) through the
 doors."""
 

@@ -1,7 +1,7 @@
 """The four senses of the seed, each with its own examples, and synonym lists."""
 
 from memories.reads.search import SENSES
-from tests.search.conftest import names
+from tests.reads.search.conftest import names
 
 
 def hit_of(result, name):

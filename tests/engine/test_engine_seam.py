@@ -15,7 +15,7 @@ from memories import engine
 from memories.engine.hints import Unindexed, likelihood
 from memories.models import Memory
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("memadmin", "memories", "projects", "templates")
 ENGINE_DIR = ROOT / "memories" / "engine"
 # The dialect's names: the search index's table and functions, its pattern operator, the

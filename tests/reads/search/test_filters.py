@@ -9,7 +9,7 @@ from django.utils import timezone
 from memories.reads.filters import MemoryFilters
 from memories.reads.search import ranking_sql
 from memories.rules.errors import UnknownProject
-from tests.search.conftest import days_ago, names, set_fields
+from tests.reads.search.conftest import days_ago, names, set_fields
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 import pytest
 
 from memories.writes import doors
-from tests.search.conftest import days_ago, names, set_fields
+from tests.reads.search.conftest import days_ago, names, set_fields
 
 
 def test_relevance_a_name_hit_beats_a_description_hit_beats_a_body_hit(write, find):

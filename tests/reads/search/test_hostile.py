@@ -9,7 +9,7 @@ from memories.engine.sqlite import search as fts
 from memories.reads import search as search_module
 from memories.reads.filters import MemoryFilters
 from memories.reads.search import SENSES, search
-from tests.search.conftest import names
+from tests.reads.search.conftest import names
 
 HOSTILE = [
     '"',
