@@ -49,6 +49,8 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from types import ModuleType
 
+from django.core.exceptions import ImproperlyConfigured
+
 # What the docstring lists, by module: every engine provides each name.
 PROVIDES = {
     "config": ("database", "is_busy"),
@@ -92,7 +94,7 @@ def for_vendor(vendor: str) -> Engine:
     try:
         modules = {name: import_module(f"{__name__}.{vendor}.{name}") for name in PROVIDES}
     except ModuleNotFoundError as missing:
-        raise NotImplementedError(f"memadmin has no engine for {vendor!r} ({missing})") from None
+        raise ImproperlyConfigured(f"memadmin has no engine for {vendor!r} ({missing})") from None
     return Engine(vendor=vendor, **modules)
 
 

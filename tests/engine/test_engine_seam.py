@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 from django.db.models import F, Q
 
@@ -80,7 +81,7 @@ def test_the_store_connection_gets_the_sqlite_engine():
 
 
 def test_a_vendor_without_an_engine_is_refused_by_name():
-    with pytest.raises(NotImplementedError, match="no engine for 'oracle'"):
+    with pytest.raises(ImproperlyConfigured, match="no engine for 'oracle'"):
         engine.for_vendor("oracle")
 
 
