@@ -10,8 +10,9 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from memadmin.accounts import roles, tokens, users
+from memadmin.web.forms import RefusalsMixin
 from memories.reads.params import FirstErrorMixin
-from memories.rules.errors import DomainError, InvalidField
+from memories.rules.errors import InvalidField
 
 
 def _by_rule(rule, *values):
@@ -19,13 +20,6 @@ def _by_rule(rule, *values):
         return rule(*values)
     except InvalidField as error:
         raise forms.ValidationError(error.message) from None
-
-
-class RefusalsMixin:
-    def refuse(self, error: DomainError) -> None:
-        """A door's refusal shown with the input it names, or above the form."""
-        field = error.details.get("field")
-        self.add_error(field if field in self.fields else None, error.message)
 
 
 class TokenForm(RefusalsMixin, forms.Form):

@@ -20,7 +20,7 @@ from memories.models import Memory
 from memories.reads import backlinks, lookup
 from memories.reads.params import tier_param
 from memories.rules.captions import record_caption
-from memories.rules.errors import AmbiguousName, DomainError, InvalidField, NameClash, StaleBody
+from memories.rules.errors import AmbiguousName, DomainError, NameClash, StaleBody
 from memories.rules.fields import rfc3339
 from memories.writes import doors
 from projects.models import Project
@@ -150,8 +150,7 @@ def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
     except StaleBody as conflict:
         return _form_again(request, memory, form, status=409, conflict=conflict, yours=body)
     except DomainError as error:
-        field = error.details.get("field") if isinstance(error, InvalidField) else None
-        form.add_error(field if field in form.fields else None, error.message)
+        form.refuse(error)
         return _form_again(request, memory, form, status=error.status)
     saved = "Saved" + (" and marked verified" if verified else "") + "."
     if result.moved_from is not None:
@@ -251,8 +250,7 @@ def memory_new(request: HtmxHttpRequest) -> HttpResponse:
         except NameClash as error:
             form.add_error("name", error.message)
         except DomainError as error:
-            field = error.details.get("field") if isinstance(error, InvalidField) else None
-            form.add_error(field if field in form.fields else None, error.message)
+            form.refuse(error)
         else:
             messages.success(request, " ".join([f"Saved '{result.memory.name}'.", *result.notes]))
             return redirect(result.memory)

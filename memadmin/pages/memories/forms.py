@@ -7,6 +7,7 @@ is a form error, never a 500.
 
 from django import forms
 
+from memadmin.web.forms import RefusalsMixin
 from memories.reads.filters import MemoryFilterForm
 from memories.reads.listing import SORTS
 from memories.reads.params import FirstErrorMixin, IdListField
@@ -138,7 +139,7 @@ class LinesField(forms.CharField):
         return initial_list != self.to_python(data)
 
 
-class MemoryForm(forms.Form):
+class MemoryForm(RefusalsMixin, forms.Form):
     """The full edit form of one memory (and the form that creates one).
 
     The initial values travel with the form (show_hidden_initial), so a save sends only
