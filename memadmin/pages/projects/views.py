@@ -7,6 +7,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
+from memadmin.pages.projects.forms import AddForm, RenameForm
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memories.rules import budget
@@ -63,7 +64,9 @@ def _answer(
 @requires_role()
 def project_list(request: HtmxHttpRequest) -> HttpResponse:
     if request.method == "POST":
-        name = request.POST.get("name", "").strip()
+        form = AddForm(request.POST)
+        form.is_valid()  # always: the doors check the name
+        name = form.cleaned_data["name"]
         try:
             project = project_writes.add(name)
         except DomainError as error:
@@ -75,7 +78,9 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
 @require_POST
 @requires_role()
 def project_rename(request: HtmxHttpRequest, name: str) -> HttpResponse:
-    new_name = request.POST.get("new_name", "").strip()
+    form = RenameForm(request.POST)
+    form.is_valid()  # always: the doors check the name
+    new_name = form.cleaned_data["new_name"]
     try:
         project = project_writes.rename(name, new_name)
     except DomainError as error:

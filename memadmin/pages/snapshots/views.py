@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from memadmin.accounts import roles
+from memadmin.pages.snapshots.forms import ImportForm, PreviewForm
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memadmin.web.responses import error_response
@@ -107,7 +108,6 @@ def snapshot_download(request: HtmxHttpRequest) -> HttpResponse:
 @admins_only
 def snapshot_preview(request: HtmxHttpRequest) -> HttpResponse:
     """The dry run of an uploaded zip: what would be added, overwritten and refused."""
-    force = request.POST.get("force") == "on"
     length = request.META.get("CONTENT_LENGTH") or "0"
     if not length.isdigit() or int(length) > MAX_UPLOAD_BYTES:
         return _import_panel(
@@ -115,7 +115,9 @@ def snapshot_preview(request: HtmxHttpRequest) -> HttpResponse:
             413,
             error=f"A snapshot upload is at most {MAX_UPLOAD_BYTES // 2**20} MiB.",
         )
-    upload = request.FILES.get("snapshot")
+    form = PreviewForm(request.POST, request.FILES)
+    form.is_valid()  # always: a checkbox and an optional file
+    upload, force = form.cleaned_data["snapshot"], form.cleaned_data["force"]
     if upload is None:
         return _import_panel(request, 400, error="Choose a snapshot zip to upload.")
     _discard(request)
@@ -144,13 +146,14 @@ def snapshot_preview(request: HtmxHttpRequest) -> HttpResponse:
 def snapshot_import(request: HtmxHttpRequest) -> HttpResponse:
     """Land the upload the admin previewed, in one transaction, or nothing of it."""
     held = request.session.get(SESSION_KEY)
-    token = request.POST.get("token", "")
+    form = ImportForm(request.POST)
+    form.is_valid()  # always: a text and a checkbox
+    token, force = form.cleaned_data["token"], form.cleaned_data["force"]
     path = _upload_path(held["token"]) if held else None
     if not held or not secrets.compare_digest(token, held["token"]) or not path.exists():
         return _import_panel(
             request, 400, error="That upload is no longer here; upload the snapshot again."
         )
-    force = request.POST.get("force") == "on"
     try:
         with path.open("rb") as handle:
             entries = snapshot.read_zip(handle)
