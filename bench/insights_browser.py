@@ -1,7 +1,7 @@
 """Time the backlink graph in Chromium: from opening the page to the graph drawn, and how long
 a zoom and a pan take to draw once it is there.
 
-    .venv/bin/python bench/audit_browser.py --data-dir bench/out/stores/10k --port 8502
+    .venv/bin/python bench/insights_browser.py --data-dir bench/out/stores/10k --port 8502
 
 Serves the store with gunicorn on 127.0.0.1:PORT (an auditor made in the store on first
 run), opens each address in Debian's chromium through Playwright, and prints the median of
@@ -124,7 +124,7 @@ def main() -> None:
     prepare(data_dir)
     from playwright.sync_api import sync_playwright
 
-    from bench.audit import most_cited
+    from bench.insights import most_cited
 
     hub = most_cited()
     server = serve(data_dir, args.port)

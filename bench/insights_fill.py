@@ -1,10 +1,10 @@
-"""Fill a store shaped for the audit pages: N memories through the real schema.
+"""Fill a store shaped for the insight pages: N memories through the real schema.
 
-bench/generate.py fills the store every benchmark shares; this one adds what the audit
+bench/generate.py fills the store every benchmark shares; this one adds what the insight
 views are about and that store lacks: a few hub memories cited by thousands, references to
 names never written, near-copies of descriptions.
 
-    .venv/bin/python bench/audit_fill.py --memories 100000 --data-dir bench/out/stores/100k
+    .venv/bin/python bench/insights_fill.py --memories 100000 --data-dir bench/out/stores/100k
 
 Projects are added through the project door; memories are inserted in bulk with plain
 INSERTs into memories_memory, so the migrations' triggers build the FTS index and the

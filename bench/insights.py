@@ -1,8 +1,8 @@
-"""Time the insight reads (graph, hygiene, drift, budget) and the audit pages and routes
+"""Time the insight reads (graph, hygiene, drift, budget) and the insight pages and routes
 on a filled store.
 
-    .venv/bin/python bench/audit_fill.py --memories 100000 --data-dir bench/out/stores/100k
-    .venv/bin/python bench/audit.py --data-dir bench/out/stores/100k
+    .venv/bin/python bench/insights_fill.py --memories 100000 --data-dir bench/out/stores/100k
+    .venv/bin/python bench/insights.py --data-dir bench/out/stores/100k
 
 Each figure is the median of --runs runs after one warm-up, in milliseconds: wall time, and
 the CPU time of this process (what a request costs the server, whatever else the machine is
