@@ -20,10 +20,11 @@ from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from memories.models import NAME_SLOT, memory_url
-from memories.rules import budget
+from memories.rules import budget, tiers
 from memories.rules.captions import relative
 
 register = template.Library()
+register.filter("tier_words", tiers.label)  # the tier in words: 'global' or the project's name
 
 # Django's escape() and conditional_escape() do this escaping (html.escape) behind a
 # lazy-string check (keep_lazy) that costs several times the escaping: format_html, which

@@ -10,6 +10,7 @@ from memories.rules import tiers
 from memories.rules.captions import relative
 
 register = template.Library()
+register.filter("tier_words", tiers.label)  # as dashboard's: 'global' or the project's name
 
 FIELD_WORDS = {
     "project": "Tier",
@@ -37,8 +38,3 @@ def moment(value: dt.datetime | None, empty: str = "none") -> str:
         relative(value),
         local.strftime("%Y-%m-%d %H:%M:%S %Z"),
     )
-
-
-@register.filter
-def tier_words(project: str | None) -> str:
-    return tiers.label(project)
