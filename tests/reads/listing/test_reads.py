@@ -94,6 +94,8 @@ def test_record_caption(db):
     memory = doors.write("n", description="n").memory
     now = memory.created_at + dt.timedelta(days=47)
     assert captions.record_caption(memory, now) == "Recorded 47 days ago, not verified since"
+    # The seed's wording for the bug it fixed is "Saved today"; a note of today is recorded.
+    assert captions.record_caption(memory) == "Recorded today, not verified since"
     assert captions.read_caption(memory, now).endswith(
         "This is what you recorded then, not live state."
     )
