@@ -14,7 +14,8 @@ TEXT_FITS = """(select) => {
   const context = document.createElement("canvas").getContext("2d");
   context.font = `${style.fontSize} ${style.fontFamily}`;
   const text = select.options[select.selectedIndex].text;
-  const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+  const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+  const room = select.clientWidth - padding - 20;
   return context.measureText(text).width <= room;
 }"""
 
