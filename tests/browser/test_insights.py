@@ -131,3 +131,11 @@ def test_the_audit_pages_fit_the_screen(sign_in, store, live_server, width):
         )
         assert scroll <= client, (path, scroll, client)
     assert not page.errors
+
+
+def test_the_histogram_labels_are_readable(sign_in, store, live_server):
+    page = sign_in("auditor")
+    page.goto(live_server.url + "/budget/")
+    ticks = page.locator(".chart-histogram .chart-tick, .chart-histogram .chart-axis-label")
+    heights = [box["height"] for box in (t.bounding_box() for t in ticks.all())]
+    assert heights and min(heights) >= 10, heights
