@@ -5,7 +5,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory, Reference
 
@@ -124,10 +125,16 @@ def resolve_in_band(options: list[tuple], tier: int) -> tuple | None:
 
 
 def dangling_references() -> QuerySet:
-    """References whose target no memory in any tier is named."""
-    named = Memory.objects.filter(name=OuterRef("target"))
+    """References naming no memory of the citing memory's band: the rule of resolve_in_band
+    (and of the graph and Hygiene), so a project memory citing a name only another project
+    holds is dangling, and a global one citing a name a single project holds is not."""
+    holders = Memory.objects.filter(name=OuterRef("target")).order_by()
+    in_band = holders.filter(Q(tier=GLOBAL_TIER) | Q(tier=OuterRef("memory__tier")))
+    holder_count = holders.values("name").annotate(n=Count("id")).values("n")
     return (
         Reference.objects.select_related("memory", "memory__project")
-        .filter(~Exists(named))
+        .filter(~Exists(in_band))
+        .annotate(holders=Coalesce(Subquery(holder_count), 0))
+        .exclude(memory__tier=GLOBAL_TIER, holders=1)
         .order_by("target", "memory_id")
     )
