@@ -57,3 +57,17 @@ def test_dangling_is_one_definition_on_the_overview_and_hygiene(auditor, project
     assert "Hygiene</a> lists the same 3 targets" in overview
     hygiene = auditor.get("/hygiene/").content.decode()
     assert '<p class="section-count">3 <span class="section-unit">targets</span></p>' in hygiene
+
+
+def test_a_band_over_the_budget_says_what_it_refuses(auditor, project, small_budget):
+    doors.write("big", project="webdev", description="b", body="x" * 90, load="inline")
+    html = auditor.get("/").content.decode()
+    assert "over the inline budget</strong>" not in html
+    Memory.objects.filter(name="big").update(body="x" * 150)  # past the doors, as a lowered key
+    html = auditor.get("/").content.decode()
+    assert "<strong>webdev is over the inline budget</strong> (0.1 KiB of 0.1 KiB)" in html
+    assert "and so is one adding them to the global tier, whose memories are in webdev" in html
+    assert 'href="/budget/?project=webdev">What webdev spends inline' in html
+    Memory.objects.filter(name="big").update(project=None)
+    html = auditor.get("/").content.decode()
+    assert "<strong>The global tier is over the inline budget</strong>" in html
