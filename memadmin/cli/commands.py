@@ -383,6 +383,16 @@ def remove_memory(out: OutputWrapper, *, name, project, **_) -> None:
         )
 
 
+def move_memory(out: OutputWrapper, *, name, project, to, **_) -> None:
+    """Re-file a memory in another tier through the move door, as PUT's "project" key does."""
+    with refusals():
+        result = doors.move(name, project=memory_fields.tier(project), to=memory_fields.tier(to))
+    memory = result.memory
+    out.write(f"Moved memory '{memory.name}' to {tiers.phrase(memory.project_name)}.")
+    for note in result.notes:
+        out.write(f"Note: {note}")
+
+
 # ---------------------------------------------------------------------------------------
 # memory export / import / verify
 
