@@ -28,6 +28,9 @@ def test_edit_unfolds_and_the_load_choice_is_readable(
     doors.write("runbook", description="The runbook", references=["host"], body="# Steps\n")
     page = sign_in("operator", width=width)
     page.goto(live_server.url + "/memories/runbook/?project=")
+    # Right under the body, above the folded form: drawn once scrolled to (at once at 1280).
+    if width < 1280:
+        page.locator("#memory-graph").scroll_into_view_if_needed()
     page.wait_for_selector("#memory-graph [data-graph-state=drawn]")
     assert page.inner_text("#memory-graph [data-graph-summary]") == "2 nodes and 1 reference."
     assert not page.locator("#id_load").is_visible()

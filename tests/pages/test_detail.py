@@ -324,8 +324,8 @@ def test_the_edit_form_is_folded_until_asked_for(operator, auditor, memory):
     assert '<details class="panel edit-panel" id="edit">' in html
     assert 'href="#edit-form">Edit</a>' in html and 'id="edit-form"' in html
     assert "One per line." in html and "One a line" not in html
-    # The backlink graph loads with the page, above the folded form.
-    assert 'hx-trigger="load"' in html
+    # The backlink graph loads in place once in view, right under the body, above the form.
+    assert 'hx-trigger="intersect once"' in html
     assert html.index('id="memory-graph"') < html.index('id="edit"')
     # A refused save opens it again, with what went wrong.
     refused = edit(operator, memory, priority="101").content.decode()
