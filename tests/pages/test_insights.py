@@ -203,7 +203,9 @@ def test_graph_data_is_the_selectors(auditor, store):
 
 def test_the_memory_page_loads_its_graph_in_place(auditor, store):
     page = auditor.get("/memories/runbook/?project=").content.decode()
-    assert 'hx-get="/graph/around/runbook/?project="' in page and 'hx-trigger="intersect once"' in page
+    assert (
+        'hx-get="/graph/around/runbook/?project="' in page and 'hx-trigger="intersect once"' in page
+    )
     around = auditor.get("/graph/around/runbook/?project=&depth=2").content.decode()
     assert 'aria-current="true">2 hops' in around
 
