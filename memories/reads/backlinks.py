@@ -5,8 +5,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory, Reference
 
@@ -129,12 +128,15 @@ def dangling_references() -> QuerySet:
     (and of the graph and Hygiene), so a project memory citing a name only another project
     holds is dangling, and a global one citing a name a single project holds is not."""
     holders = Memory.objects.filter(name=OuterRef("target")).order_by()
-    in_band = holders.filter(Q(tier=GLOBAL_TIER) | Q(tier=OuterRef("memory__tier")))
-    holder_count = holders.values("name").annotate(n=Count("id")).values("n")
+    # By project_id rather than tier: the (name, project_id) index answers it alone.
+    in_band = holders.filter(
+        Q(project_id__isnull=True) | Q(project_id=OuterRef("memory__project_id"))
+    )
+    namesake = Memory.objects.filter(name=OuterRef("name")).exclude(id=OuterRef("id"))
+    sole_holder = holders.filter(~Exists(namesake))
     return (
         Reference.objects.select_related("memory", "memory__project")
         .filter(~Exists(in_band))
-        .annotate(holders=Coalesce(Subquery(holder_count), 0))
-        .exclude(memory__tier=GLOBAL_TIER, holders=1)
+        .exclude(Q(memory__tier=GLOBAL_TIER) & Exists(sole_holder))
         .order_by("target", "memory_id")
     )
