@@ -90,7 +90,18 @@
         selector: "node.outside",
         style: { "background-opacity": 0.15, "border-width": 3, "border-color": c.search },
       },
-      { selector: "node.centre", style: { "border-width": 4, "border-color": c.text } },
+      {
+        selector: "node.centre",
+        style: {
+          "border-width": 4,
+          "border-color": c.text,
+          "font-weight": "bold",
+          "z-index": 9,
+          "text-background-color": c.surface,
+          "text-background-opacity": 0.9,
+          "text-background-padding": 2,
+        },
+      },
       {
         selector: "edge",
         style: {
