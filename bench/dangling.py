@@ -10,22 +10,14 @@ process's CPU). State the load average (/proc/loadavg) beside any figure you quo
 """
 
 import argparse
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-
-def _setup(data_dir: Path) -> None:
-    os.environ["MEMADMIN_DATA_DIR"] = str(data_dir)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
-    sys.path.insert(0, str(ROOT))
-    import django
-
-    django.setup()
+from generate import setup_django  # noqa: E402
 
 
 def main() -> None:
@@ -33,7 +25,7 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    _setup(args.data_dir)
+    setup_django(args.data_dir)
     from django.db.models import Count, Exists, OuterRef
 
     from memories.models import Memory, Reference
