@@ -119,8 +119,15 @@ def breach(
     return None
 
 
-def refusal_sentence(total: int, budget: int, largest: list[dict]) -> str:
-    """The seed's words: the total, the budget, the largest inline memories, the remedy."""
+def band_words(project: str | None) -> str:
+    """A band in a sentence: whose session reads it and the tiers it adds up."""
+    return "the global band" if project is None else f"the {project} band (global + {project})"
+
+
+def refusal_sentence(total: int, budget: int, largest: list[dict], *, band: str | None) -> str:
+    """The seed's words, naming the band a change would take past the budget (`band`: the
+    project whose session reads it, None for a session on no project): the total, the
+    budget, the largest inline memories, the remedy."""
     names = [f"'{row['name']}' ({kib(row['bytes'])})" for row in largest]
     if len(names) > 1:
         shorten = ", ".join(names[:-1]) + " or " + names[-1]
@@ -128,6 +135,7 @@ def refusal_sentence(total: int, budget: int, largest: list[dict]) -> str:
         shorten = names[0] if names else "one of them"
     return (
         f"inline memories would total {kib(total)} against the {kib(budget)} inline budget "
-        f"(`MEMADMIN_INLINE_MAX_BYTES`); shorten {shorten}, or set `load: index` on one "
+        f"(`MEMADMIN_INLINE_MAX_BYTES`) in {band_words(band)}; shorten {shorten}, or set "
+        "`load: index` on one "
         "that is not a standing rule"
     )

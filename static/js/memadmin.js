@@ -56,7 +56,7 @@ function syncBulkInputs() {
   const action = document.querySelector("[data-bulk-action]");
   if (!action) return;
   for (const holder of document.querySelectorAll("[data-bulk-for]")) {
-    const wanted = holder.dataset.bulkFor === action.value;
+    const wanted = holder.dataset.bulkFor.split(" ").includes(action.value);
     holder.hidden = !wanted;
     for (const input of holder.querySelectorAll("input, select")) input.disabled = !wanted;
   }
