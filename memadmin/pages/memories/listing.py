@@ -23,8 +23,8 @@ from memadmin.pages.memories.forms import (
     RowForm,
 )
 from memadmin.pages.query import ANY_TIER_VALUE, canonical_query
-from memadmin.web.access import requires_role
 from memadmin.templatetags.dashboard import html_join
+from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
 from memadmin.web.refusals import refusal_html
 from memadmin.web.responses import error_response
