@@ -203,6 +203,7 @@ SENSE_WORDS = {
     "prefix": "prefix match",
     "plain_text": "text match",
     "last_resort": "whole-query scan",
+    "reference": "cites it",
 }
 
 

@@ -2,7 +2,7 @@
 
 from memories.models import Action, Door
 from memories.reads import history as history_reads
-from memories.reads.search import SENSES
+from memories.reads.search import MATCHED_BY
 from memories.rules import diffs
 from memories.rules import fields as f
 
@@ -139,7 +139,7 @@ SCHEMAS = {
             "score": {"type": "number", "description": "higher ranks first"},
             "matched_by": {
                 "type": "string",
-                "enum": list(SENSES),
+                "enum": list(MATCHED_BY),
                 "description": "which sense of the search answered",
             },
             "scanned_terms": {

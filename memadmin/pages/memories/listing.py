@@ -15,6 +15,7 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import push_url
 
+from memadmin.pages.memories import exports
 from memadmin.pages.memories.forms import (
     BULK_ACTIONS,
     PAGE_SIZES,
@@ -29,10 +30,10 @@ from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
 from memadmin.web.refusals import refusal_html
 from memadmin.web.responses import error_response
 from memories.models import NAME_SLOT, Memory, memory_url, tier_query
-from memories.reads import backlinks, budget, listing, lookup
+from memories.reads import backlinks, budget, facets, listing, lookup
 from memories.reads.filters import PERIOD_CHOICES
 from memories.reads.params import tier_param
-from memories.reads.search import Hit, search
+from memories.reads.search import Hit, looks_cited, search
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
 from memories.rules.budget import band_words
@@ -105,8 +106,9 @@ class Row:
         self.tag_links = [(tag, links.listed("tag", tag)) for tag in memory.tags]
 
 
-def _list_url(params: QueryDict, **changes: str | None) -> str:
-    """The list's address for these parameters, some replaced (a None value drops one).
+def _list_url(params: QueryDict, view: str = "memories:list", **changes: str | None) -> str:
+    """The list's address (or `view`'s) for these parameters, some replaced (a None value
+    drops one).
 
     Built from the parameters' pairs rather than a changed copy of the QueryDict, whose deep
     copy cost a page a dozen times over.
@@ -116,7 +118,7 @@ def _list_url(params: QueryDict, **changes: str | None) -> str:
     ]
     pairs += [(key, value) for key, value in changes.items() if value is not None]
     encoded = urlencode(pairs)
-    return reverse("memories:list") + ("?" + encoded if encoded else "")
+    return reverse(view) + ("?" + encoded if encoded else "")
 
 
 def _headers(params: QueryDict, sort: str | None) -> list[dict]:
@@ -169,7 +171,11 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
     filters = form.filters()
     sort = form.cleaned_data["sort"]
     limit = form.cleaned_data["limit"]
+    whole = {"after": None, "before": None, "offset": None, "limit": None}
     context.update(
+        csv_url=_list_url(params, format="csv", **whole),
+        json_url=_list_url(params, format="json", **whole),
+        facets_url=_list_url(params, "memories:facets", sort=None, **whole),
         filters=filters,
         sort=sort,
         headers=_headers(params, None if form.cleaned_data["q"] else sort),
@@ -253,7 +259,11 @@ def _search_context(context, form, filters, refusals, saved, now) -> dict:
     summary = ", ".join([summary, *filters.labels()]) + ", best first"
     if result.last_resort:
         summary += " (no word matched: found by scanning the text for the whole query)"
+    cited = [query for query in queries if looks_cited(query)]
     context.update(
+        referencing_offer=_list_url(params, q=None, offset=None, referencing=cited[0])
+        if cited and not result.count and not filters.referencing
+        else None,
         searching=True,
         count=result.count,
         summary=summary,
@@ -287,6 +297,8 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
     url = _list_url(params)
     if params.urlencode() != request.GET.urlencode() and not request.htmx:
         return redirect(url)
+    if "format" in params:
+        return exports.list_export(request, params, params["format"])
     context = listing_context(params)
     response = render_page(
         request, "memories/list.html", context, fragment="results", status=context["status"]
@@ -294,6 +306,54 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
     if request.htmx:
         push_url(response, url)
     return response
+
+
+def _facet_links(params: QueryDict, found: list[facets.Facet]) -> list[dict]:
+    """Each facet's values as links adding their filter to the list's (a value already
+    filtered on: a link taking it off)."""
+
+    def link(facet: facets.Facet, value: facets.FacetValue) -> dict:
+        selected = params.get(facet.key) == value.value and facet.key in params
+        return {
+            "label": value.label,
+            "count": value.count,
+            "selected": selected,
+            "url": _list_url(
+                params,
+                **{facet.key: None if selected else value.value},
+                after=None,
+                before=None,
+                offset=None,
+            ),
+        }
+
+    return [
+        {
+            "key": facet.key,
+            "title": facet.title,
+            "values": [link(facet, value) for value in facet.values],
+            "more": [link(facet, value) for value in facet.more],
+            "others": facet.others,
+        }
+        for facet in found
+    ]
+
+
+@require_GET
+@requires_role()
+def memory_facets(request: HtmxHttpRequest) -> HttpResponse:
+    """The counts per tier, load, tag, expiry and verification of what the list's filters
+    admit, each a link adding its filter: loaded beside the list once it is drawn."""
+    params = canonical_query(request.GET)
+    form = MemoryListForm(params)
+    if not form.is_valid():
+        return error_response(request, 400, form.first_error())
+    try:
+        found = facets.facets(form.filters(), timezone.now())
+    except DomainError as error:
+        return error_response(request, error.status, error.message)
+    context = {"facets": _facet_links(params, found), "list_url": _list_url(params)}
+    return render_page(request, "memories/facets.html", context, fragment="facets")
 
 
 def _row_response(request: HtmxHttpRequest, row: Row, status: int) -> HttpResponse:
