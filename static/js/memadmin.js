@@ -87,3 +87,28 @@ document.addEventListener("click", async (event) => {
   }
   setTimeout(() => { button.textContent = label; }, 2000);
 });
+
+// The search box keeps one empty box for a synonym: a search typed and sent by htmx redraws
+// only the results, so the box the full page would draw after the filled ones is added here.
+function ensureSynonymBox() {
+  const inputs = document.querySelectorAll("#filters .search-input");
+  if (!inputs.length || [...inputs].some((input) => input.value.trim() === "")) return;
+  const last = inputs[inputs.length - 1];
+  const number = inputs.length + 1;
+  const or = document.createElement("span");
+  or.className = "muted";
+  or.setAttribute("aria-hidden", "true");
+  or.textContent = "or";
+  const label = document.createElement("label");
+  label.className = "visually-hidden";
+  label.htmlFor = `f-q-${number}`;
+  label.textContent = "or, a synonym";
+  const box = last.cloneNode(false);
+  box.id = `f-q-${number}`;
+  box.value = "";
+  box.placeholder = "a synonym";
+  last.after(or, label, box);
+}
+document.addEventListener("htmx:afterSettle", (event) => {
+  if (event.detail.target && event.detail.target.id === "results") ensureSynonymBox();
+});

@@ -137,6 +137,11 @@ def _headers(params: QueryDict, sort: str | None) -> list[dict]:
             header["href"] = _list_url(
                 params, sort=None if target == "index" else target, after=None, before=None
             )
+        header["classes"] = " ".join(
+            word
+            for word, wanted in (("num", header["numeric"]), ("sortable", header["href"]))
+            if wanted
+        )
         headers.append(header)
     return headers
 
