@@ -10,7 +10,8 @@ grouping the normalized tag table. The counts are under the filters' own conditi
 import datetime as dt
 from dataclasses import dataclass, field
 
-from django.db.models import Count
+from django.db.models import Count, Q
+from django.db.models.functions import Lower
 
 from memories.models import Memory, Tag
 from memories.reads.filters import PERIOD_CHOICES, MemoryFilters
@@ -47,30 +48,46 @@ def facets(
     """The facets of the memories `filters` admit, at `now` (`projects`: id to project, when
     the caller holds them).
 
-    Each count is read off an index where the filters allow: the tiers grouped on the project
-    key (the tier column is computed, which SQLite reads from the row), the loads grouped,
-    the expired counted, and the unverified counted as the disjoint spans between the
-    periods' cutoffs, newest first, added up: one pass over the recent memories rather than
-    one over most of the store for each period.
+    The tiers are grouped on the project key (the tier column is computed, which SQLite
+    reads from the row), the loads grouped, and the unverified counted as the disjoint spans
+    between the periods' cutoffs, newest first, added up. Over the whole store (or a filter
+    admitting many) each span and the expired are a range of their own index; within a tier,
+    a tag or a target's citers, one pass over the rows those filters find counts them all.
     """
     admitted = filters.apply(Memory.objects.all(), now)
     total = admitted.count()
     if projects is None:
         projects = Project.objects.in_bulk()
-    by_tier = {
-        row["project"]: row["count"]
-        for row in admitted.values("project").annotate(count=Count("id")).order_by()
-    }
+    tier_key = filters.tier_key()
+    if tier_key is None:
+        by_tier = {
+            row["project"]: row["count"]
+            for row in admitted.values("project").annotate(count=Count("id")).order_by()
+        }
+    else:
+        by_tier = {tier_key or None: total} if total else {}
     by_load = {
         row["load"]: row["count"]
         for row in admitted.values("load").annotate(count=Count("id")).order_by()
     }
-    expired = admitted.filter(expires_at__lte=now).count()
-    unverified, newer, since = [], 0, now
-    for period, words in PERIOD_CHOICES:
+    conditions = {"expired": Q(expires_at__lte=now)}
+    since = now
+    for period, _ in PERIOD_CHOICES:
         cutoff = now - memory_fields.period(period)
-        newer += admitted.filter(verified_at__gte=cutoff, verified_at__lt=since).count()
+        conditions[period] = Q(verified_at__gte=cutoff, verified_at__lt=since)
         since = cutoff
+    if tier_key is not None or filters.tag or filters.referencing:
+        # Few rows, found by the filters' own index: one pass over them counts everything.
+        counts = admitted.aggregate(
+            **{key: Count("id", filter=condition) for key, condition in conditions.items()}
+        )
+    else:
+        # Each count a range of the expiry or verification index.
+        counts = {key: admitted.filter(condition).count() for key, condition in conditions.items()}
+    expired = counts["expired"]
+    unverified, newer = [], 0
+    for period, words in PERIOD_CHOICES:
+        newer += counts[period]
         if total - newer:
             unverified.append(FacetValue(period, words, total - newer))
 
@@ -115,18 +132,19 @@ def facets(
 
 
 def _tag_facet(filters: MemoryFilters, admitted) -> Facet:
+    """The tags counted regardless of case, as the tag filter finds them, each shown in lower
+    case (read off the folded tag's index alone)."""
     tags = Tag.objects.all()
     if filters.active:
         tags = tags.filter(memory_id__in=admitted.values("id"))
+    folded = tags.values(folded=Lower("tag"))
     ranked = list(
-        tags.values("tag")
-        .annotate(count=Count("id"))
-        .order_by("-count", "tag")[: TAGS_SHOWN + TAGS_MORE + 1]
+        folded.annotate(count=Count("*")).order_by("-count", "folded")[: TAGS_SHOWN + TAGS_MORE + 1]
     )
-    values = [FacetValue(row["tag"], row["tag"], row["count"]) for row in ranked]
+    values = [FacetValue(row["folded"], row["folded"], row["count"]) for row in ranked]
     others = 0
     if len(values) > TAGS_SHOWN + TAGS_MORE:
-        others = tags.values("tag").distinct().count() - TAGS_SHOWN - TAGS_MORE
+        others = folded.distinct().count() - TAGS_SHOWN - TAGS_MORE
     return Facet(
         "tag",
         "Tag",

@@ -39,7 +39,8 @@ def test_every_facet_counts_what_the_filters_admit(store):
         ("180d", 1),
         ("365d", 1),
     ]
-    assert counted(found, "tag") == [("docs", 2), ("ops", 2), ("Ops", 1), ("people", 1)]
+    # counted regardless of case, as the tag filter finds them
+    assert counted(found, "tag") == [("ops", 3), ("docs", 2), ("people", 1)]
 
 
 def test_facets_follow_the_filters(store):
