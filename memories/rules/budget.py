@@ -127,8 +127,15 @@ def band_words(project: str | None) -> str:
 def refusal_sentence(total: int, budget: int, largest: list[dict], *, band: str | None) -> str:
     """The seed's words, naming the band a change would take past the budget (`band`: the
     project whose session reads it, None for a session on no project): the total, the
-    budget, the largest inline memories, the remedy."""
-    names = [f"'{row['name']}' ({kib(row['bytes'])})" for row in largest]
+    budget, the largest inline memories, the remedy.
+
+    The remedy names those of the largest that hold more than the band is over, whose
+    shortening alone can bring it back (the largest when none can): shortening a memory of
+    0.1 KiB is no remedy for a band 2 KiB over.
+    """
+    over = total - budget
+    remedies = [row for row in largest if row["bytes"] >= over] or largest[:1]
+    names = [f"'{row['name']}' ({kib(row['bytes'])})" for row in remedies]
     if len(names) > 1:
         shorten = ", ".join(names[:-1]) + " or " + names[-1]
     else:
@@ -136,6 +143,5 @@ def refusal_sentence(total: int, budget: int, largest: list[dict], *, band: str 
     return (
         f"inline memories would total {kib(total)} against the {kib(budget)} inline budget "
         f"(`MEMADMIN_INLINE_MAX_BYTES`) in {band_words(band)}; shorten {shorten}, or set "
-        "`load: index` on one "
-        "that is not a standing rule"
+        "`load: index` on one that is not a standing rule"
     )

@@ -45,10 +45,18 @@ def test_seed_sentence_format(settings):
     ]
     assert refusal_sentence(int(33.4 * 1024), 32 * 1024, largest, band=None) == (
         "inline memories would total 33.4 KiB against the 32.0 KiB inline budget "
-        "(`MEMADMIN_INLINE_MAX_BYTES`) in the global band; shorten 'handbook' (20.1 KiB), "
-        "'deploy' (6.2 KiB) or 'tone' (1.1 KiB), or set `load: index` on one that is not a "
-        "standing rule"
-    )
+        "(`MEMADMIN_INLINE_MAX_BYTES`) in the global band; shorten 'handbook' (20.1 KiB) or "
+        "'deploy' (6.2 KiB), or set `load: index` on one that is not a standing rule"
+    )  # 'tone' (1.1 KiB) is named by `largest`, but shortening it cannot take off 1.4 KiB
+
+
+def test_the_remedy_names_the_largest_when_none_alone_is_enough():
+    largest = [
+        {"name": "a", "project": None, "bytes": 100},
+        {"name": "b", "project": None, "bytes": 50},
+    ]
+    sentence = refusal_sentence(1300, 1000, largest, band="webdev")
+    assert "in the webdev band (global + webdev); shorten 'a' (0.1 KiB), or set" in sentence
 
 
 def test_a_global_write_names_the_fullest_project_as_the_band_it_would_pass(
