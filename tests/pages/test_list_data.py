@@ -125,3 +125,8 @@ def test_the_list_reads_right(operator, store):
         in page
     )
     assert 'hx-post="/memories/_bulk/" hx-target="#results" novalidate>' in page
+
+
+def test_the_tag_filtered_on_is_selected_in_its_facet_whatever_its_case(auditor, store, htmx):
+    fragment = auditor.get("/memories/_facets/?tag=OPS", **htmx).content.decode()
+    assert '<a href="/memories/" aria-current="true" title="Remove this filter">ops</a>' in fragment

@@ -318,7 +318,11 @@ def _facet_links(params: QueryDict, found: list[facets.Facet]) -> list[dict]:
     filtered on: a link taking it off)."""
 
     def link(facet: facets.Facet, value: facets.FacetValue) -> dict:
-        selected = params.get(facet.key) == value.value and facet.key in params
+        current = params.get(facet.key)
+        # A tag is filtered on in any case (reads.filters), and counted in lower case.
+        selected = current is not None and (
+            current.lower() == value.value if facet.key == "tag" else current == value.value
+        )
         return {
             "label": value.label,
             "count": value.count,
