@@ -21,7 +21,7 @@ def store(db, project):
 
 def test_the_list_loads_its_facets_and_each_adds_its_filter(auditor, store, htmx):
     page = auditor.get("/memories/?project=").content.decode()
-    assert 'hx-get="/memories/_facets/?project=" hx-trigger="load"' in page
+    assert 'hx-get="/memories/_facets/?project=" hx-trigger="revealed"' in page
     assert '<a href="/memories/_facets/?project=">' in page  # without JavaScript too
     fragment = auditor.get("/memories/_facets/?project=", **htmx).content.decode()
     assert chrome_free(fragment)
