@@ -124,7 +124,10 @@ def test_the_list_reads_right(operator, store):
         '<form class="inline-edit" method="post" action="/memories/rule/row/?project=" novalidate'
         in page
     )
-    assert 'hx-post="/memories/_bulk/" hx-target="#results" novalidate>' in page
+    assert (
+        'hx-post="/memories/_bulk/" hx-target="#results" hx-swap="innerHTML show:#flash:top" '
+        "novalidate>"
+    ) in page
 
 
 def test_the_tag_filtered_on_is_selected_in_its_facet_whatever_its_case(auditor, store, htmx):

@@ -50,13 +50,16 @@ def test_seed_sentence_format(settings):
     )  # 'tone' (1.1 KiB) is named by `largest`, but shortening it cannot take off 1.4 KiB
 
 
-def test_the_remedy_names_the_largest_when_none_alone_is_enough():
+def test_the_remedy_says_how_far_over_when_no_one_memory_is_enough():
     largest = [
         {"name": "a", "project": None, "bytes": 100},
         {"name": "b", "project": None, "bytes": 50},
     ]
-    sentence = refusal_sentence(1300, 1000, largest, band="webdev")
-    assert "in the webdev band (global + webdev); shorten 'a' (0.1 KiB), or set" in sentence
+    assert refusal_sentence(1300, 1000, largest, band="webdev").endswith(
+        "in the webdev band (global + webdev); it is 0.3 KiB over, more than any one of them "
+        "holds: shorten 'a' (0.1 KiB) and 'b' (0.0 KiB), or set `load: index` on those that "
+        "are not standing rules"
+    )
 
 
 def test_a_global_write_names_the_fullest_project_as_the_band_it_would_pass(
