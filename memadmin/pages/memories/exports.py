@@ -52,12 +52,14 @@ def list_export(request, params: QueryDict, fmt: str) -> HttpResponse:
             found = search(queries, filters, limit=SEARCH_EXPORT_MAX, now=now)
             count, rows = found.count, (hit.to_dict(now) for hit in found.hits)
             columns = CSV_COLUMNS + SEARCH_COLUMNS
+            more = {"last_resort": found.last_resort, "capped": found.capped}
         else:
             sort = form.cleaned_data["sort"]
             memories = listing.memories(filters, sort=sort, now=now).defer("body")
             count = memories.count()
             rows = (memory.to_dict(now) for memory in memories.iterator(chunk_size=CHUNK))
             columns = CSV_COLUMNS
+            more = {}
     except DomainError as error:
         return error_response(request, error.status, error.message)
     if fmt == "csv":
@@ -68,6 +70,7 @@ def list_export(request, params: QueryDict, fmt: str) -> HttpResponse:
         for number, data in enumerate(rows):
             yield ("," if number else "") + json.dumps(data, ensure_ascii=False)
         summary = json.dumps(filters.summary(count, searched=bool(queries)), ensure_ascii=False)
-        yield f'], "count": {count}, "summary": {summary}}}'
+        tail = "".join(f", {json.dumps(key)}: {json.dumps(value)}" for key, value in more.items())
+        yield f'], "count": {count}, "summary": {summary}{tail}}}'
 
     return download(chunks(), fmt, "memories")
