@@ -19,7 +19,7 @@ from django.db import connection
 from django.utils import timezone
 
 from memadmin.cli.progress import Progress
-from memories import engine
+from memories import embedding, engine
 from memories.models import Memory
 from memories.reads import backlinks, listing, lookup
 from memories.reads.filters import MemoryFilterForm
@@ -29,7 +29,7 @@ from memories.rules import tiers
 from memories.rules.captions import age, short_age
 from memories.rules.errors import AmbiguousName, DomainError, NameTaken
 from memories.rules.fields import rfc3339
-from memories.writes import doors, imports, snapshot
+from memories.writes import doors, imports, snapshot, vectors
 from projects import reads as project_reads
 from projects import writes as project_doors
 
@@ -446,6 +446,32 @@ def verify(out: OutputWrapper, err: OutputWrapper, *, rebuild: bool, **_) -> Non
         f"The search index is sound and holds {report.documents} documents "
         f"for {report.rows} memories."
     )
+    found = vectors.check()
+    if not found.ok and rebuild:
+        with Progress(err, len(found.to_mend), "Embedding") as bar:
+            vectors.mend(found, progress=bar.advance)
+        out.write("Embedded again: " + "; ".join(found.problems) + ".")
+        found = vectors.check()
+    if not found.ok:
+        raise CommandError(
+            "The vectors are out of step: "
+            + "; ".join(found.problems)
+            + ". Run `manage.py memory verify --rebuild` (or `memory embed`) to mend them."
+        )
+    out.write(f"Every memory has a vector of {embedding.MODEL_VERSION}.")
+
+
+def _embed(err: OutputWrapper, memory_ids: list[int]) -> int:
+    with Progress(err, len(memory_ids), "Embedding") as bar:
+        return vectors.embed(memory_ids, progress=bar.advance)
+
+
+def embed(out: OutputWrapper, err: OutputWrapper, *, rebuild: bool, **_) -> None:
+    """`memory embed [--rebuild]`: vectors for the memories lacking a sound one (or all)."""
+    wanted = vectors.to_embed(rebuild=rebuild)
+    done = _embed(err, wanted)
+    total = Memory.objects.count()
+    out.write(f"Embedded {done} of {total} memories with {embedding.MODEL_VERSION}.")
 
 
 # ---------------------------------------------------------------------------------------

@@ -1,0 +1,275 @@
+"""Nearest neighbours by meaning: an exact scan over every memory's vector, held in the
+process and brought up to date with the store before each use.
+
+The vectors (memories.MemoryVector, quantized to bytes) are read once per process into one
+float32 matrix of unit rows, so a cosine is a dot product and a search is one matrix-vector
+product (numpy, BLAS). Before each use two small queries (the highest vector row, the row
+count) tell whether another process or this one wrote since: new rows are read alone; a
+deleted memory drops its row; anything else (rows rolled back and their ids reused) reads
+everything again. An exact scan needs no extension and gives every engine the same answer;
+the README gives the measurements that chose it over an SQLite vector index.
+
+What it offers the other reads: `similar_to(memory)`, `near_duplicate_pairs(tier)`, and
+`nearest(vector, filters)` behind the search's meaning and hybrid modes.
+"""
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+from django.db import connection
+from django.db.models.expressions import RawSQL
+
+from memories import embedding, engine
+from memories.models import GLOBAL_TIER, Memory, MemoryVector
+from memories.reads.filters import MemoryFilters
+
+# Cosine at or above which two memories say the same thing: chosen on the labelled pairs of
+# bench/meaning/duplicate_pairs.py (see its results under bench/results/).
+NEAR_DUPLICATE_COSINE = 0.85
+# The nearest memories of any tier looked at for one in the same band as a write's.
+BAND_CANDIDATES = 50
+PAIR_BLOCK = 2048  # rows compared at once by near_duplicate_pairs: a 2048 x n block of cosines
+
+
+V = MemoryVector._meta.db_table
+# The table's row count and its last row, in one statement (no row at all when it is empty).
+STATE = f"SELECT (SELECT COUNT(*) FROM {V}), id, stamp FROM {V} ORDER BY id DESC LIMIT 1"
+
+
+class _Vectors:
+    """One database's vectors in this process: memory ids and their unit rows."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self._clear()
+
+    def _clear(self) -> None:
+        self.ids = np.full(0, -1, dtype=np.int64)  # -1: a free row
+        self.matrix = np.zeros((0, embedding.DIMENSIONS), dtype=np.float32)
+        self.row_of: dict[int, int] = {}
+        self.used = 0  # rows of the arrays in use (some freed)
+        self.other_version: set[int] = set()  # memories whose vector is of another model
+        self.last_id = 0
+        self.last_stamp = None
+        self.rows = 0
+
+    def refresh(self) -> None:
+        """Bring the held vectors up to date with the table."""
+        table = MemoryVector.objects
+        with connection.cursor() as cursor:
+            cursor.execute(STATE)
+            rows, *last = cursor.fetchone() or (0, 0, None)
+        if (*last, rows) == (self.last_id, self.last_stamp, self.rows):
+            return
+        # From the row this copy ended at: if it is gone or not the same (rolled back, its id
+        # reused), everything is read again.
+        found = list(
+            table.filter(id__gte=self.last_id)
+            .order_by("id")
+            .values_list("id", "stamp", "memory_id", "model", "vector")
+            .iterator(chunk_size=10_000)
+        )
+        if self.last_id and (not found or found[0][:2] != (self.last_id, self.last_stamp)):
+            self._clear()
+            self.refresh()
+            return
+        new = found[1:] if self.last_id else found
+        self._take([row[2:] for row in new])
+        if new:
+            self.last_id, self.last_stamp = new[-1][:2]
+        if len(self.row_of) + len(self.other_version) != rows:
+            self._drop_missing(set(table.values_list("memory_id", flat=True)))
+        self.rows = rows
+
+    def _take(self, found: list[tuple[int, str, bytes]]) -> None:
+        current = [(m, bytes(v)) for m, model, v in found if model == embedding.MODEL_VERSION]
+        for memory_id, model, _ in found:
+            self._free(memory_id)
+            if model != embedding.MODEL_VERSION:
+                self.other_version.add(memory_id)
+        if not current:
+            return
+        needed = self.used + len(current)
+        if needed > len(self.ids):
+            capacity = max(needed, 2 * len(self.ids), 1024)
+            ids = np.full(capacity, -1, dtype=np.int64)
+            ids[: self.used] = self.ids[: self.used]
+            matrix = np.zeros((capacity, embedding.DIMENSIONS), dtype=np.float32)
+            matrix[: self.used] = self.matrix[: self.used]
+            self.ids, self.matrix = ids, matrix
+        start = self.used
+        self.matrix[start:needed] = embedding.from_bytes([v for _, v in current])
+        for offset, (memory_id, _) in enumerate(current):
+            self.ids[start + offset] = memory_id
+            self.row_of[memory_id] = start + offset
+        self.used = needed
+
+    def _free(self, memory_id: int) -> None:
+        self.other_version.discard(memory_id)
+        row = self.row_of.pop(memory_id, None)
+        if row is not None:
+            self.ids[row] = -1
+            self.matrix[row] = 0.0
+
+    def _drop_missing(self, present: set[int]) -> None:
+        for memory_id in [m for m in self.row_of if m not in present]:
+            self._free(memory_id)
+        self.other_version &= present
+
+    def cosines(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(memory ids, cosine to `vector`) of every held vector."""
+        used = self.ids[: self.used]
+        sims = self.matrix[: self.used] @ vector
+        live = used >= 0
+        return used[live], sims[live]
+
+    def vector_of(self, memory_id: int) -> np.ndarray | None:
+        row = self.row_of.get(memory_id)
+        return None if row is None else self.matrix[row].copy()
+
+    def rows_of(self, memory_ids) -> tuple[np.ndarray, np.ndarray]:
+        """(the ids of those memories that have a vector, their rows), in the order given."""
+        held = [m for m in memory_ids if m in self.row_of]
+        rows = [self.row_of[m] for m in held]
+        return np.array(held, dtype=np.int64), self.matrix[rows]
+
+
+_held = _Vectors()
+
+
+@contextmanager
+def _current() -> Iterator[_Vectors]:
+    """This process's vectors, brought up to date and held still while in use."""
+    with _held.lock:
+        _held.refresh()
+        yield _held
+
+
+def query_vector(text: str) -> np.ndarray:
+    """A search text as the model reads it (a unit vector)."""
+    return embedding.embed([text])[0]
+
+
+def _id_set(ids) -> RawSQL:
+    return RawSQL(*engine.of(connection).statements.values(ids))
+
+
+@dataclass
+class Neighbour:
+    memory_id: int
+    cosine: float
+
+
+def _ranked(
+    vector: np.ndarray | None = None,
+    *,
+    of: int | None = None,
+    floor: float,
+    exclude: frozenset[int] = frozenset(),
+) -> list[Neighbour]:
+    """Every held vector at least `floor` alike to `vector` (or to memory `of`'s own vector),
+    most similar first."""
+    with _current() as vectors:
+        if of is not None:
+            vector = vectors.vector_of(of)
+            if vector is None:
+                return []
+        ids, sims = vectors.cosines(vector)
+    keep = sims >= floor
+    ids, sims = ids[keep], sims[keep]
+    order = np.argsort(-sims, kind="stable")
+    return [Neighbour(int(ids[i]), float(sims[i])) for i in order if int(ids[i]) not in exclude]
+
+
+def _within(found: list[Neighbour], filters: MemoryFilters | None, now) -> list[Neighbour]:
+    """The neighbours the filters admit, exactly as they narrow a listing."""
+    if filters is None or not found:
+        return found
+    admitted = set(
+        filters.apply(Memory.objects.all(), now)
+        .filter(id__in=_id_set([n.memory_id for n in found]))
+        .values_list("id", flat=True)
+    )
+    return [n for n in found if n.memory_id in admitted]
+
+
+def nearest(
+    vector: np.ndarray,
+    *,
+    filters: MemoryFilters | None = None,
+    now=None,
+    floor: float = 0.0,
+) -> list[Neighbour]:
+    """Every memory whose vector's cosine to `vector` is at least `floor`, within the filters,
+    most similar first."""
+    return _within(_ranked(vector, floor=floor), filters, now)
+
+
+def vector_of(memory: Memory) -> np.ndarray | None:
+    """The stored vector of a memory (None when it has none of the current model)."""
+    with _current() as vectors:
+        return vectors.vector_of(memory.id)
+
+
+def similar_to(
+    memory: Memory,
+    *,
+    limit: int = 10,
+    threshold: float = 0.0,
+    filters: MemoryFilters | None = None,
+) -> list[tuple[Memory, float]]:
+    """The memories most alike in meaning to `memory` (itself left out), with their cosine,
+    at least `threshold`, within the filters; most similar first."""
+    found = _ranked(of=memory.id, floor=threshold, exclude=frozenset([memory.id]))
+    found = _within(found, filters, None)[:limit]
+    by_id = Memory.objects.select_related("project").in_bulk([n.memory_id for n in found])
+    return [(by_id[n.memory_id], n.cosine) for n in found if n.memory_id in by_id]
+
+
+def near_duplicate_pairs(
+    tier: int, threshold: float = NEAR_DUPLICATE_COSINE
+) -> list[tuple[int, int, float]]:
+    """Pairs of memories of one tier (GLOBAL_TIER or a project's id) whose cosine is at least
+    `threshold`, as (lower id, higher id, cosine), most similar first.
+
+    Compared block by block: the cosines of a tier of n memories cost n² / 2 multiply-adds of
+    256 numbers, without holding the n × n matrix.
+    """
+    memory_ids = list(Memory.objects.filter(tier=tier).order_by("id").values_list("id", flat=True))
+    with _current() as vectors:
+        ids, rows = vectors.rows_of(memory_ids)
+    pairs = []
+    for start in range(0, len(ids), PAIR_BLOCK):
+        block = rows[start : start + PAIR_BLOCK] @ rows[start:].T
+        a, b = np.nonzero(np.triu(block, k=1) >= threshold)
+        for i, j in zip(a.tolist(), b.tolist(), strict=True):
+            pairs.append((int(ids[start + i]), int(ids[start + j]), float(block[i, j])))
+    pairs.sort(key=lambda pair: (-pair[2], pair[0], pair[1]))
+    return pairs
+
+
+def band_tiers(tier: int) -> tuple[int, ...]:
+    """The tiers a memory of `tier` shares a band with: the global tier, and its own."""
+    return (GLOBAL_TIER,) if tier == GLOBAL_TIER else (GLOBAL_TIER, tier)
+
+
+def closest_in_band(
+    memory: Memory, threshold: float = NEAR_DUPLICATE_COSINE
+) -> tuple[Memory, float] | None:
+    """The memory of the same band most alike in meaning to `memory`, if at least
+    `threshold` alike (the write door's near-duplicate note), with its cosine; else None."""
+    found = _ranked(of=memory.id, floor=threshold, exclude=frozenset([memory.id]))
+    found = found[:BAND_CANDIDATES]
+    in_band = (
+        Memory.objects.select_related("project")
+        .filter(tier__in=band_tiers(memory.tier))
+        .in_bulk([n.memory_id for n in found])
+    )
+    for neighbour in found:
+        other = in_band.get(neighbour.memory_id)
+        if other is not None:
+            return other, neighbour.cosine
+    return None
