@@ -24,7 +24,7 @@ DIMENSIONS = 256
 # Only so much of a body is read: static word vectors average their tokens, so a long body
 # dilutes what its name and description say, and costs time in proportion to its length.
 BODY_CHARS = 2000
-TEXT_RECIPE = 1  # bump when text_of() changes: every stored vector is then out of date
+TEXT_RECIPE = 2  # bump when embed_memories() changes: every stored vector is then out of date
 MODEL_VERSION = f"wordllama-{version('wordllama')}/{CONFIG}-{DIMENSIONS}/int8/text{TEXT_RECIPE}"
 
 _lock = threading.Lock()
@@ -72,10 +72,34 @@ def model():
     return _loaded
 
 
-def text_of(name: str, description: str, body: str) -> str:
+def parts_of(name: str, description: str, body: str) -> tuple[str, str, str]:
     """What a memory's vector reads: its name as words, its description, the start of its body."""
     words = name.replace("-", " ").replace("_", " ").replace(".", " ")
-    return f"{words}. {description}\n{body[:BODY_CHARS]}"
+    return words, description, body[:BODY_CHARS]
+
+
+def text_of(name: str, description: str, body: str) -> str:
+    """The parts a memory's vector reads as one text (what its digest fingerprints)."""
+    return "\n".join(parts_of(name, description, body))
+
+
+def embed_memories(memories: list[tuple[str, str, str]]) -> np.ndarray:
+    """One unit vector per (name, description, body): the sum of each part's unit vector,
+    made a unit again. Averaged as one text, a body's many words outweigh the name and the
+    description that say what the memory is; summed as parts, each counts alike (recall@5
+    of the paraphrase set: 0.51 as one text, 0.56 as parts; bench/meaning)."""
+    if not memories:
+        return np.zeros((0, DIMENSIONS), dtype=np.float32)
+    parts = [parts_of(*memory) for memory in memories]
+    total = np.zeros((len(parts), DIMENSIONS), dtype=np.float32)
+    for column in range(3):
+        texts = [p[column] for p in parts]
+        present = [i for i, text in enumerate(texts) if text.strip()]
+        if present:
+            total[present] += embed([texts[i] for i in present])
+    norms = np.linalg.norm(total, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return total / norms
 
 
 def digest(text: str) -> str:
@@ -87,8 +111,12 @@ def embed(texts: list[str]) -> np.ndarray:
     """Unit vectors (float32, one row per text)."""
     if not texts:
         return np.zeros((0, DIMENSIONS), dtype=np.float32)
-    vectors = model().embed(list(texts), norm=True, batch_size=256)
-    return np.ascontiguousarray(vectors, dtype=np.float32)
+    # Batched by length: a batch is padded to its longest text, so one long body among short
+    # descriptions would make the whole batch that long.
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    vectors = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
+    vectors[order] = model().embed([texts[i] for i in order], norm=True, batch_size=64)
+    return vectors
 
 
 def to_bytes(vector: np.ndarray) -> bytes:

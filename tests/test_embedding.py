@@ -57,9 +57,24 @@ def test_quantized_bytes_keep_the_cosine():
 
 
 def test_the_text_embedded_reads_the_name_as_words_and_the_start_of_the_body():
+    name, description, body = embedding.parts_of(
+        "deploy-host_notes.v2", "Where deploys go", "x" * 5000
+    )
+    assert (name, description, len(body)) == ("deploy host notes v2", "Where deploys go", 2000)
     text = embedding.text_of("deploy-host_notes.v2", "Where deploys go", "x" * 5000)
-    assert text.startswith("deploy host notes v2. Where deploys go\n")
-    assert len(text) < 5000 and embedding.digest(text) != embedding.digest(text + " ")
+    assert embedding.digest(text) != embedding.digest(text + " ")
+
+
+def test_a_memory_vector_counts_its_name_description_and_body_alike():
+    (whole,) = embedding.embed_memories([("render-farm", "Renders queue overnight", "x " * 900)])
+    name, description, body = embedding.embed(
+        ["render farm", "Renders queue overnight", "x " * 900]
+    )
+    expected = name + description + body
+    assert np.allclose(whole, expected / np.linalg.norm(expected), atol=1e-5)
+    (no_body,) = embedding.embed_memories([("a", "Renders queue overnight", "")])
+    assert np.isclose(np.linalg.norm(no_body), 1.0)
+    assert embedding.embed_memories([]).shape == (0, embedding.DIMENSIONS)
 
 
 def test_an_empty_list_embeds_to_no_rows():

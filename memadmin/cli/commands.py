@@ -95,7 +95,7 @@ def _filter_form(options: dict, **data) -> MemoryFilterForm:
     """The filter options of `memory list` and `memory search` read by the filter form the
     pages and /v1 use, so a bad value is refused in the same words."""
     data["expired"] = "true" if options.get("expired") else ""
-    for key in ("project", "referencing", "unverified", "tag", "load"):
+    for key in ("project", "referencing", "unverified", "tag", "load", "mode"):
         if options.get(key) is not None:
             data[key] = options[key]
     form = MemoryFilterForm(data)
@@ -134,10 +134,16 @@ def list_memories(out: OutputWrapper, *, format, **options) -> None:
 
 
 def search_memories(out: OutputWrapper, *, queries, limit, format, **options) -> None:
+    """`memory search`: hybrid unless --mode says words or meaning."""
     form = _filter_form(options, q=queries, limit=str(limit))
     filters = form.filters()
     with refusals():
-        result = search(form.cleaned_data["q"], filters, limit=form.cleaned_data["limit"])
+        result = search(
+            form.cleaned_data["q"],
+            filters,
+            limit=form.cleaned_data["limit"],
+            mode=form.cleaned_data["mode"],
+        )
     if format == "json":
         _dump(out, {"memories": [hit.to_dict() for hit in result.hits]})
         return
@@ -155,6 +161,8 @@ def search_memories(out: OutputWrapper, *, queries, limit, format, **options) ->
             marks.append("verified")
         if memory.is_expired():
             marks.append("EXPIRED")
+        if hit.by_meaning_only:
+            marks.append(f"similar in meaning ({hit.similarity:.2f})")
         out.write(
             f"{memory.name}  [{tiers.label(memory.project_name)}]  p{memory.priority}  "
             f"{hit.matched_by} {hit.score:.3f}  {', '.join(marks)}"

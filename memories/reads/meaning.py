@@ -27,10 +27,11 @@ from memories.models import GLOBAL_TIER, Memory, MemoryVector
 from memories.reads.filters import MemoryFilters
 
 # Cosine at or above which two memories say the same thing: chosen on the labelled pairs of
-# bench/meaning/duplicate_pairs.py (see its results under bench/results/).
-NEAR_DUPLICATE_COSINE = 0.85
+# bench/meaning/duplicate_pairs.py: 32 of its 36 pairs right (bench/results/2026-12-01-meaning/).
+NEAR_DUPLICATE_COSINE = 0.63
 # The nearest memories of any tier looked at for one in the same band as a write's.
 BAND_CANDIDATES = 50
+FILTER_SLICE = 256  # neighbours first held against the filters at once (then 4x more)
 PAIR_BLOCK = 2048  # rows compared at once by near_duplicate_pairs: a 2048 x n block of cosines
 
 
@@ -120,9 +121,12 @@ class _Vectors:
         self.other_version &= present
 
     def cosines(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(memory ids, cosine to `vector`) of every held vector."""
+        """(memory ids, cosine to `vector`) of every held vector; to the nearest of them when
+        `vector` is several, one a row."""
         used = self.ids[: self.used]
-        sims = self.matrix[: self.used] @ vector
+        sims = self.matrix[: self.used] @ vector.T
+        if sims.ndim == 2:
+            sims = sims.max(axis=1) if sims.shape[1] else np.full(len(used), -1.0)
         live = used >= 0
         return used[live], sims[live]
 
@@ -153,14 +157,21 @@ def query_vector(text: str) -> np.ndarray:
     return embedding.embed([text])[0]
 
 
-def _id_set(ids) -> RawSQL:
-    return RawSQL(*engine.of(connection).statements.values(ids))
+def query_vectors(texts: list[str]) -> np.ndarray:
+    """Several search texts (synonyms), a unit vector a row."""
+    return embedding.embed(list(texts))
+
+
+def id_set(ids) -> RawSQL:
+    """A set of ids bound as one parameter, whatever its size (for `id__in=`)."""
+    return RawSQL(*engine.of(connection).statements.values(list(ids)))
 
 
 @dataclass
 class Neighbour:
     memory_id: int
     cosine: float
+    values: tuple = ()  # the fields a caller asked for with the filters, in its order
 
 
 def _ranked(
@@ -169,31 +180,50 @@ def _ranked(
     of: int | None = None,
     floor: float,
     exclude: frozenset[int] = frozenset(),
-) -> list[Neighbour]:
-    """Every held vector at least `floor` alike to `vector` (or to memory `of`'s own vector),
-    most similar first."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, cosines) of the held vectors at least `floor` alike to `vector` (or to memory
+    `of`'s own vector), most similar first."""
     with _current() as vectors:
         if of is not None:
             vector = vectors.vector_of(of)
             if vector is None:
-                return []
+                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         ids, sims = vectors.cosines(vector)
     keep = sims >= floor
+    if exclude:
+        keep &= ~np.isin(ids, list(exclude))
     ids, sims = ids[keep], sims[keep]
     order = np.argsort(-sims, kind="stable")
-    return [Neighbour(int(ids[i]), float(sims[i])) for i in order if int(ids[i]) not in exclude]
+    return ids[order], sims[order]
 
 
-def _within(found: list[Neighbour], filters: MemoryFilters | None, now) -> list[Neighbour]:
-    """The neighbours the filters admit, exactly as they narrow a listing."""
-    if filters is None or not found:
-        return found
-    admitted = set(
-        filters.apply(Memory.objects.all(), now)
-        .filter(id__in=_id_set([n.memory_id for n in found]))
-        .values_list("id", flat=True)
-    )
-    return [n for n in found if n.memory_id in admitted]
+def _within(
+    ids: np.ndarray,
+    sims: np.ndarray,
+    filters: MemoryFilters | None,
+    now,
+    *,
+    want: int | None,
+    fields: tuple[str, ...],
+) -> tuple[list[Neighbour], bool]:
+    """The first `want` (all, for None) of the ranked neighbours the filters admit, exactly as
+    they narrow a listing, with the `fields` asked for; and whether every neighbour was
+    looked at. Looked up a growing slice at a time, most similar first, so a broad filter
+    reads about `want` rows and a narrow one reads on until it has them."""
+    found: list[Neighbour] = []
+    start, size = 0, len(ids) if want is None else max(4 * want, FILTER_SLICE)
+    while start < len(ids) and (want is None or len(found) < want):
+        chunk = [int(m) for m in ids[start : start + size]]
+        cosine = dict(zip(chunk, sims[start : start + size].tolist(), strict=True))
+        queryset = (
+            Memory.objects.all() if filters is None else filters.apply(Memory.objects.all(), now)
+        )
+        rows = queryset.filter(id__in=id_set(chunk)).values_list("id", *fields)
+        admitted = sorted(rows, key=lambda row: -cosine[row[0]])
+        found.extend(Neighbour(row[0], cosine[row[0]], tuple(row[1:])) for row in admitted)
+        start, size = start + size, size * 4
+    complete = start >= len(ids) and (want is None or len(found) <= want)
+    return (found if want is None else found[:want]), complete
 
 
 def nearest(
@@ -202,10 +232,17 @@ def nearest(
     filters: MemoryFilters | None = None,
     now=None,
     floor: float = 0.0,
-) -> list[Neighbour]:
-    """Every memory whose vector's cosine to `vector` is at least `floor`, within the filters,
-    most similar first."""
-    return _within(_ranked(vector, floor=floor), filters, now)
+    want: int | None = None,
+    fields: tuple[str, ...] = (),
+) -> tuple[list[Neighbour], bool]:
+    """The memories (the first `want`, or all) whose vector's cosine to `vector` (to the
+    nearest row of it, for several) is at least `floor`, within the filters, most similar
+    first, with `fields` of each; and whether that is all of them."""
+    ids, sims = _ranked(vector, floor=floor)
+    if filters is None and not fields:
+        n = len(ids) if want is None else min(want, len(ids))
+        return [Neighbour(int(ids[i]), float(sims[i])) for i in range(n)], n == len(ids)
+    return _within(ids, sims, filters, now, want=want, fields=fields)
 
 
 def vector_of(memory: Memory) -> np.ndarray | None:
@@ -223,8 +260,8 @@ def similar_to(
 ) -> list[tuple[Memory, float]]:
     """The memories most alike in meaning to `memory` (itself left out), with their cosine,
     at least `threshold`, within the filters; most similar first."""
-    found = _ranked(of=memory.id, floor=threshold, exclude=frozenset([memory.id]))
-    found = _within(found, filters, None)[:limit]
+    ids, sims = _ranked(of=memory.id, floor=threshold, exclude=frozenset([memory.id]))
+    found, _ = _within(ids, sims, filters, None, want=limit, fields=())
     by_id = Memory.objects.select_related("project").in_bulk([n.memory_id for n in found])
     return [(by_id[n.memory_id], n.cosine) for n in found if n.memory_id in by_id]
 
@@ -261,15 +298,14 @@ def closest_in_band(
 ) -> tuple[Memory, float] | None:
     """The memory of the same band most alike in meaning to `memory`, if at least
     `threshold` alike (the write door's near-duplicate note), with its cosine; else None."""
-    found = _ranked(of=memory.id, floor=threshold, exclude=frozenset([memory.id]))
-    found = found[:BAND_CANDIDATES]
+    ids, sims = _ranked(of=memory.id, floor=threshold, exclude=frozenset([memory.id]))
+    ids, sims = ids[:BAND_CANDIDATES].tolist(), sims[:BAND_CANDIDATES].tolist()
     in_band = (
         Memory.objects.select_related("project")
         .filter(tier__in=band_tiers(memory.tier))
-        .in_bulk([n.memory_id for n in found])
+        .in_bulk(ids)
     )
-    for neighbour in found:
-        other = in_band.get(neighbour.memory_id)
-        if other is not None:
-            return other, neighbour.cosine
+    for memory_id, cosine in zip(ids, sims, strict=True):
+        if memory_id in in_band:
+            return in_band[memory_id], cosine
     return None

@@ -20,22 +20,26 @@ BATCH = 1000  # memories embedded and written per statement of a backfill
 TEXT_FIELDS = ("id", "name", "description", "body")
 
 
+def _fields(memory) -> tuple[str, str, str]:
+    return memory.name, memory.description, memory.body
+
+
 def _text(memory) -> str:
-    return embedding.text_of(memory.name, memory.description, memory.body)
+    return embedding.text_of(*_fields(memory))
 
 
-def _replace(texts: dict[int, str], *, new: bool = False) -> None:
-    """New rows for these memories' vectors, in place of any they had (`new`: none), in the
-    caller's transaction."""
-    ids = list(texts)
-    vectors = embedding.embed([texts[memory_id] for memory_id in ids])
+def _replace(memories: dict[int, tuple[str, str, str]], *, new: bool = False) -> None:
+    """New rows for these memories' vectors (by id: name, description, body), in place of any
+    they had (`new`: none), in the caller's transaction."""
+    ids = list(memories)
+    vectors = embedding.embed_memories([memories[memory_id] for memory_id in ids])
     if not new:
         MemoryVector.objects.filter(memory_id__in=ids).delete()
     MemoryVector.objects.bulk_create(
         MemoryVector(
             memory_id=memory_id,
             model=embedding.MODEL_VERSION,
-            digest=embedding.digest(texts[memory_id]),
+            digest=embedding.digest(embedding.text_of(*memories[memory_id])),
             stamp=secrets.randbits(62),
             vector=embedding.to_bytes(vector),
         )
@@ -48,7 +52,7 @@ def keep_written(memory: Memory, before: Memory | None) -> None:
     memory, a new name, description or body), so a write of other fields costs no query."""
     if before is not None and _text(before) == _text(memory):
         return
-    _replace({memory.id: _text(memory)}, new=before is None)
+    _replace({memory.id: _fields(memory)}, new=before is None)
 
 
 def keep(memories: Iterable[Memory]) -> int:
@@ -56,7 +60,7 @@ def keep(memories: Iterable[Memory]) -> int:
 
     The memories need their id, name, description and body. Returns how many were embedded.
     """
-    wanted = {memory.id: _text(memory) for memory in memories}
+    wanted = {memory.id: _fields(memory) for memory in memories}
     ids = list(wanted)
     embedded = 0
     for start in range(0, len(ids), BATCH):
@@ -69,7 +73,7 @@ def keep(memories: Iterable[Memory]) -> int:
         stale = {
             memory_id: wanted[memory_id]
             for memory_id in chunk
-            if have.get(memory_id) != embedding.digest(wanted[memory_id])
+            if have.get(memory_id) != embedding.digest(embedding.text_of(*wanted[memory_id]))
         }
         if stale:
             _replace(stale)
@@ -155,14 +159,14 @@ def embed(memory_ids: list[int], progress: Callable[[int], None] | None = None) 
     embedded = 0
     for start in range(0, len(memory_ids), BATCH):
         chunk = memory_ids[start : start + BATCH]
-        texts = {
-            memory.id: _text(memory)
+        found = {
+            memory.id: _fields(memory)
             for memory in Memory.objects.filter(id__in=chunk).only(*TEXT_FIELDS)
         }
-        if texts:
+        if found:
             with transaction.atomic():
-                _replace(texts)
-        embedded += len(texts)
+                _replace(found)
+        embedded += len(found)
         if progress is not None:
             progress(len(chunk))
     return embedded

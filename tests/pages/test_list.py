@@ -210,12 +210,13 @@ def test_each_page_runs_a_fixed_number_of_queries(auditor, project, django_asser
 
 
 def test_the_search_box_ranks_and_says_how_each_hit_was_found(auditor, store, htmx):
-    response = auditor.get("/memories/?q=standing&q=expired", **htmx)
+    response = auditor.get("/memories/?q=standing&q=expired&mode=words", **htmx)
     html = response.content.decode()
     assert response.status_code == 200
     assert set(names(html)) == {"rule", "gone"}
     assert "2 memories matching ‘standing’ or ‘expired’, best first" in html
     assert html.count('class="badge badge-sense"') == 2 and "word match" in html
+    assert "badge-meaning" not in html
     assert (
         "aria-sort" not in html
         and 'href="/memories/?q=standing&amp;q=expired&amp;sort=' not in (html)
@@ -311,7 +312,11 @@ def test_a_search_that_only_the_text_scan_answers_says_so(auditor, db):
 
 @pytest.mark.parametrize(
     ("query", "message"),
-    [("q=x&after=abc", "A search pages by offset"), ("q=" + "x" * 501, "at most 500 characters")],
+    [
+        ("q=x&after=abc", "A search pages by offset"),
+        ("q=" + "x" * 501, "at most 500 characters"),
+        ("q=x&mode=fuzzy", "mode is hybrid, words or meaning."),
+    ],
 )
 def test_bad_search_input_is_a_400(auditor, store, query, message):
     response = auditor.get("/memories/?" + query)
@@ -322,7 +327,9 @@ def test_a_search_page_runs_a_fixed_number_of_queries(auditor, db, django_assert
     for size in (3, 30):
         for number in range(size):
             doors.write(f"s{size}-{number}", description="deploy notes", references=["x"])
-        with django_assert_num_queries(7):
+        # With the meaning beside the words: the vectors' state and the near ones held
+        # against the filters (every one is found by its words here: none to load).
+        with django_assert_num_queries(9):
             auditor.get("/memories/?q=deploy")
 
 

@@ -15,7 +15,7 @@ def _vector(name: str) -> MemoryVector | None:
 
 
 def _embedded(name: str, description: str, body: str = "") -> bytes:
-    vector = embedding.embed([embedding.text_of(name, description, body)])[0]
+    vector = embedding.embed_memories([(name, description, body)])[0]
     return embedding.to_bytes(vector)
 
 

@@ -129,6 +129,11 @@ class Command(BaseCommand):
         search.add_argument("--tag")
         search.add_argument("--load", choices=["inline", "index", "search"])
         search.add_argument("--limit", type=int, default=50)
+        search.add_argument(
+            "--mode",
+            metavar="{hybrid,words,meaning}",
+            help="find by words and meaning fused (the default), words alone, or meaning alone",
+        )
         search.add_argument("--format", choices=["text", "json"], default="text")
 
     def handle(self, *args, action, **options):
