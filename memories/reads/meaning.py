@@ -152,6 +152,12 @@ def _current() -> Iterator[_Vectors]:
         yield _held
 
 
+def held_count() -> int:
+    """How many vectors this process holds, brought up to date first."""
+    with _current() as vectors:
+        return len(vectors.row_of)
+
+
 def query_vector(text: str) -> np.ndarray:
     """A search text as the model reads it (a unit vector)."""
     return embedding.embed([text])[0]
