@@ -445,10 +445,10 @@ def verify(out: OutputWrapper, err: OutputWrapper, *, rebuild: bool, **_) -> Non
         out.write("Rebuilt the search index, references and tags from the table.")
     report = index.check()
     if not report.ok:
-        raise CommandError(
-            "The search index is out of step: "
-            + "; ".join(report.problems)
-            + ". Run `manage.py memory verify --rebuild` to regenerate it."
+        raise _out_of_step(
+            "The search index is",
+            report.problems,
+            "`manage.py memory verify --rebuild` to regenerate it",
         )
     out.write(
         f"The search index is sound and holds {report.documents} documents "
@@ -461,12 +461,16 @@ def verify(out: OutputWrapper, err: OutputWrapper, *, rebuild: bool, **_) -> Non
         out.write("Embedded again: " + "; ".join(found.problems) + ".")
         found = vectors.check()
     if not found.ok:
-        raise CommandError(
-            "The vectors are out of step: "
-            + "; ".join(found.problems)
-            + ". Run `manage.py memory verify --rebuild` (or `memory embed`) to mend them."
+        raise _out_of_step(
+            "The vectors are",
+            found.problems,
+            "`manage.py memory verify --rebuild` (or `memory embed`) to mend them",
         )
     out.write(f"Every memory has a vector of {embedding.MODEL_VERSION}.")
+
+
+def _out_of_step(what: str, problems: list[str], remedy: str) -> CommandError:
+    return CommandError(f"{what} out of step: " + "; ".join(problems) + f". Run {remedy}.")
 
 
 def _embed(err: OutputWrapper, memory_ids: list[int]) -> int:
