@@ -108,15 +108,16 @@ def digest(text: str) -> str:
 
 
 def embed(texts: list[str]) -> np.ndarray:
-    """Unit vectors (float32, one row per text)."""
+    """Unit vectors (float32, one row per text); a zero row for a text of no token."""
     if not texts:
         return np.zeros((0, DIMENSIONS), dtype=np.float32)
     # Batched by length: a batch is padded to its longest text, so one long body among short
     # descriptions would make the whole batch that long.
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     vectors = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
-    vectors[order] = model().embed([texts[i] for i in order], norm=True, batch_size=64)
-    return vectors
+    with np.errstate(invalid="ignore"):  # a text of no token: 0 / 0, made a zero row below
+        vectors[order] = model().embed([texts[i] for i in order], norm=True, batch_size=64)
+    return np.nan_to_num(vectors, copy=False)
 
 
 def to_bytes(vector: np.ndarray) -> bytes:

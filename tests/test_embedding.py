@@ -79,3 +79,8 @@ def test_a_memory_vector_counts_its_name_description_and_body_alike():
 
 def test_an_empty_list_embeds_to_no_rows():
     assert embedding.embed([]).shape == (0, embedding.DIMENSIONS)
+
+
+def test_a_text_of_no_token_is_a_zero_vector_not_nan():
+    (empty,) = embedding.embed([""])
+    assert not np.isnan(empty).any() and not empty.any()
