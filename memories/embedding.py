@@ -134,4 +134,5 @@ def from_bytes(blobs: list[bytes]) -> np.ndarray:
     matrix = matrix.astype(np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return matrix / norms
+    matrix /= norms
+    return matrix
