@@ -64,8 +64,9 @@ COLUMNS = [
     ("Refs", None),
 ]
 NUMERIC = {"Priority", "Reads", "Refs"}
-MODE_WORDS = ("words and meaning", "words only", "meaning only")
-MODE_CHOICES = tuple(zip(memory_fields.SEARCH_MODES, MODE_WORDS, strict=True))
+# The default mode's value is blank, so a shared URL names a mode only when it is not the
+# default (the form reads blank as hybrid).
+MODE_CHOICES = (("", "words and meaning"), ("words", "words only"), ("meaning", "meaning only"))
 
 
 class RowLinks:
