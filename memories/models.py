@@ -308,3 +308,27 @@ class TrashedMemory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.revision.name} (in the trash)"
+
+
+class MemoryVector(models.Model):
+    """A memory's meaning: its name, description and body as the embedded model reads them
+    (memories.embedding), kept by the doors in the write's own transaction.
+
+    A change is a new row (a new id and a new random `stamp`), never an update in place, so a
+    process holding the vectors (memories.reads.meaning) tells what changed from the highest
+    id, its stamp and the count; the stamp also tells a row rolled back and its id reused.
+    """
+
+    # Deleted with its memory by the ORM's cascade (the delete door); no constraint in the
+    # database, so a memory removed behind the doors leaves a row `memory verify` reports
+    # and mends rather than a failing commit.
+    memory = models.OneToOneField(
+        Memory, on_delete=models.CASCADE, db_constraint=False, related_name="+"
+    )
+    model = models.CharField(max_length=100)  # embedding.MODEL_VERSION when it was made
+    digest = models.CharField(max_length=32)  # of the text embedded (embedding.digest)
+    stamp = models.BigIntegerField()
+    vector = models.BinaryField()  # embedding.to_bytes
+
+    def __str__(self) -> str:
+        return f"vector of memory #{self.memory_id}"

@@ -29,8 +29,6 @@ memories table (the reference and tag rows); the migrations create them, frozen
 `statements`, the pieces of other reads and writes that each dialect spells its own way
     values(items) -> (sql, params): a subquery of one column, `value`, holding the items,
         bound as one parameter however many there are.
-    description_matches(word_sets, limit) -> (sql, params): ids of memories whose
-        description holds every word of one of the sets, through the search index.
     byte_length(sql) -> str: the UTF-8 length in bytes of a text expression.
     likelihood(condition_sql, share) -> str: the condition, declared to the planner to
         admit that share of the rows (or left as it is).
@@ -58,7 +56,6 @@ PROVIDES = {
     "search": ("ranking_statement",),
     "statements": (
         "values",
-        "description_matches",
         "byte_length",
         "likelihood",
         "unindexed",

@@ -279,9 +279,10 @@ def states(ids: list[int]) -> dict[int, dict]:
     return found
 
 
-def record_import(keys: list[tuple[str, int | None]], before: dict[int, dict]) -> None:
+def record_import(keys: list[tuple[str, int | None]], before: dict[int, dict]) -> list[Memory]:
     """One revision per memory an import wrote, each named by (name, project id), with the
-    state it overwrote from `before` (by id); in the caller's transaction and change set."""
+    state it overwrote from `before` (by id); in the caller's transaction and change set.
+    Returns the memories written."""
     names = sorted({name for name, _ in keys})
     written: dict[tuple[str, int | None], Memory] = {}
     for start in range(0, len(names), CHUNK):
@@ -296,6 +297,7 @@ def record_import(keys: list[tuple[str, int | None]], before: dict[int, dict]) -
     with connection.cursor() as cursor:
         for start in range(0, len(rows), CHUNK):
             cursor.executemany(INSERT_REVISION, rows[start : start + CHUNK])
+    return [written[key] for key in keys]
 
 
 def retention_days() -> int:
