@@ -48,6 +48,15 @@ def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
 
 
+def _private_dir(data_dir: Path) -> Path:
+    """The data dir, made (or kept) readable by its owner alone: it holds the store, the
+    secret key and the first sign-in."""
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if data_dir.stat().st_mode & 0o077:
+        data_dir.chmod(0o700)
+    return data_dir
+
+
 def _secret_key(data_dir: Path) -> str:
     """The key from the environment, or one generated on first start and kept in the data dir."""
     from_env = os.environ.get("MEMADMIN_SECRET_KEY")
@@ -55,14 +64,13 @@ def _secret_key(data_dir: Path) -> str:
         return from_env
     key_file = data_dir / "secret_key"
     if not key_file.exists():
-        data_dir.mkdir(parents=True, exist_ok=True)
         fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as handle:
             handle.write(secrets.token_urlsafe(64))
     return key_file.read_text().strip()
 
 
-DATA_DIR = Path(env_str("MEMADMIN_DATA_DIR", str(BASE_DIR / "var"))).resolve()
+DATA_DIR = _private_dir(Path(env_str("MEMADMIN_DATA_DIR", str(BASE_DIR / "var"))).resolve())
 SECRET_KEY = _secret_key(DATA_DIR)
 DEBUG = env_bool("MEMADMIN_DEBUG", False)
 ALLOWED_HOSTS = env_list("MEMADMIN_ALLOWED_HOSTS", "localhost,127.0.0.1")
@@ -156,9 +164,10 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "memadmin.web.static.StaticFilesStorage"},
 }
-WHITENOISE_USE_FINDERS = DEBUG
+# Until collectstatic has filled STATIC_ROOT, the files are served from where they are.
+WHITENOISE_USE_FINDERS = DEBUG or not (STATIC_ROOT / "staticfiles.json").exists()
 
 # Request bodies past this get a 413 from the API; a memory body is text, not an upload.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMADMIN_MAX_REQUEST_BYTES", 2 * 1024 * 1024, minimum=1024)
