@@ -3,6 +3,7 @@
 A bad value stops the process with the variable's name rather than starting with a guess.
 """
 
+import datetime as dt
 import os
 import secrets
 import zoneinfo
@@ -104,6 +105,7 @@ INSTALLED_APPS = [
     "django.forms",
     "django_htmx",
     "template_partials",
+    "axes",
     "memadmin",
     "projects",
     "memories",
@@ -122,6 +124,7 @@ MIDDLEWARE = [
     "memadmin.web.acting.ActingMiddleware",
     "memadmin.web.middleware.SecurityHeadersMiddleware",
     "memadmin.web.middleware.BusyStoreMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "memadmin.urls"
@@ -151,6 +154,22 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Failed sign-ins are counted per account and per address (memadmin.accounts.sign_ins).
+AXES_FAILURE_LIMIT = env_int("MEMADMIN_SIGN_IN_FAILURES", 10, minimum=1)
+AXES_COOLOFF_TIME = dt.timedelta(minutes=env_int("MEMADMIN_SIGN_IN_LOCK_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "memadmin.pages.accounts.views.sign_in_locked"
+AXES_CLIENT_IP_CALLABLE = "memadmin.web.access.client_address"
+AXES_DISABLE_ACCESS_LOG = True
+AXES_ENABLE_ADMIN = False
+AXES_VERBOSE = False
+# Proxies whose X-Forwarded-For names the client (their own address is the same for all).
+MEMADMIN_TRUSTED_PROXIES = env_list("MEMADMIN_TRUSTED_PROXIES", "")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
