@@ -47,8 +47,9 @@ class Gunicorn:
                     break
             except OSError:
                 pass
-            assert self.process.poll() is None, self.log.read_text()[-3000:]
-            assert time.monotonic() < deadline, "gunicorn did not start"
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise AssertionError(f"gunicorn did not start: {self.log.read_text()[-3000:]}")
             time.sleep(0.2)
 
     def request(self, method, path, body=None, headers=None, timeout=30):
