@@ -10,7 +10,7 @@ wsgi_app = "memadmin.wsgi"
 bind = os.environ.get("MEMADMIN_BIND", "127.0.0.1:8000")
 worker_class = "memadmin.serving.Worker"
 workers = serving.env_int("MEMADMIN_WORKERS", 2)
-threads = serving.env_int("MEMADMIN_THREADS", 16)
+threads = serving.env_int("MEMADMIN_THREADS", 32)
 # An idle kept-alive connection waits on the poller, not on a thread; it is closed after this.
 keepalive = 5
 accesslog = "-"

@@ -296,6 +296,39 @@ class Revision(models.Model):
         return f"#{self.id} {self.action} {self.name}"
 
 
+class ProjectAction(models.TextChoices):
+    ADD = "add", "added"
+    RENAME = "rename", "renamed"
+    REMOVE = "remove", "removed"
+
+
+class ProjectRevision(models.Model):
+    """One change to the projects (added, renamed, removed): who, through which door, when.
+
+    Recorded by the project doors in the change's own transaction, with the acting context
+    the memory doors record (memories.writes.history). `project_id` is a plain number: the
+    history outlives the project.
+    """
+
+    at = models.DateTimeField()
+    project_id = models.BigIntegerField()
+    name = models.CharField(max_length=64)  # the project's name after the change (a removal's)
+    previous_name = models.CharField(max_length=64, blank=True, default="")  # a rename's
+    action = models.CharField(max_length=8, choices=ProjectAction.choices)
+    door = models.CharField(max_length=8, choices=Door.choices)
+    actor = models.CharField(max_length=200)
+    username = models.CharField(max_length=150, blank=True, default="")
+    user_id = models.BigIntegerField(null=True, blank=True)
+    token_id = models.BigIntegerField(null=True, blank=True)
+    reason = models.TextField(blank=True, default="")
+
+    class Meta:
+        indexes = [models.Index(fields=["at"], name="project_revision_at")]
+
+    def __str__(self) -> str:
+        return f"#{self.id} {self.action} {self.name}"
+
+
 class TrashedMemory(models.Model):
     """A deleted memory, restorable until purged: its state is its deletion's `before`."""
 

@@ -10,7 +10,15 @@ from dataclasses import dataclass, fields
 from django import forms
 from django.db.models import Count, Q, QuerySet
 
-from memories.models import GLOBAL_TIER, Action, ChangeSet, Door, Revision, TrashedMemory
+from memories.models import (
+    GLOBAL_TIER,
+    Action,
+    ChangeSet,
+    Door,
+    ProjectRevision,
+    Revision,
+    TrashedMemory,
+)
 from memories.reads.params import TierForm
 from memories.rules import diffs, tiers
 from memories.rules import fields as memory_fields
@@ -88,6 +96,42 @@ class AuditFilters:
     def summary(self, count: int) -> str:
         noun = "change" if count == 1 else "changes"
         return " ".join([f"{count:,} {noun}", ", ".join(self.labels())]).strip() + ", newest first"
+
+
+PROJECT_CHANGES_SHOWN = 20
+
+
+@dataclass
+class ProjectChanges:
+    """The newest project changes a log's filters admit, and how many there are in all."""
+
+    changes: list[ProjectRevision]
+    count: int
+
+
+def project_changes(filters: AuditFilters, limit: int = PROJECT_CHANGES_SHOWN) -> ProjectChanges:
+    """The changes to projects (added, renamed, removed) that the audit log's filters admit,
+    newest first: none when the filters ask for memories only (a memory, a change set, a
+    memory's kind of change, the global tier)."""
+    if (
+        filters.memory
+        or filters.change_set is not None
+        or filters.action
+        or filters.project is None
+    ):
+        return ProjectChanges([], 0)
+    queryset = ProjectRevision.objects.all()
+    if filters.project is not ANY_TIER:
+        queryset = queryset.filter(Q(name=filters.project) | Q(previous_name=filters.project))
+    if filters.user:
+        queryset = queryset.filter(username=filters.user)
+    if filters.door:
+        queryset = queryset.filter(door=filters.door)
+    if filters.since:
+        queryset = queryset.filter(at__gte=filters.since)
+    if filters.until:
+        queryset = queryset.filter(at__lt=filters.until)
+    return ProjectChanges(list(queryset.order_by("-id")[:limit]), queryset.count())
 
 
 def _moment(value: str, field: str, *, end_of_day: bool) -> dt.datetime | None:
