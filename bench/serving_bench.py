@@ -22,7 +22,11 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import run  # noqa: E402  (its throughput loop)
+
+ROOT = run.ROOT
 GUNICORN = str(Path(sys.executable).parent / "gunicorn")
 
 
@@ -80,35 +84,14 @@ class Server:
                 time.sleep(0.2)
         raise SystemExit(f"gunicorn ({variant}) did not start")
 
+    def get(self, path: str, headers: dict) -> tuple[int, bytes, float]:
+        status, elapsed = get(self.port, path, headers, 60)
+        return status, b"", elapsed
+
     def stop(self):
         self.process.terminate()
         self.process.wait(timeout=30)
         self.log.close()
-
-
-def throughput(port, path, headers, *, clients, seconds) -> dict:
-    latencies, statuses, lock = [], {}, threading.Lock()
-    stop_at = time.monotonic() + seconds
-
-    def client():
-        while time.monotonic() < stop_at:
-            status, elapsed = get(port, path, headers, 60)
-            with lock:
-                latencies.append(elapsed)
-                statuses[status] = statuses.get(status, 0) + 1
-
-    threads = [threading.Thread(target=client) for _ in range(clients)]
-    started = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    wall = time.perf_counter() - started
-    return {
-        "rps": len(latencies) / wall,
-        "median_ms": statistics.median(latencies) * 1000,
-        "statuses": statuses,
-    }
 
 
 def trickle(port: int, opening: bytes, stop: threading.Event) -> None:
@@ -175,8 +158,8 @@ def main() -> int:
             try:
                 get(server.port, "/v1/memories", headers, 60)
                 load_before = loadavg()
-                rps = throughput(
-                    server.port, "/v1/memories", headers, clients=8, seconds=args.seconds
+                rps = run.throughput(
+                    server, "/v1/memories", headers, clients=8, seconds=args.seconds, cap=10**9
                 )
                 slow = under_slow_clients(
                     server.port, probes=args.probes, timeout=args.probe_timeout

@@ -8,31 +8,18 @@ its poller rather than on a thread, and a request must have arrived whole (reque
 headers and body) within MEMADMIN_REQUEST_READ_SECONDS of its first byte or its connection is
 closed: a slow client holds one thread for that long at most, never the server.
 
-This module imports gunicorn and the standard library only: gunicorn's master reads it
-before any of Django is loaded.
+gunicorn's master reads this module before the app is loaded: it imports nothing of
+Django's but its exceptions (through memadmin.env).
 """
 
-import os
 import socket
 import time
 
 from gunicorn.workers import gthread
 
+from memadmin.env import env_int
 
-def env_int(name: str, default: int, *, minimum: int = 1) -> int:
-    raw = os.environ.get(name, "")
-    if raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise SystemExit(f"{name} must be an integer, not {raw!r}.") from None
-    if value < minimum:
-        raise SystemExit(f"{name} must be at least {minimum}, not {value}.")
-    return value
-
-
-REQUEST_READ_SECONDS = env_int("MEMADMIN_REQUEST_READ_SECONDS", 30)
+REQUEST_READ_SECONDS = env_int("MEMADMIN_REQUEST_READ_SECONDS", 30, minimum=1)
 # An answer's write waits this long on a client that does not read it.
 SEND_SECONDS = 30
 

@@ -11,42 +11,10 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from memadmin.env import env_bool, env_int, env_list, env_str
 from memories import engine
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def env_str(name: str, default: str) -> str:
-    return os.environ.get(name, default)
-
-
-def env_bool(name: str, default: bool) -> bool:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    lowered = raw.strip().lower()
-    if lowered in {"1", "true", "yes", "on"}:
-        return True
-    if lowered in {"0", "false", "no", "off"}:
-        return False
-    raise ImproperlyConfigured(f"{name} must be true or false, not {raw!r}.")
-
-
-def env_int(name: str, default: int, *, minimum: int = 0) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be an integer, not {raw!r}.") from None
-    if value < minimum:
-        raise ImproperlyConfigured(f"{name} must be at least {minimum}, not {value}.")
-    return value
-
-
-def env_list(name: str, default: str) -> list[str]:
-    return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
 
 
 def _private_dir(data_dir: Path) -> Path:

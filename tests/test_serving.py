@@ -14,43 +14,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.conftest import listening_socket, manage
+from tests.conftest import PASSWORD
+from tests.reliability.conftest import manage, start_gunicorn, stop_gunicorn, wait_until_answering
 
 ROOT = Path(__file__).resolve().parent.parent
-PASSWORD = "a long enough password"
 
 
 class Gunicorn:
     def __init__(self, data_dir: Path, **env: str):
-        listening = listening_socket()
-        self.port = listening.getsockname()[1]
         self.log = data_dir / "gunicorn.log"
-        with self.log.open("w") as log:
-            self.process = subprocess.Popen(
-                [
-                    str(Path(sys.executable).parent / "gunicorn"),
-                    "memadmin.wsgi",
-                    "--bind",
-                    f"fd://{listening.fileno()}",
-                ],
-                cwd=ROOT,
-                env={**os.environ, "MEMADMIN_DATA_DIR": str(data_dir), **env},
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                pass_fds=[listening.fileno()],
-            )
-        listening.close()
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if self.get("/sign-in/")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise AssertionError(f"gunicorn did not start: {self.log.read_text()[-3000:]}")
-            time.sleep(0.2)
+        self.process, self.port = start_gunicorn(data_dir, self.log, **env)
+        wait_until_answering(self.process, self.log, lambda: self.get("/sign-in/")[0] == 200)
 
     def request(self, method, path, body=None, headers=None, timeout=30):
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
@@ -67,12 +41,7 @@ class Gunicorn:
         return self.request("GET", path, headers=headers, timeout=timeout)
 
     def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_gunicorn(self.process)
 
 
 @pytest.fixture

@@ -48,8 +48,7 @@ class AuditFilters:
     def apply(self, queryset: QuerySet) -> QuerySet:
         if self.memory_id is not None:
             queryset = queryset.filter(memory_id=self.memory_id)
-        if self.user:
-            queryset = queryset.filter(username=self.user)
+        queryset = self.who_and_when(queryset)
         if self.project is None:
             queryset = queryset.filter(Q(tier=GLOBAL_TIER) | Q(previous_tier=GLOBAL_TIER))
         elif self.project is not ANY_TIER:
@@ -59,18 +58,25 @@ class AuditFilters:
                 queryset = queryset.filter(Q(tier=project_id[0]) | Q(previous_tier=project_id[0]))
             else:
                 queryset = queryset.filter(project_name=self.project).exclude(tier=GLOBAL_TIER)
-        if self.door:
-            queryset = queryset.filter(door=self.door)
         if self.action:
             queryset = queryset.filter(action=self.action)
         if self.memory:
             queryset = queryset.filter(name=self.memory)
+        if self.change_set is not None:
+            queryset = queryset.filter(change_set_id=self.change_set)
+        return queryset
+
+    def who_and_when(self, queryset: QuerySet) -> QuerySet:
+        """The user, door and time filters, which every history row (memories.models.Acted,
+        with its `at`) answers."""
+        if self.user:
+            queryset = queryset.filter(username=self.user)
+        if self.door:
+            queryset = queryset.filter(door=self.door)
         if self.since:
             queryset = queryset.filter(at__gte=self.since)
         if self.until:
             queryset = queryset.filter(at__lt=self.until)
-        if self.change_set is not None:
-            queryset = queryset.filter(change_set_id=self.change_set)
         return queryset
 
     def labels(self) -> list[str]:
@@ -120,17 +126,9 @@ def project_changes(filters: AuditFilters, limit: int = PROJECT_CHANGES_SHOWN) -
         or filters.project is None
     ):
         return ProjectChanges([], 0)
-    queryset = ProjectRevision.objects.all()
+    queryset = filters.who_and_when(ProjectRevision.objects.all())
     if filters.project is not ANY_TIER:
         queryset = queryset.filter(Q(name=filters.project) | Q(previous_name=filters.project))
-    if filters.user:
-        queryset = queryset.filter(username=filters.user)
-    if filters.door:
-        queryset = queryset.filter(door=filters.door)
-    if filters.since:
-        queryset = queryset.filter(at__gte=filters.since)
-    if filters.until:
-        queryset = queryset.filter(at__lt=filters.until)
     return ProjectChanges(list(queryset.order_by("-id")[:limit]), queryset.count())
 
 

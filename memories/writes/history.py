@@ -79,6 +79,17 @@ class Actor:
     token_id: int | None = None
     reason: str = ""
 
+    def recorded(self) -> dict:
+        """The fields of a history row (memories.models.Acted) that say who acted."""
+        return {
+            "door": self.door,
+            "actor": self.label,
+            "username": self.username,
+            "user_id": self.user_id,
+            "token_id": self.token_id,
+            "reason": self.reason,
+        }
+
 
 NOBODY = Actor()  # frozen, so one shared default is safe
 _actor: contextvars.ContextVar[Actor] = contextvars.ContextVar("memadmin_actor", default=NOBODY)
@@ -149,14 +160,7 @@ def change_set(summary: str, *, door: str | None = None, reason=None) -> Iterato
         return
     with acting(door=door, reason=reason) as actor, transaction.atomic():
         group = ChangeSet.objects.create(
-            at=timezone.now(),
-            summary=" ".join(summary.split())[:200],
-            door=actor.door,
-            actor=actor.label,
-            username=actor.username,
-            user_id=actor.user_id,
-            token_id=actor.token_id,
-            reason=actor.reason,
+            at=timezone.now(), summary=" ".join(summary.split())[:200], **actor.recorded()
         )
         reset = _change_set.set(group)
         try:
@@ -284,19 +288,13 @@ PROJECT_ADD, PROJECT_RENAME, PROJECT_REMOVE = (
 def record_project(action: str, project, *, previous_name: str = "") -> ProjectRevision:
     """Record one change to a project (the row as it is after it; a removal's as it was),
     by the acting context, in the caller's transaction."""
-    actor = _actor.get()
     return ProjectRevision.objects.create(
         at=timezone.now(),
         project_id=project.id,
         name=project.name,
         previous_name=previous_name,
         action=action,
-        door=actor.door,
-        actor=actor.label,
-        username=actor.username,
-        user_id=actor.user_id,
-        token_id=actor.token_id,
-        reason=actor.reason,
+        **_actor.get().recorded(),
     )
 
 
