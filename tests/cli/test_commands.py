@@ -60,8 +60,11 @@ def test_first_login_prints_the_password_once_and_forgets_it_once_changed(
     assert str(login_file) in later
 
     admin = User.objects.get(username="admin")
+    admin.last_name = "Kept"
+    admin.save()
+    assert login_file.exists()  # a save that leaves the password as it was
     admin.set_password("another long password")
     admin.save()
+    assert not login_file.exists()  # forgotten as soon as the password is changed
     call_command("first_login")
     assert password not in capsys.readouterr().out
-    assert not login_file.exists()
