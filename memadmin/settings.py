@@ -130,7 +130,9 @@ AUTHENTICATION_BACKENDS = [
 AXES_FAILURE_LIMIT = env_int("MEMADMIN_SIGN_IN_FAILURES", 10, minimum=1)
 AXES_COOLOFF_TIME = dt.timedelta(minutes=env_int("MEMADMIN_SIGN_IN_LOCK_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
-AXES_RESET_ON_SUCCESS = True
+# A success clears nothing: else anyone with an account of their own could sign in between
+# guesses at another's from the same address and start the count again.
+AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "memadmin.pages.accounts.views.sign_in_locked"
 AXES_CLIENT_IP_CALLABLE = "memadmin.web.access.client_address"
 AXES_DISABLE_ACCESS_LOG = True
