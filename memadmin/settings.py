@@ -136,7 +136,6 @@ TEMPLATES = [
 ]
 
 
-
 def _database() -> dict:
     """PostgreSQL at MEMADMIN_DATABASE_URL, else the SQLite store in the data dir, as the
     engine opens them (memories.engine.<vendor>.config says why)."""

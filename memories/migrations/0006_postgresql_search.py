@@ -12,7 +12,7 @@ from memories.engine.operations import RunSQLOn
 
 FORWARD_SQL = [
     "CREATE EXTENSION IF NOT EXISTS pg_trgm",
-    "CREATE TEXT SEARCH DICTIONARY memadmin_stem (TEMPLATE = snowball, LANGUAGE = english)",
+    "CREATE TEXT SEARCH DICTIONARY memadmin_stem (TEMPLATE = snowball, LANGUAGE = porter)",
     "CREATE TEXT SEARCH CONFIGURATION memadmin (COPY = english)",
     """
 ALTER TEXT SEARCH CONFIGURATION memadmin ALTER MAPPING FOR
@@ -108,6 +108,9 @@ FOR EACH ROW EXECUTE FUNCTION memories_cross_tier()""",
     "CREATE INDEX memories_body_trgm ON memories_memory USING gin (body gin_trgm_ops)",
 ]
 REVERSE_SQL = [
+    "DROP INDEX IF EXISTS memories_name_trgm",
+    "DROP INDEX IF EXISTS memories_description_trgm",
+    "DROP INDEX IF EXISTS memories_body_trgm",
     "DROP TRIGGER IF EXISTS memories_search_bi ON memories_memory",
     "DROP TRIGGER IF EXISTS memories_search_bu ON memories_memory",
     "DROP TRIGGER IF EXISTS memories_refs_ai ON memories_memory",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from memories.engine.sqlite import index as sqlite_index
+from memories import engine
 from memories.models import Memory
 from tests.scale import LONG
 
@@ -33,7 +33,7 @@ def test_sigkilled_writers_lose_no_acknowledged_write_and_leave_no_half_transact
     with connection.cursor() as cursor:
         cursor.execute("PRAGMA integrity_check")
         assert cursor.fetchall() == [("ok",)]
-    report = sqlite_index.check()
+    report = engine.of(connection).index.check()
     assert report.ok, report.problems
 
     names = set(Memory.objects.values_list("name", flat=True))

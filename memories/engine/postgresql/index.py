@@ -1,12 +1,12 @@
 """PostgreSQL's search index and the other derived parts of the store.
 
 * `search`, a tsvector column of memories_memory: the name weighted A, the description B,
-  the body C, through the `memadmin` text search configuration (English's parser and
-  Snowball stemmer, without a stopword list, so that "the" is searched for as SQLite's index
-  searches it). The text is split into runs of letters and digits first, as SQLite's
-  tokenizer splits it, so `/etc/nginx/nginx.conf` holds the words etc, nginx and conf
-  rather than one file-name token. A trigger sets it in the statement that writes the row;
-  a GIN index serves it.
+  the body C, through the `memadmin` text search configuration (English's parser and the
+  Porter stemmer SQLite's index uses, without a stopword list, so that a word stems and
+  matches as it does there, "the" included). The text is split into runs of letters and
+  digits first, as SQLite's tokenizer splits it, so `/etc/nginx/nginx.conf` holds the words
+  etc, nginx and conf rather than one file-name token. A trigger sets it in the statement
+  that writes the row; a GIN index serves it.
 * trigram GIN indexes (pg_trgm) on name, description and body: the plain-text sense (unspaced
   scripts, long identifiers, paths and URLs) is an index search here, not a scan.
 * the reference and tag tables, kept from the refs and tags JSON by triggers, in the
@@ -29,7 +29,7 @@ VECTOR = "memories_search_vector"  # (name, description, body) -> the search col
 
 SETUP = [
     "CREATE EXTENSION IF NOT EXISTS pg_trgm",
-    "CREATE TEXT SEARCH DICTIONARY memadmin_stem (TEMPLATE = snowball, LANGUAGE = english)",
+    "CREATE TEXT SEARCH DICTIONARY memadmin_stem (TEMPLATE = snowball, LANGUAGE = porter)",
     f"CREATE TEXT SEARCH CONFIGURATION {CONFIG} (COPY = english)",
     f"""ALTER TEXT SEARCH CONFIGURATION {CONFIG} ALTER MAPPING FOR
     asciiword, asciihword, hword_asciipart, word, hword, hword_part WITH memadmin_stem""",
@@ -231,6 +231,8 @@ def rebuild(progress=None) -> list[str]:
             progress(1)
 
     with transaction.atomic(), connection.cursor() as cursor:
+        # An index is not built while the transaction has deferred checks pending.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         for statement in FUNCTIONS.values():
             cursor.execute(statement)
         restored = missing_triggers(cursor)

@@ -79,8 +79,9 @@ class _Sql:
         return "".join(self.parts)
 
 
-# tsqueries, as (sql, params): stemmed words through the store's configuration, prefixes
-# through `simple` (lower-cased, unstemmed), since a prefix is compared with stored lexemes.
+# tsqueries, as (sql, params): words stemmed through the store's configuration. A prefix is
+# compared with stored stems both stemmed (`deploy:*` as `deploi:*` finds `Deploys`) and as
+# typed (`deploy:*` finds `deployment`, stored as `deploy`), through `simple`.
 
 
 def _stemmed(text: str) -> tuple[str, list]:
@@ -110,7 +111,8 @@ def prefix_query(words: list[str]) -> tuple[str, list]:
         prefixes = _prefixes(word)
         forms = [word_query([word])]
         if prefixes:
-            forms.append(_unstemmed(" | ".join(lexeme(p) + ":*" for p in prefixes)))
+            text = " | ".join(lexeme(p) + ":*" for p in prefixes)
+            forms += [_stemmed(text), _unstemmed(text)]
         groups.append(_either(*forms))
     return _all(*groups)
 
@@ -120,7 +122,8 @@ def prefix_placement_query(words: list[str], weight: str) -> tuple[str, list]:
     forms = []
     for word in words:
         if len(word) >= MIN_PREFIX:
-            forms.append(_unstemmed(lexeme(word[: _shortest(word)]) + ":*" + weight))
+            text = lexeme(word[: _shortest(word)]) + ":*" + weight
+            forms += [_stemmed(text), _unstemmed(text)]
         else:
             forms.append(word_query([word], weight))
     return _either(*forms)
