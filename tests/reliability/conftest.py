@@ -136,18 +136,34 @@ class Answer:
 
 
 class Served:
-    """A store in data_dir served by gunicorn; `request` speaks to it with a write token."""
+    """A store in data_dir served by gunicorn; `request` speaks to it with a write token.
 
-    def __init__(self, data_dir: Path, workers: int):
+    `shares`: another server whose database this one serves too (a second app server over
+    one PostgreSQL, with a data dir of its own), with that server's token. `pages`: collect
+    the static files the pages link to first.
+    """
+
+    def __init__(
+        self, data_dir: Path, workers: int, shares: "Served | None" = None, pages: bool = False
+    ):
         self.data_dir = data_dir
         listening = listening_socket()
         self.port = listening.getsockname()[1]
         self.log = data_dir / "gunicorn.log"
-        manage(data_dir, "migrate", "--noinput", "-v0")
-        output = manage(
-            data_dir, "apitoken", "create", "writer", "--scope", "write", "--create-user"
-        )
-        self.token = output.strip().splitlines()[-1]
+        if shares is None:
+            manage(data_dir, "migrate", "--noinput", "-v0")
+            output = manage(
+                data_dir, "apitoken", "create", "writer", "--scope", "write", "--create-user"
+            )
+            self.token = output.strip().splitlines()[-1]
+        else:
+            data_dir.mkdir(parents=True, exist_ok=True)
+            (data_dir / "database-url").write_text(
+                store_env(shares.data_dir)["MEMADMIN_DATABASE_URL"]
+            )
+            self.token = shares.token
+        if pages:
+            manage(data_dir, "collectstatic", "--noinput", "-v0")
         with self.log.open("w") as log:
             self.process = subprocess.Popen(
                 [
