@@ -13,7 +13,7 @@ from django.db import OperationalError, connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from memadmin.web.responses import RETRY_AFTER_SECONDS
+from memadmin.web.responses import LOST_CONNECTION, RETRY_AFTER_SECONDS
 from memories import engine
 from memories.reads.params import TierForm
 from memories.rules.errors import BadRequest, DomainError
@@ -137,14 +137,15 @@ def methods(**handlers: Callable) -> Callable:
         except SuspiciousOperation as problem:
             return error(f"The request was refused: {problem}.", 400)
         except OperationalError as problem:
-            if not engine.of(connection).config.is_busy(problem):
+            config = engine.of(connection).config
+            if config.is_lost(problem):
+                sentence = LOST_CONNECTION
+            elif config.is_busy(problem):
+                sentence = "The store is busy with another write; retry in a moment."
+            else:
                 logger.exception("database failure under %s", request.path)
                 return error("The store could not complete this request; try again.", 500)
-            response = error(
-                "The store is busy with another write; retry in a moment.",
-                503,
-                retry_after=RETRY_AFTER_SECONDS,
-            )
+            response = error(sentence, 503, retry_after=RETRY_AFTER_SECONDS)
             response["Retry-After"] = str(RETRY_AFTER_SECONDS)
             return response
         except Exception:

@@ -5,6 +5,8 @@ from django.template.loader import render_to_string
 from django_htmx.http import reswap, retarget
 
 RETRY_AFTER_SECONDS = 2  # a busy store's answer: try again after this
+# The connection to the store's server lost mid-request; the next request opens another.
+LOST_CONNECTION = "The connection to the store was lost; try again in a moment."
 
 TITLES = {
     400: "That request could not be read",

@@ -1,15 +1,20 @@
 """The store's PostgreSQL connections: the address from MEMADMIN_DATABASE_URL, and the
 errors a page or /v1 answers 503 rather than 500.
 
-Read by the settings, so it imports nothing of Django's database layer.
+Read by the settings, so it imports nothing of Django's database layer (the driver is no
+part of it).
 """
 
 from urllib.parse import unquote, urlsplit
+
+import psycopg
 
 SCHEMES = ("postgres", "postgresql")
 LOCK_TIMEOUT_MS = 30_000  # as SQLite's busy_timeout: a writer waits this long for another
 # Lock timeout, deadlock, serialization failure.
 BUSY_STATES = ("55P03", "40P01", "40001")
+# Connection exceptions; the server shutting down, or this backend terminated.
+LOST_CLASSES = ("08", "57")
 
 
 class AddressError(ValueError):
@@ -54,3 +59,15 @@ def is_busy(problem) -> bool:
     lost a deadlock to one)."""
     cause = getattr(problem, "__cause__", None)
     return getattr(cause, "sqlstate", None) in BUSY_STATES
+
+
+def is_lost(problem) -> bool:
+    """Whether an OperationalError is the connection to the server lost mid-request (a
+    restart, a failover, a terminated backend). Django closes a connection that failed
+    when the request ends, and the next request opens a new one."""
+    cause = getattr(problem, "__cause__", None)
+    state = getattr(cause, "sqlstate", None)
+    if state is None:
+        # No SQLSTATE came back: the driver's own word that no server answers.
+        return isinstance(cause, psycopg.OperationalError)
+    return state[:2] in LOST_CLASSES

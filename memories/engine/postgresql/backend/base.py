@@ -34,5 +34,6 @@ class DatabaseWrapper(base.DatabaseWrapper):
         super()._set_autocommit(autocommit)
         if not autocommit:
             # On the driver's connection: the lock is the transaction's first statement,
-            # not a query of the code that opened it.
-            self.connection.execute("SELECT pg_advisory_xact_lock(%s)", [WRITE_LOCK])
+            # not a query of the code that opened it. Its failures are Django's errors.
+            with self.wrap_database_errors:
+                self.connection.execute("SELECT pg_advisory_xact_lock(%s)", [WRITE_LOCK])
