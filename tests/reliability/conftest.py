@@ -52,7 +52,7 @@ def store_env(data_dir: Path) -> dict:
     the database of its own named in data_dir/database-url (made on first use)."""
     env = {**os.environ, "MEMADMIN_DATA_DIR": str(data_dir)}
     if SERVER_URL:
-        named = data_dir / "database-url"
+        named = data_dir / "database-url"  # empty: the store is SQLite's all the same
         if not named.exists():
             data_dir.mkdir(parents=True, exist_ok=True)
             named.write_text(fresh_database())
