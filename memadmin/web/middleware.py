@@ -2,11 +2,10 @@
 
 from collections.abc import Callable
 
-from django.db import OperationalError, connection
+from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse
 
-from memadmin.web.responses import LOST_CONNECTION, RETRY_AFTER_SECONDS, error_response
-from memories import engine
+from memadmin.web.responses import RETRY_AFTER_SECONDS, error_response, retry_sentence
 
 # Our own static files and nothing else: no inline script or style, no other origin, no
 # frames, no plugins; forms post only to us. htmx's requests are same-origin (connect-src).
@@ -51,12 +50,10 @@ class BusyStoreMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception):
         if not isinstance(exception, OperationalError):
             return None
-        config = engine.of(connection).config
-        if config.is_lost(exception):
-            sentence = LOST_CONNECTION
-        elif config.is_busy(exception):
-            sentence = "The store is busy with another write; try again in a moment."
-        else:
+        sentence = retry_sentence(
+            exception, "The store is busy with another write; try again in a moment."
+        )
+        if sentence is None:
             return None
         response = error_response(request, 503, sentence)
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)

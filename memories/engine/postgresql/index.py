@@ -41,6 +41,27 @@ def _weighted(column: str, weight: str) -> str:
     return f"setweight(to_tsvector('{CONFIG}', {words}), '{weight}')"
 
 
+def _rows_of(source: str, memory: str, table: str = "") -> str:
+    """(memory id, position, value) for each item of the JSON list `source` of the memory
+    `memory` (of every row of `table`, when given)."""
+    items = f"jsonb_array_elements_text({memory}.{source}) WITH ORDINALITY AS j(value, position)"
+    read = f"{table} {memory}, {items}" if table else items
+    return f"SELECT {memory}.id, j.position - 1, j.value FROM {read}"
+
+
+def _keep(function: str, table: str, column: str, source: str) -> str:
+    """The trigger function keeping `table` in step with the memories' `source` list."""
+    return f"""
+CREATE OR REPLACE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'UPDATE' THEN
+        DELETE FROM {table} WHERE memory_id = OLD.id;
+    END IF;
+    INSERT INTO {table}(memory_id, position, {column}) {_rows_of(source, "NEW")};
+    RETURN NULL;
+END $$"""
+
+
 FUNCTIONS = {
     VECTOR: f"""
 CREATE OR REPLACE FUNCTION {VECTOR}(name text, description text, body text) RETURNS tsvector
@@ -55,28 +76,8 @@ BEGIN
     NEW.{SEARCH_COLUMN} := {VECTOR}(NEW.name, NEW.description, NEW.body);
     RETURN NEW;
 END $$""",
-    "memories_refs_keep": """
-CREATE OR REPLACE FUNCTION memories_refs_keep() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP = 'UPDATE' THEN
-        DELETE FROM memories_reference WHERE memory_id = OLD.id;
-    END IF;
-    INSERT INTO memories_reference(memory_id, position, target)
-    SELECT NEW.id, j.position - 1, j.value
-    FROM jsonb_array_elements_text(NEW.refs) WITH ORDINALITY AS j(value, position);
-    RETURN NULL;
-END $$""",
-    "memories_tags_keep": """
-CREATE OR REPLACE FUNCTION memories_tags_keep() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP = 'UPDATE' THEN
-        DELETE FROM memories_tag WHERE memory_id = OLD.id;
-    END IF;
-    INSERT INTO memories_tag(memory_id, position, tag)
-    SELECT NEW.id, j.position - 1, j.value
-    FROM jsonb_array_elements_text(NEW.tags) WITH ORDINALITY AS j(value, position);
-    RETURN NULL;
-END $$""",
+    "memories_refs_keep": _keep("memories_refs_keep", "memories_reference", "target", "refs"),
+    "memories_tags_keep": _keep("memories_tags_keep", "memories_tag", "tag", "tags"),
     "memories_derived_forget": """
 CREATE OR REPLACE FUNCTION memories_derived_forget() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -177,10 +178,7 @@ def _missing_indexes(cursor) -> list[str]:
 
 
 def _expected_rows(source: str) -> str:
-    return (
-        f"SELECT m.id, j.position - 1, j.value FROM {MEMORY_TABLE} m,"
-        f" jsonb_array_elements_text(m.{source}) WITH ORDINALITY AS j(value, position)"
-    )
+    return _rows_of(source, "m", MEMORY_TABLE)
 
 
 def check() -> IndexReport:

@@ -17,12 +17,13 @@ from functools import lru_cache
 
 from memories.engine.postgresql.index import CONFIG, MEMORY_TABLE, SEARCH_COLUMN
 from memories.engine.ranking import SENSES, Formula, Part, Plan
+from memories.engine.sql import Sql as _Sql
+from memories.engine.sql import like_pattern
 
 MIN_PREFIX = 3  # shorter prefixes would match a large part of the vocabulary
 MIN_SHORTENED = 4
 SHORTEN_TO = 0.6  # a query word is shortened to no less than this share of its length
 MAX_SHORTENINGS = 8
-LIKE_ESCAPE = "\\"
 
 M = MEMORY_TABLE
 PROJECTS = "projects_project"
@@ -35,15 +36,6 @@ WEIGHTS = "'{{0, {body}, {description}, 1}}'"
 def lexeme(word: str) -> str:
     """One tsquery operand: whatever it holds is read as text, never as syntax."""
     return "'" + word.replace("\x00", " ").replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-def like_pattern(text: str) -> str:
-    escaped = (
-        text.replace(LIKE_ESCAPE, LIKE_ESCAPE * 2)
-        .replace("%", LIKE_ESCAPE + "%")
-        .replace("_", LIKE_ESCAPE + "_")
-    )
-    return f"%{escaped}%"
 
 
 def _float(value: float) -> str:
@@ -61,22 +53,6 @@ def _prefixes(word: str) -> list[str]:
         return []
     lengths = range(len(word), _shortest(word) - 1, -1)[: MAX_SHORTENINGS + 1]
     return list(dict.fromkeys(word[:length] for length in lengths))
-
-
-class _Sql:
-    """Text and positional parameters built together, in the order they appear."""
-
-    def __init__(self):
-        self.parts: list[str] = []
-        self.params: list = []
-
-    def add(self, text: str, *params) -> "_Sql":
-        self.parts.append(text)
-        self.params.extend(params)
-        return self
-
-    def text(self) -> str:
-        return "".join(self.parts)
 
 
 # tsqueries, as (sql, params): words stemmed through the store's configuration. A prefix is
