@@ -3,7 +3,7 @@ cross-tier name rule in step with memories_memory.
 
 The SQL is frozen here as it was when this migration was written: later changes to the
 engine package do not change what this migration did. It builds SQLite's index alone; a
-PostgreSQL store gets its own in 0006.
+PostgreSQL store gets its own in 0007.
 """
 
 from django.db import migrations

@@ -162,7 +162,7 @@ def test_the_postgresql_migration_reverses_and_reapplies_cleanly():
     from django.db.migrations.executor import MigrationExecutor
 
     executor = MigrationExecutor(connection)
-    executor.migrate([("memories", "0005_memory_name_project")])
+    executor.migrate([("memories", "0006_tag_folded")])
     with connection.cursor() as cursor:
         assert sorted(index().missing_triggers(cursor)) == sorted(index().TRIGGERS)
     executor = MigrationExecutor(connection)

@@ -14,7 +14,7 @@
 * the cross-tier name rule (a global name is never also a project's), checked by a trigger
   under a lock on the name, so that two writers cannot both pass it.
 
-Migration 0006 created them and froze its copy of the statements below; they are derived and
+Migration 0007 created them and froze its copy of the statements below; they are derived and
 disposable: `rebuild()` puts back what is missing and regenerates the contents.
 """
 

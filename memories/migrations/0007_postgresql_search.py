@@ -133,6 +133,6 @@ REVERSE_SQL = [
 
 
 class Migration(migrations.Migration):
-    dependencies = [("memories", "0005_memory_name_project")]
+    dependencies = [("memories", "0006_tag_folded")]
 
     operations = [RunSQLOn("postgresql", FORWARD_SQL, REVERSE_SQL)]
