@@ -222,9 +222,11 @@ def _rows(count: int, seed: int, project_ids: list[int], now: dt.datetime):
         )
 
 
-def setup_django(data_dir: Path) -> None:
-    """Point the settings at data_dir (before Django reads them) and set Django up."""
+def setup_django(data_dir: Path, database_url: str = "") -> None:
+    """Point the settings at data_dir and the database (before Django reads them: empty,
+    SQLite's file in data_dir) and set Django up."""
     os.environ["MEMADMIN_DATA_DIR"] = str(data_dir)
+    os.environ["MEMADMIN_DATABASE_URL"] = database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
@@ -251,7 +253,8 @@ def generate(count: int, seed: int = 1) -> int:
                 batch.clear()
         if batch:
             cursor.executemany(INSERT, batch)
-        cursor.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
+        if connection.vendor == "sqlite":
+            cursor.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     return count
@@ -261,18 +264,23 @@ def store_path(data_dir: Path) -> Path:
     return data_dir / "memadmin.sqlite3"
 
 
-def ensure_store(count: int, data_dir: Path | None = None, seed: int = 1) -> Path:
-    """A store of `count` memories made with `seed` in data_dir, built unless already there.
+def ensure_store(
+    count: int, data_dir: Path | None = None, seed: int = 1, database_url: str = ""
+) -> Path:
+    """A store of `count` memories made with `seed` in data_dir (or, with database_url, in
+    that PostgreSQL database), built unless already there.
 
-    Sets Django up on data_dir; returns the SQLite file's path.
+    Sets Django up on it; returns the SQLite file's path (the data dir's, for PostgreSQL).
     """
-    data_dir = (data_dir or ROOT / "var" / "bench" / f"{count}-{seed}").resolve()
+    engine = "postgresql" if database_url else "sqlite"
+    default = f"{count}-{seed}" + ("-postgresql" if database_url else "")
+    data_dir = (data_dir or ROOT / "var" / "bench" / default).resolve()
     marker = data_dir / "generated.json"
-    wanted = {"count": count, "seed": seed}
+    wanted = {"count": count, "seed": seed} | ({"engine": engine} if database_url else {})
     if marker.exists() and json.loads(marker.read_text()) != wanted:
         raise SystemExit(f"{data_dir} holds another generated store; pick another --data-dir.")
     data_dir.mkdir(parents=True, exist_ok=True)
-    setup_django(data_dir)
+    setup_django(data_dir, database_url)
     from django.core.management import call_command
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor

@@ -2,6 +2,11 @@
 
     .venv/bin/python bench/run.py --memories 100000
     .venv/bin/python bench/run.py --memories 10000 --requests 60 --seconds 4
+    .venv/bin/python bench/run.py --engine postgres --database-url postgres://u@host:port/db
+
+With `--engine postgres` the store is that PostgreSQL database (filled once, like the
+file), the server runs on it, and the bare SQL goes through psycopg alone (a client-side
+binding cursor, as Django's), its plans from EXPLAIN.
 
 One command: builds (or reuses) a generated store of N memories (bench/generate.py), starts
 the production server on it (gunicorn, 2 sync workers, 127.0.0.1, the settings' CONN_MAX_AGE)
@@ -204,8 +209,9 @@ def request_headers(route: Route, facts: dict) -> dict:
 # ------------------------------------------------------------------------ the bare SQL
 
 
-def capture(route: Route, facts: dict) -> tuple[list[tuple[str, list]], int]:
-    """The statements one request of the route runs, as sqlite3 takes them; the body size."""
+def capture(route: Route, facts: dict, driver) -> tuple[list[tuple[str, list]], int]:
+    """The statements one request of the route runs, as the bare driver takes them; the
+    body size."""
     from django.db import connection
     from django.test import Client
 
@@ -215,7 +221,7 @@ def capture(route: Route, facts: dict) -> tuple[list[tuple[str, list]], int]:
         if params is None:
             statements.append((sql, []))
         elif isinstance(params, list | tuple) and not many:
-            statements.append((FORMAT_QMARK.sub("?", sql).replace("%%", "%"), list(params)))
+            statements.append((driver.placeholders(sql), list(params)))
         else:
             raise SystemExit(f"{route.label}: a statement the benchmark cannot replay: {sql}")
         return execute(sql, params, many, context)
@@ -238,38 +244,89 @@ def table_aliases(sql: str) -> set[str]:
     return aliases
 
 
-def plan(con: sqlite3.Connection, sql: str, params: list) -> tuple[list[str], list[str], list[str]]:
-    """EXPLAIN QUERY PLAN, one indented line per step, and the steps that read every row of
-    memories_memory without an index: as full scans, or as text scans when the statement
-    looks for a substring (a LIKE pattern starting with %), which no index can serve."""
-    rows = con.execute("EXPLAIN QUERY PLAN " + sql, params).fetchall()
-    depth = {0: -1}
-    lines = []
-    for node, parent, _, detail in rows:
-        depth[node] = depth.get(parent, -1) + 1
-        lines.append("  " * depth[node] + detail)
-    aliases = table_aliases(sql)
-    scans = []
-    for _, _, _, detail in rows:
-        match = re.match(r"SCAN (\w+)(.*)", detail)
-        if match and match.group(1) in aliases and "INDEX" not in match.group(2):
-            scans.append(detail)
-    substring = " LIKE " in sql.upper() and any(
-        isinstance(p, str) and p.startswith("%") for p in params
-    )
-    return (lines, [], scans) if substring else (lines, scans, [])
+def _substring(sql: str, params: list) -> bool:
+    """Whether the statement looks for a substring (a LIKE pattern starting with %)."""
+    return " LIKE " in sql.upper() and any(isinstance(p, str) and p.startswith("%") for p in params)
+
+
+class BareSQLite:
+    """The store's file through the sqlite3 module, with the app's connection settings."""
+
+    engine = "sqlite"
+
+    def __init__(self, store: Path, settings_dict: dict):
+        self.con = sqlite3.connect(store)
+        # The connection settings the app's connections get (memory-mapped reads among them).
+        self.con.executescript(settings_dict["OPTIONS"].get("init_command", ""))
+        self.version = sqlite3.sqlite_version
+
+    def placeholders(self, sql: str) -> str:
+        return FORMAT_QMARK.sub("?", sql).replace("%%", "%")
+
+    def plan(self, sql: str, params: list) -> tuple[list[str], list[str], list[str]]:
+        """EXPLAIN QUERY PLAN, one indented line per step, and the steps that read every row
+        of memories_memory without an index: as full scans, or as text scans when the
+        statement looks for a substring, which no index can serve."""
+        rows = self.con.execute("EXPLAIN QUERY PLAN " + sql, params).fetchall()
+        depth = {0: -1}
+        lines = []
+        for node, parent, _, detail in rows:
+            depth[node] = depth.get(parent, -1) + 1
+            lines.append("  " * depth[node] + detail)
+        aliases = table_aliases(sql)
+        scans = []
+        for _, _, _, detail in rows:
+            match = re.match(r"SCAN (\w+)(.*)", detail)
+            if match and match.group(1) in aliases and "INDEX" not in match.group(2):
+                scans.append(detail)
+        return (lines, [], scans) if _substring(sql, params) else (lines, scans, [])
+
+    def run(self, statement) -> None:
+        self.con.execute(statement.sql, statement.params).fetchall()
+
+    def close(self) -> None:
+        self.con.close()
+
+
+class BarePostgres:
+    """The store's database through psycopg alone: a client-side binding cursor, as Django's
+    connections use, and autocommit, as Django's reads outside a transaction."""
+
+    engine = "postgresql"
+
+    def __init__(self, url: str):
+        import psycopg
+
+        self.con = psycopg.connect(url, autocommit=True, cursor_factory=psycopg.ClientCursor)
+        self.version = self.con.execute("SHOW server_version").fetchone()[0]
+
+    def placeholders(self, sql: str) -> str:
+        return sql
+
+    def plan(self, sql: str, params: list) -> tuple[list[str], list[str], list[str]]:
+        """EXPLAIN, and the sequential scans of memories_memory (text scans when the
+        statement looks for a substring)."""
+        lines = [row[0] for row in self.con.execute("EXPLAIN " + sql, params).fetchall()]
+        scans = [line.strip() for line in lines if "Seq Scan on memories_memory" in line]
+        return (lines, [], scans) if _substring(sql, params) else (lines, scans, [])
+
+    def run(self, statement) -> None:
+        self.con.execute(statement.sql, statement.params).fetchall()
+
+    def close(self) -> None:
+        self.con.close()
 
 
 def replayable(sql: str) -> bool:
     return sql.lstrip().upper().startswith(("SELECT", "WITH"))
 
 
-def run_statements(con: sqlite3.Connection, statements: list[Statement]) -> list[float]:
+def run_statements(driver, statements: list[Statement]) -> list[float]:
     """Each statement's time in seconds, rows fetched as Django fetches them."""
     times = []
     for statement in statements:
         started = time.perf_counter()
-        con.execute(statement.sql, statement.params).fetchall()
+        driver.run(statement)
         times.append(time.perf_counter() - started)
     return times
 
@@ -280,10 +337,14 @@ def run_statements(con: sqlite3.Connection, statements: list[Statement]) -> list
 class Server:
     """gunicorn memadmin.wsgi on 127.0.0.1:port with the store's data dir."""
 
-    def __init__(self, port: int, data_dir: Path, workers: int):
+    def __init__(self, port: int, data_dir: Path, workers: int, database_url: str = ""):
         self.port = port
         self.log = data_dir / "gunicorn.log"
-        env = {**os.environ, "MEMADMIN_DATA_DIR": str(data_dir)}
+        env = {
+            **os.environ,
+            "MEMADMIN_DATA_DIR": str(data_dir),
+            "MEMADMIN_DATABASE_URL": database_url,
+        }
         command = [
             str(Path(sys.executable).parent / "gunicorn"),
             "memadmin.wsgi",
@@ -334,12 +395,12 @@ class Server:
 # ------------------------------------------------------------------------- measuring
 
 
-def measure(route, facts, server, con, *, requests, seconds, warmup) -> Result:
-    captured, size = capture(route, facts)
+def measure(route, facts, server, driver, *, requests, seconds, warmup) -> Result:
+    captured, size = capture(route, facts, driver)
     statements, skipped = [], []
     for sql, params in captured:
         if replayable(sql):
-            statements.append(Statement(sql, params, *plan(con, sql, params)))
+            statements.append(Statement(sql, params, *driver.plan(sql, params)))
         else:
             skipped.append(sql)
     headers = request_headers(route, facts)
@@ -347,7 +408,7 @@ def measure(route, facts, server, con, *, requests, seconds, warmup) -> Result:
         status, _, _ = server.get(route.path, headers)
         if status != 200:
             raise SystemExit(f"{route.label}: the server answered {status}")
-        run_statements(con, statements)
+        run_statements(driver, statements)
     served, bare, each = [], [], [[] for _ in statements]
     deadline = time.monotonic() + seconds
     while len(served) < requests and (len(served) < 5 or time.monotonic() < deadline):
@@ -355,7 +416,7 @@ def measure(route, facts, server, con, *, requests, seconds, warmup) -> Result:
         if status != 200:
             raise SystemExit(f"{route.label}: the server answered {status}")
         served.append(elapsed * 1000)
-        times = run_statements(con, statements)
+        times = run_statements(driver, statements)
         bare.append(sum(times) * 1000)
         for samples, taken in zip(each, times, strict=True):
             samples.append(taken * 1000)
@@ -425,7 +486,9 @@ def markdown(run: dict, results: list[Result]) -> str:
         f"# Benchmark, {run['memories']:,} memories, {run['started']}",
         "",
         f"gunicorn {run['workers']} sync workers on 127.0.0.1, CONN_MAX_AGE "
-        f"{run['conn_max_age']}; SQLite {run['sqlite']}; {run['cpus']} CPUs; load average "
+        f"{run['conn_max_age']}; "
+        + (f"PostgreSQL {run['postgresql']}" if "postgresql" in run else f"SQLite {run['sqlite']}")
+        + f"; {run['cpus']} CPUs; load average "
         f"{run['load_before']} before, {run['load_after']} after. Requests per route: up to "
         f"{run['max_requests']} or {run['max_seconds']} s after {run['warmup']} warm-up ones, "
         "alternating with the bare SQL. Target: median <= "
@@ -497,9 +560,18 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--rps-seconds", type=float, default=10.0)
     parser.add_argument("--only", help="run the routes whose label holds this text")
+    parser.add_argument("--engine", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("MEMADMIN_DATABASE_URL", ""),
+        help="--engine postgres: the database to fill and serve (default MEMADMIN_DATABASE_URL)",
+    )
     options = parser.parse_args()
+    url = options.database_url if options.engine == "postgres" else ""
+    if options.engine == "postgres" and not url:
+        parser.error("--engine postgres needs --database-url (or MEMADMIN_DATABASE_URL)")
 
-    store = generate.ensure_store(options.memories, options.data_dir, options.seed)
+    store = generate.ensure_store(options.memories, options.data_dir, options.seed, url)
     from django.conf import settings
 
     facts = prepare_store()
@@ -510,17 +582,16 @@ def main() -> int:
         "started": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
         "workers": options.workers,
         "conn_max_age": settings.DATABASES["default"]["CONN_MAX_AGE"],
-        "sqlite": sqlite3.sqlite_version,
+        "engine": options.engine,
         "cpus": os.cpu_count(),
         "load_before": [round(x, 2) for x in os.getloadavg()],
         "max_requests": options.requests,
         "max_seconds": options.seconds,
         "warmup": options.warmup,
     }
-    con = sqlite3.connect(store)
-    # The connection settings the app's connections get (memory-mapped reads among them).
-    con.executescript(settings.DATABASES["default"]["OPTIONS"].get("init_command", ""))
-    server = Server(options.port, store.parent, options.workers)
+    bare = BarePostgres(url) if url else BareSQLite(store, settings.DATABASES["default"])
+    run[bare.engine] = bare.version
+    server = Server(options.port, store.parent, options.workers, url)
     results = []
     try:
         print(f"{options.memories:,} memories in {store}, load average {run['load_before']}")
@@ -533,7 +604,7 @@ def main() -> int:
                 route,
                 facts,
                 server,
-                con,
+                bare,
                 requests=options.requests,
                 seconds=options.seconds,
                 warmup=options.warmup,
@@ -551,7 +622,7 @@ def main() -> int:
         )
     finally:
         server.stop()
-        con.close()
+        bare.close()
     run["load_after"] = [round(x, 2) for x in os.getloadavg()]
     rps = run["throughput"]
     print(
@@ -566,7 +637,7 @@ def main() -> int:
             {**asdict(r), "main_statement": r.main.sql if r.main else None} for r in results
         ],
     }
-    (OUT / f"{stamp}.json").write_text(json.dumps(data, indent=2, ensure_ascii=False))
+    (OUT / f"{stamp}.json").write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str))
     (OUT / f"{stamp}.md").write_text(markdown(run, results))
     print(f"Wrote {OUT / stamp}.json and .md")
     missed = [r.label for r in results if not r.meets]

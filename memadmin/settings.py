@@ -114,8 +114,22 @@ TEMPLATES = [
     },
 ]
 
-# The store's connections, as its engine opens them (memories.engine.sqlite.config says why).
-DATABASES = {"default": engine.database("sqlite", data_dir=DATA_DIR)}
+
+def _database() -> dict:
+    """PostgreSQL at MEMADMIN_DATABASE_URL, else the SQLite store in the data dir, as the
+    engine opens them (memories.engine.<vendor>.config says why)."""
+    url = os.environ.get("MEMADMIN_DATABASE_URL", "").strip()
+    if not url:
+        return engine.database("sqlite", data_dir=DATA_DIR)
+    try:
+        return engine.database("postgresql", url=url)
+    except ValueError as problem:
+        raise ImproperlyConfigured(
+            f"MEMADMIN_DATABASE_URL must read postgres://user:password@host:port/name: {problem}."
+        ) from None
+
+
+DATABASES = {"default": _database()}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

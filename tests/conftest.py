@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import Group, User
+from django.db import OperationalError, connection
 from django.utils import timezone
 
 from memories.models import Memory
@@ -11,11 +12,34 @@ from memories.writes import doors
 from projects import writes as project_doors
 
 
+def pytest_collection_modifyitems(config, items):
+    """A test of one engine's own parts (`@pytest.mark.engine("sqlite")`) runs when that
+    engine holds the store under test; scripts/test.sh runs the suite once on each engine."""
+    kept, other = [], []
+    for item in items:
+        marker = item.get_closest_marker("engine")
+        (other if marker and connection.vendor not in marker.args else kept).append(item)
+    if other:
+        config.hook.pytest_deselected(items=other)
+        items[:] = kept
+
+
 def pytest_sessionstart(session):
     """The directory collectstatic fills (scripts/run.sh runs it; a fresh clone's tests do
     not): WhiteNoise warns when it is set up without it, as the schemathesis tests do while
     being collected."""
     Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+
+
+def busy_error() -> OperationalError:
+    """The error the store's engine raises when another writer held it past the timeout."""
+    if connection.vendor == "sqlite":
+        return OperationalError("database is locked")
+    from psycopg import errors
+
+    error = OperationalError("canceling statement due to lock timeout")
+    error.__cause__ = errors.LockNotAvailable("canceling statement due to lock timeout")
+    return error
 
 
 PASSWORD = "a long enough password"

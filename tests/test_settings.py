@@ -18,6 +18,7 @@ def _pragma(name):
         return cursor.fetchone()[0]
 
 
+@pytest.mark.engine("sqlite")
 def test_pragmas_are_in_force_on_the_live_connection(db):
     assert _pragma("journal_mode") == "wal"
     assert _pragma("busy_timeout") == 30000
@@ -25,6 +26,7 @@ def test_pragmas_are_in_force_on_the_live_connection(db):
     assert _pragma("synchronous") == 1  # NORMAL
 
 
+@pytest.mark.engine("sqlite")
 @pytest.mark.django_db(transaction=True)
 def test_atomic_blocks_take_the_write_lock_at_begin():
     """transaction_mode IMMEDIATE: a second writer is locked out before any write happens."""
@@ -81,6 +83,9 @@ def test_secret_key_is_generated_once_and_kept_private(tmp_path):
         ("MEMADMIN_DEBUG", "maybe"),
         ("MEMADMIN_INLINE_MAX_BYTES", "lots"),
         ("MEMADMIN_TIME_ZONE", "Mars/Olympus"),
+        ("MEMADMIN_DATABASE_URL", "mysql://db.internal/memadmin"),
+        ("MEMADMIN_DATABASE_URL", "postgres://db.internal:port/memadmin"),
+        ("MEMADMIN_DATABASE_URL", "postgres://db.internal"),
     ],
 )
 def test_a_bad_setting_stops_the_process_naming_the_variable(tmp_path, variable, value):
@@ -102,9 +107,25 @@ def test_settings_come_from_the_environment(tmp_path):
         MEMADMIN_ALLOWED_HOSTS="memory.example.org",
         MEMADMIN_TIME_ZONE="Asia/Tokyo",
         MEMADMIN_INLINE_MAX_BYTES="1000",
+        MEMADMIN_DATABASE_URL="",
     )
     assert result.stdout.strip().splitlines()[-1] == (
         f"True ['memory.example.org'] Asia/Tokyo 1000 {tmp_path / 'memadmin.sqlite3'}"
+    )
+
+
+def test_the_database_url_selects_postgresql(tmp_path):
+    code = (
+        "from django.conf import settings as s; d = s.DATABASES['default']; "
+        "print(d['ENGINE'], d['NAME'], d['USER'], d['PASSWORD'], d['HOST'], d['PORT'])"
+    )
+    result = _run(
+        ["shell", "-c", code],
+        MEMADMIN_DATA_DIR=str(tmp_path),
+        MEMADMIN_DATABASE_URL="postgres://memadmin:s%40cret@db.internal:5433/memstore",
+    )
+    assert result.stdout.strip().splitlines()[-1] == (
+        "memories.engine.postgresql.backend memstore memadmin s@cret db.internal 5433"
     )
 
 

@@ -9,12 +9,11 @@ from functools import wraps
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
-from django.db import OperationalError, connection
+from django.db import OperationalError
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from memadmin.web.responses import RETRY_AFTER_SECONDS
-from memories import engine
+from memadmin.web.responses import RETRY_AFTER_SECONDS, retry_sentence
 from memories.reads.params import TierForm
 from memories.rules.errors import BadRequest, DomainError
 
@@ -137,14 +136,13 @@ def methods(**handlers: Callable) -> Callable:
         except SuspiciousOperation as problem:
             return error(f"The request was refused: {problem}.", 400)
         except OperationalError as problem:
-            if not engine.of(connection).config.is_busy(problem):
+            sentence = retry_sentence(
+                problem, "The store is busy with another write; retry in a moment."
+            )
+            if sentence is None:
                 logger.exception("database failure under %s", request.path)
                 return error("The store could not complete this request; try again.", 500)
-            response = error(
-                "The store is busy with another write; retry in a moment.",
-                503,
-                retry_after=RETRY_AFTER_SECONDS,
-            )
+            response = error(sentence, 503, retry_after=RETRY_AFTER_SECONDS)
             response["Retry-After"] = str(RETRY_AFTER_SECONDS)
             return response
         except Exception:

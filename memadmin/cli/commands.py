@@ -540,17 +540,20 @@ def remove_project(out: OutputWrapper, *, name, **_) -> None:
 
 def backup(out: OutputWrapper, *, destination: str, **_) -> None:
     """A consistent copy of the whole store, taken while the server and writers run."""
+    engine_backup = engine.of(connection).backup
     target = Path(destination).expanduser()
     if target.is_dir():
-        target = target / f"memadmin-{timezone.now():%Y%m%d-%H%M%S}.sqlite3"
+        target = target / f"memadmin-{timezone.now():%Y%m%d-%H%M%S}{engine_backup.SUFFIX}"
     if target.exists():
         raise CommandError(f"{target} exists; name a new file or a directory.")
     if not target.parent.is_dir():
         raise CommandError(f"{target.parent} is not a directory.")
     try:
-        report = engine.of(connection).backup.backup(target)
+        report = engine_backup.backup(target)
     except FileExistsError:
         raise CommandError(f"{target} exists; name a new file or a directory.") from None
+    except FileNotFoundError as error:
+        raise CommandError(f"Cannot back up: {error}.") from None
     except PermissionError as error:
         raise CommandError(f"Cannot write {target}: {error.strerror}.") from None
     if not report.ok:
@@ -559,6 +562,5 @@ def backup(out: OutputWrapper, *, destination: str, **_) -> None:
         )
     out.write(
         f"Backed up {report.memories} memories ({report.bytes:,} bytes) to {report.path}; "
-        "its integrity check passed. To restore it, stop the server, put it in place of the "
-        "store and run `manage.py memory verify`."
+        f"its integrity check passed. {engine_backup.RESTORE}"
     )

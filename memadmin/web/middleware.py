@@ -2,11 +2,10 @@
 
 from collections.abc import Callable
 
-from django.db import OperationalError, connection
+from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse
 
-from memadmin.web.responses import RETRY_AFTER_SECONDS, error_response
-from memories import engine
+from memadmin.web.responses import RETRY_AFTER_SECONDS, error_response, retry_sentence
 
 # Our own static files and nothing else: no inline script or style, no other origin, no
 # frames, no plugins; forms post only to us. htmx's requests are same-origin (connect-src).
@@ -38,8 +37,9 @@ class SecurityHeadersMiddleware:
 
 
 class BusyStoreMiddleware:
-    """A page whose write found the store held by another writer past the busy timeout
-    answers 503 with Retry-After and a sentence, not a 500 (/v1 answers its own JSON)."""
+    """A page whose write found the store held by another writer past the busy timeout, or
+    lost its connection to the store's server, answers 503 with Retry-After and a sentence,
+    not a 500 (/v1 answers its own JSON)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
         self.get_response = get_response
@@ -48,12 +48,13 @@ class BusyStoreMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception):
-        if not isinstance(exception, OperationalError) or not engine.of(connection).config.is_busy(
-            exception
-        ):
+        if not isinstance(exception, OperationalError):
             return None
-        response = error_response(
-            request, 503, "The store is busy with another write; try again in a moment."
+        sentence = retry_sentence(
+            exception, "The store is busy with another write; try again in a moment."
         )
+        if sentence is None:
+            return None
+        response = error_response(request, 503, sentence)
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response

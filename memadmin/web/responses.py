@@ -1,10 +1,27 @@
 """Error answers of the dashboard: a page for a browser, a message in place for htmx."""
 
+from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django_htmx.http import reswap, retarget
 
+from memories import engine
+
 RETRY_AFTER_SECONDS = 2  # a busy store's answer: try again after this
+# The connection to the store's server lost mid-request; the next request opens another.
+LOST_CONNECTION = "The connection to the store was lost; try again in a moment."
+
+
+def retry_sentence(problem, busy: str) -> str | None:
+    """The sentence of a 503 for a database error a retry in a moment gets past: the
+    connection lost, or another writer holding the store (`busy`). None: not such an error."""
+    config = engine.of(connection).config
+    if config.is_lost(problem):
+        return LOST_CONNECTION
+    if config.is_busy(problem):
+        return busy
+    return None
+
 
 TITLES = {
     400: "That request could not be read",

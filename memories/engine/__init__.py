@@ -13,6 +13,8 @@ An engine provides five modules:
     database(**options) -> dict: the DATABASES entry (driver, file or address, options).
     is_busy(problem) -> bool: whether an OperationalError means another writer held the
         store past the busy timeout (the pages and /v1 answer 503 and ask to retry).
+    is_lost(problem) -> bool: whether an OperationalError means the connection to the server
+        was lost mid-request (503 likewise; the next request opens another).
 
 `index`, the search index over name, description and body and the tables derived from the
 memories table (the reference and tag rows); the migrations create them, frozen
@@ -41,6 +43,7 @@ memories table (the reference and tag rows); the migrations create them, frozen
     backup(destination: Path) -> BackupReport: a consistent copy of the store, taken while
         writers run, to a new file readable by its owner alone; checked before it is kept.
     check(path: Path) -> BackupReport: the engine's own integrity check of a backup.
+    SUFFIX: the file name ending of a backup; RESTORE: the sentence saying how to restore one.
 
 Beside the engines, this package holds what every engine shares: `ranking` (the plan a
 search hands `ranking_statement`), `hints` and `lookups` (ORM expressions whose SQL the
@@ -57,7 +60,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 # What the docstring lists, by module: every engine provides each name.
 PROVIDES = {
-    "config": ("database", "is_busy"),
+    "config": ("database", "is_busy", "is_lost"),
     "index": ("migrated", "missing_triggers", "check", "rebuild", "REBUILD_STEPS"),
     "search": ("ranking_statement",),
     "statements": (
@@ -67,7 +70,7 @@ PROVIDES = {
         "unindexed",
         "glob",
     ),
-    "backup": ("backup", "check"),
+    "backup": ("backup", "check", "SUFFIX", "RESTORE"),
 }
 
 

@@ -2,10 +2,13 @@
 cross-tier name rule in step with memories_memory.
 
 The SQL is frozen here as it was when this migration was written: later changes to the
-engine package do not change what this migration did.
+engine package do not change what this migration did. It builds SQLite's index alone; a
+PostgreSQL store gets its own in 0007.
 """
 
 from django.db import migrations
+
+from memories.engine.operations import RunSQLOn
 
 FORWARD_SQL = [
     """
@@ -95,4 +98,4 @@ REVERSE_SQL = [
 class Migration(migrations.Migration):
     dependencies = [("memories", "0001_initial")]
 
-    operations = [migrations.RunSQL(FORWARD_SQL, REVERSE_SQL)]
+    operations = [RunSQLOn("sqlite", FORWARD_SQL, REVERSE_SQL)]

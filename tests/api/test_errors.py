@@ -4,6 +4,7 @@ import pytest
 from django.db import OperationalError
 
 from memories.reads import listing
+from tests.conftest import busy_error
 
 
 @pytest.mark.parametrize(
@@ -56,7 +57,7 @@ def test_an_unexpected_failure_is_a_json_500(api, monkeypatch):
 
 def test_a_locked_database_is_503_with_retry_after(api, monkeypatch):
     def locked(*args, **kwargs):
-        raise OperationalError("database is locked")
+        raise busy_error()
 
     monkeypatch.setattr(listing, "list_memories", locked)
     response = api.get("/v1/memories")

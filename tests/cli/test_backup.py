@@ -1,7 +1,6 @@
 """`manage.py backup DEST`: a consistent copy of the store taken while writers run, restored
 and checked by `memory verify` and the integrity check."""
 
-import os
 import shutil
 import sqlite3
 import subprocess
@@ -13,7 +12,14 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from tests.reliability.conftest import manage
+from tests.reliability.conftest import (
+    SERVER_URL,
+    fresh_database,
+    manage,
+    store_env,
+    store_integrity_problems,
+    store_rows,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,21 +37,39 @@ while True:
 """
 
 
+SUFFIX = ".dump" if SERVER_URL else ".sqlite3"
+
+
 def _restored(backup: Path, tmp_path: Path, name: str) -> Path:
+    """A store made from the backup as its engine's restore says: SQLite's file put in place,
+    or PostgreSQL's archive restored by pg_restore into an empty database."""
     data_dir = tmp_path / name
     data_dir.mkdir()
-    shutil.copy(backup, data_dir / "memadmin.sqlite3")
+    if not SERVER_URL:
+        shutil.copy(backup, data_dir / "memadmin.sqlite3")
+        return data_dir
+    url = fresh_database()
+    (data_dir / "database-url").write_text(url)
+    subprocess.run(
+        ["pg_restore", "--no-owner", "--exit-on-error", "-d", url, str(backup)], check=True
+    )
     return data_dir
+
+
+def _revisions(data_dir: Path) -> int:
+    if SERVER_URL:
+        import psycopg
+
+        with psycopg.connect((data_dir / "database-url").read_text()) as con:
+            return con.execute("SELECT count(*) FROM memories_revision").fetchone()[0]
+    with sqlite3.connect(data_dir / "memadmin.sqlite3") as con:
+        return con.execute("SELECT count(*) FROM memories_revision").fetchone()[0]
 
 
 def test_backups_taken_while_writers_run_restore_whole(tmp_path):
     live = tmp_path / "live"
     manage(live, "migrate", "--noinput", "-v0")
-    env = {
-        **os.environ,
-        "MEMADMIN_DATA_DIR": str(live),
-        "DJANGO_SETTINGS_MODULE": "memadmin.settings",
-    }
+    env = {**store_env(live), "DJANGO_SETTINGS_MODULE": "memadmin.settings"}
     writers = [
         subprocess.Popen(
             [sys.executable, "-c", WRITER.replace('f"w-', f'f"w{n}-')],
@@ -62,7 +86,7 @@ def test_backups_taken_while_writers_run_restore_whole(tmp_path):
             writer.stdout.readline()  # writing has begun
         backups = []
         for number in range(3):
-            backups.append(tmp_path / f"backup-{number}.sqlite3")
+            backups.append(tmp_path / f"backup-{number}{SUFFIX}")
             output = manage(live, "backup", str(backups[-1]))
             assert "integrity check passed" in output
             time.sleep(0.3)
@@ -77,11 +101,9 @@ def test_backups_taken_while_writers_run_restore_whole(tmp_path):
         restored = _restored(backup, tmp_path, f"restored-{number}")
         output = manage(restored, "memory", "verify")
         assert "The search index is sound" in output
-        with sqlite3.connect(restored / "memadmin.sqlite3") as con:
-            assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-            memories = con.execute("SELECT count(*) FROM memories_memory").fetchone()[0]
-            revisions = con.execute("SELECT count(*) FROM memories_revision").fetchone()[0]
-            names = {row[0] for row in con.execute("SELECT name FROM memories_memory")}
+        assert store_integrity_problems(restored) == []
+        names = set(store_rows(restored))
+        memories, revisions = len(names), _revisions(restored)
         assert memories == revisions  # no write caught halfway
         for writer in range(2):
             mine = sorted(int(n.split("-")[1]) for n in names if n.startswith(f"w{writer}-"))

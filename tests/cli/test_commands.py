@@ -4,9 +4,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
 from django.utils import timezone
 
-from memories.engine.sqlite import index as sqlite_index
+from memories import engine
 from memories.models import Memory
 from memories.reads import backlinks, budget
 from memories.rules.budget import band_total, budget_bytes
@@ -25,7 +26,7 @@ def test_seed_demo_loads_a_realistic_store_once(db, capsys):
     dangling = {ref.target for ref in backlinks.dangling_references()}
     assert {"write-me-later", "JIRA-4312"} & dangling
     assert Memory.objects.filter(verified_at__lt=timezone.now() - dt.timedelta(days=90)).exists()
-    assert sqlite_index.check().ok
+    assert engine.of(connection).index.check().ok
     totals = budget.inline_totals(timezone.now())
     legacy = Project.objects.get(name="legacy")
     assert band_total(totals, legacy.id) > budget_bytes(), "one band over budget"

@@ -170,7 +170,8 @@ def test_export_refuses_an_unknown_project(run, awkward, tmp_path):
     [
         ("", "is blank once collapsed to one line"),
         ("\x85\u2028\u2029 \t", "is blank once collapsed to one line"),
-        ("a\x00b", "holds a NUL character"),
+        # PostgreSQL's text holds no NUL at all: only SQLite's row can.
+        pytest.param("a\x00b", "holds a NUL character", marks=pytest.mark.engine("sqlite")),
     ],
 )
 def test_a_description_yaml_cannot_carry_refuses_the_whole_run_naming_it(

@@ -75,9 +75,31 @@ def test_every_engine_provides_what_the_seam_lists(vendor):
             assert name in engine.__doc__, f"{module}.{name} is not in the seam's docstring"
 
 
-def test_the_store_connection_gets_the_sqlite_engine():
-    assert engine.of(connection).vendor == "sqlite"
-    assert engine.of(connection).index.REBUILD_STEPS >= 1
+@pytest.mark.parametrize(
+    ("url", "vendor"),
+    [("", "sqlite"), ("postgres://memadmin@127.0.0.1:5432/memadmin", "postgresql")],
+)
+def test_the_store_connection_gets_the_engine_the_settings_name(url, vendor, tmp_path):
+    code = (
+        "import django; django.setup(); from django.db import connection; "
+        "from memories import engine; e = engine.of(connection); "
+        "print(e.vendor, e.index.REBUILD_STEPS >= 1)"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "memadmin.settings",
+            "MEMADMIN_DATA_DIR": str(tmp_path),
+            "MEMADMIN_DATABASE_URL": url,
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert loaded.stdout.split() == [vendor, "True"]
 
 
 def test_a_vendor_without_an_engine_is_refused_by_name():
@@ -85,7 +107,14 @@ def test_a_vendor_without_an_engine_is_refused_by_name():
         engine.for_vendor("oracle")
 
 
-def test_the_settings_read_the_engine_without_loading_the_database_layer(tmp_path):
+@pytest.mark.parametrize(
+    ("url", "backend"),
+    [
+        ("", "django.db.backends.sqlite3"),
+        ("postgres://memadmin@127.0.0.1:5432/memadmin", "memories.engine.postgresql.backend"),
+    ],
+)
+def test_the_settings_read_the_engine_without_loading_the_database_layer(tmp_path, url, backend):
     """The settings are read before Django is set up: what they take from the engine needs
     nothing of Django's database layer, which the engines load when first asked for."""
     loaded = subprocess.run(
@@ -96,15 +125,16 @@ def test_the_settings_read_the_engine_without_loading_the_database_layer(tmp_pat
             "print(s.DATABASES['default']['ENGINE'], 'django.db' in sys.modules)",
         ],
         cwd=ROOT,
-        env={**os.environ, "MEMADMIN_DATA_DIR": str(tmp_path)},
+        env={**os.environ, "MEMADMIN_DATA_DIR": str(tmp_path), "MEMADMIN_DATABASE_URL": url},
         capture_output=True,
         text=True,
         timeout=60,
         check=True,
     )
-    assert loaded.stdout.split() == ["django.db.backends.sqlite3", "False"]
+    assert loaded.stdout.split() == [backend, "False"]
 
 
+@pytest.mark.engine("sqlite")
 def test_the_orm_hints_and_the_name_lookup_write_the_engines_sql(db):
     load = Unindexed(F("load"), output_field=Memory._meta.get_field("load"))
     hinted = Memory.objects.filter(
@@ -115,3 +145,36 @@ def test_the_orm_hints_and_the_name_lookup_write_the_engines_sql(db):
     assert '+"memories_memory"."load" = inline' in sql
     named = str(Memory.objects.filter(name__glob="[a-z]*").query)
     assert '"memories_memory"."name" GLOB [a-z]*' in named
+
+
+@pytest.mark.engine("postgresql")
+def test_postgresql_leaves_the_hints_to_its_statistics_and_matches_names_by_regex(db):
+    load = Unindexed(F("load"), output_field=Memory._meta.get_field("load"))
+    hinted = Memory.objects.filter(
+        likelihood(Q(priority__gt=1), 0.9), Q(load.get_lookup("exact")(load, "inline"))
+    )
+    sql = str(hinted.query)
+    assert '("memories_memory"."priority" > 1)' in sql and "likelihood" not in sql
+    assert '"memories_memory"."load" = inline' in sql
+    named = str(Memory.objects.filter(name__glob="[a-z]*").query)
+    assert '"memories_memory"."name" ~ (' in named
+
+
+@pytest.mark.parametrize(
+    ("pattern", "name", "matches"),
+    [
+        ("[A-Za-z0-9]*", "deploy-host", True),
+        ("[A-Za-z0-9]*", "-deploy", False),
+        ("*[^A-Za-z0-9._-]*", "deploy.host_v2", False),
+        ("*[^A-Za-z0-9._-]*", "deploy host", True),
+        ("a?c", "abc", True),
+        ("a?c", "a.c", True),
+        ("a.c", "abc", False),
+    ],
+)
+def test_the_name_lookup_matches_shell_patterns_on_every_engine(db, pattern, name, matches):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT 1 WHERE " + engine.of(connection).statements.glob("%s", "%s"), [name, pattern]
+        )
+        assert bool(cursor.fetchall()) is matches

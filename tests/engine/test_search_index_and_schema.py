@@ -11,6 +11,8 @@ from memories.engine.sqlite import index as sqlite_index
 from memories.models import Memory, Reference, Tag
 from memories.writes import doors
 
+pytestmark = pytest.mark.engine("sqlite")
+
 
 def _match(query: str) -> list[str]:
     with connection.cursor() as cursor:

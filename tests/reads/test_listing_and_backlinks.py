@@ -168,6 +168,7 @@ def _page_statement(filters) -> tuple[str, str]:
         return rows, " ".join(row[3] for row in cursor.fetchall())
 
 
+@pytest.mark.engine("sqlite")  # the plan as SQLite's EXPLAIN QUERY PLAN words it
 @pytest.mark.parametrize("dense", [True, False])
 def test_a_date_range_admitting_most_memories_walks_the_index_order(write, monkeypatch, dense):
     """When most memories are unverified the page walks the index order and stops after a

@@ -7,12 +7,15 @@ gunicorn on 127.0.0.1, and the scale of the run.
 import http.client
 import json
 import os
+import secrets
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -29,12 +32,91 @@ def listening_socket() -> socket.socket:
     return sock
 
 
+# The PostgreSQL server under test (scripts/test.sh's second pass); unset: SQLite.
+SERVER_URL = os.environ.get("MEMADMIN_DATABASE_URL", "")
+
+
+def fresh_database() -> str:
+    """A new, empty database on the PostgreSQL server under test; its URL."""
+    import psycopg
+    from psycopg import sql
+
+    name = "store_" + secrets.token_hex(6)
+    with psycopg.connect(SERVER_URL, autocommit=True) as server:
+        server.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    return urlunsplit(urlsplit(SERVER_URL)._replace(path="/" + name))
+
+
+def store_env(data_dir: Path) -> dict:
+    """The environment of every process of the store kept in data_dir: on PostgreSQL, with
+    the database of its own named in data_dir/database-url (made on first use)."""
+    env = {**os.environ, "MEMADMIN_DATA_DIR": str(data_dir)}
+    if SERVER_URL:
+        named = data_dir / "database-url"  # empty: the store is SQLite's all the same
+        if not named.exists():
+            data_dir.mkdir(parents=True, exist_ok=True)
+            named.write_text(fresh_database())
+        env["MEMADMIN_DATABASE_URL"] = named.read_text()
+    return env
+
+
+def store_rows(data_dir: Path) -> dict[str, dict]:
+    """Every memory row of the store in data_dir, by name, read past the app."""
+    url = store_env(data_dir).get("MEMADMIN_DATABASE_URL")
+    query = "SELECT * FROM memories_memory"
+    if url:
+        import psycopg
+        from psycopg.rows import dict_row
+
+        with psycopg.connect(url, row_factory=dict_row) as con:
+            return {row["name"]: row for row in con.execute(query)}
+    con = sqlite3.connect(data_dir / "memadmin.sqlite3")
+    con.row_factory = sqlite3.Row
+    try:
+        return {row["name"]: dict(row) for row in con.execute(query)}
+    finally:
+        con.close()
+
+
+def integrity_problems(cursor, vendor: str) -> list:
+    """What the database's own check of its files finds: SQLite's integrity_check, or
+    PostgreSQL's amcheck over the memories table and every B-tree index of the store."""
+    if vendor == "sqlite":
+        cursor.execute("PRAGMA integrity_check")
+        return [row for row in cursor.fetchall() if row != ("ok",)]
+    cursor.execute("CREATE EXTENSION IF NOT EXISTS amcheck")
+    cursor.execute("SELECT * FROM verify_heapam('memories_memory')")
+    problems = cursor.fetchall()
+    cursor.execute(
+        "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid"
+        " JOIN pg_am a ON a.oid = c.relam JOIN pg_namespace n ON n.oid = c.relnamespace"
+        " WHERE a.amname = 'btree' AND n.nspname = 'public'"
+    )
+    for (index,) in cursor.fetchall():
+        cursor.execute("SELECT bt_index_check(%s::regclass, true)", [index])
+    return problems
+
+
+def store_integrity_problems(data_dir: Path) -> list:
+    url = store_env(data_dir).get("MEMADMIN_DATABASE_URL")
+    if url:
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as con:
+            return integrity_problems(con.cursor(), "postgresql")
+    con = sqlite3.connect(data_dir / "memadmin.sqlite3")
+    try:
+        return integrity_problems(con.cursor(), "sqlite")
+    finally:
+        con.close()
+
+
 def manage(data_dir: Path, *args: str) -> str:
     """Run manage.py on the store in data_dir; its output."""
     result = subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
-        env={**os.environ, "MEMADMIN_DATA_DIR": str(data_dir)},
+        env=store_env(data_dir),
         capture_output=True,
         text=True,
         timeout=300,
@@ -102,19 +184,34 @@ def stop_gunicorn(process) -> None:
 
 
 class Served:
-    """A store in data_dir served by gunicorn; `request` speaks to it with a write token."""
+    """A store in data_dir served by gunicorn; `request` speaks to it with a write token.
 
-    def __init__(self, data_dir: Path, workers: int):
+    `shares`: another server whose database this one serves too (a second app server over
+    one PostgreSQL, with a data dir of its own), with that server's token. `pages`: collect
+    the static files the pages link to first.
+    """
+
+    def __init__(
+        self, data_dir: Path, workers: int, shares: "Served | None" = None, pages: bool = False
+    ):
         self.data_dir = data_dir
-        self.db = data_dir / "memadmin.sqlite3"
         self.log = data_dir / "gunicorn.log"
-        manage(data_dir, "migrate", "--noinput", "-v0")
-        output = manage(
-            data_dir, "apitoken", "create", "writer", "--scope", "write", "--create-user"
-        )
-        self.token = output.strip().splitlines()[-1]
+        if shares is None:
+            manage(data_dir, "migrate", "--noinput", "-v0")
+            output = manage(
+                data_dir, "apitoken", "create", "writer", "--scope", "write", "--create-user"
+            )
+            self.token = output.strip().splitlines()[-1]
+        else:
+            data_dir.mkdir(parents=True, exist_ok=True)
+            (data_dir / "database-url").write_text(
+                store_env(shares.data_dir)["MEMADMIN_DATABASE_URL"]
+            )
+            self.token = shares.token
+        if pages:
+            manage(data_dir, "collectstatic", "--noinput", "-v0")
         self.process, self.port = start_gunicorn(
-            data_dir, self.log, "--workers", str(workers), "--timeout", "120"
+            data_dir, self.log, "--workers", str(workers), "--timeout", "120", **store_env(data_dir)
         )
         wait_until_answering(
             self.process, self.log, lambda: self.request("GET", "/v1/openapi.json").status == 200

@@ -10,6 +10,7 @@ from django.test import Client
 from memadmin.accounts import roles
 from memories.reads import listing
 from memories.writes import doors
+from tests.conftest import busy_error
 
 
 @pytest.fixture
@@ -26,7 +27,7 @@ def locked(db, monkeypatch):
     doors.write("note", description="a note", priority=5)
 
     def refuse(*args, **kwargs):
-        raise OperationalError("database is locked")
+        raise busy_error()
 
     monkeypatch.setattr(doors, "write", refuse)
     monkeypatch.setattr(listing, "page_memories", refuse)

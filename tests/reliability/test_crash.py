@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from memories.engine.sqlite import index as sqlite_index
+from memories import engine
 from memories.models import Memory
+from tests.reliability.conftest import integrity_problems
 from tests.scale import LONG
 
 WRITER = Path(__file__).with_name("crash_writer.py")
@@ -31,9 +32,8 @@ def test_sigkilled_writers_lose_no_acknowledged_write_and_leave_no_half_transact
     assert acknowledged, "the writers committed nothing: the test would prove nothing"
 
     with connection.cursor() as cursor:
-        cursor.execute("PRAGMA integrity_check")
-        assert cursor.fetchall() == [("ok",)]
-    report = sqlite_index.check()
+        assert integrity_problems(cursor, connection.vendor) == []
+    report = engine.of(connection).index.check()
     assert report.ok, report.problems
 
     names = set(Memory.objects.values_list("name", flat=True))

@@ -3,12 +3,12 @@
 import contextlib
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memories.engine.sqlite import index as sqlite_index
+from memories import engine
 from memories.models import Memory
 from memories.reads import budget
 from memories.rules.budget import band_total, budget_bytes
@@ -84,7 +84,7 @@ def test_any_sequence_of_writes_keeps_the_invariants(operations, settings_overri
             with contextlib.suppress(DomainError):
                 _apply(operation)
             _check_invariants(created)
-        report = sqlite_index.check()
+        report = engine.of(connection).index.check()
         assert report.ok, report.problems
         transaction.set_rollback(True)
 

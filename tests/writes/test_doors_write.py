@@ -5,7 +5,7 @@ import datetime as dt
 import json
 
 import pytest
-from django.db import IntegrityError, connection
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from memories.models import Memory
@@ -225,7 +225,8 @@ def test_an_unknown_project_is_refused(write):
 
 def _raw_insert(name, project_id):
     now = connection.ops.adapt_datetimefield_value(timezone.now())
-    with connection.cursor() as cursor:
+    # A savepoint of its own: PostgreSQL aborts the transaction a refused statement is in.
+    with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
             "INSERT INTO memories_memory (name, project_id, description, body, tags, refs, "
             "priority, load, source, created_at, updated_at, verified_at, read_count) "

@@ -13,6 +13,12 @@ from django.db import connection
 
 from memories.engine import BackupReport
 
+SUFFIX = ".sqlite3"
+RESTORE = (
+    "To restore it, stop the server, put it in place of the store and run "
+    "`manage.py memory verify`."
+)
+
 
 def backup(destination: Path) -> BackupReport:
     """Copy the store to `destination` (a new file, made 0600) and check the copy."""

@@ -51,6 +51,11 @@ def database(*, data_dir: Path) -> dict:
     }
 
 
+def is_lost(problem) -> bool:
+    """A file opened in this process is never disconnected."""
+    return False
+
+
 def is_busy(problem) -> bool:
     """Whether an OperationalError is a writer that waited out busy_timeout."""
     return "locked" in str(problem) or "busy" in str(problem)

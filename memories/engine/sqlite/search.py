@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memories.engine.ranking import SENSES, Formula, Part, Plan
+from memories.engine.sql import Sql as _Sql
+from memories.engine.sql import like_pattern
 from memories.engine.sqlite.index import FTS_TABLE, MEMORY_TABLE
 
 MIN_PREFIX = 3  # shorter stems would match a large part of the vocabulary
 MIN_SHORTENED = 4
 SHORTEN_TO = 0.6  # a query word is shortened to no less than this share of its length
 MAX_SHORTENINGS = 8
-LIKE_ESCAPE = "\\"
 
 M = MEMORY_TABLE
 PROJECTS = "projects_project"
@@ -36,15 +37,6 @@ SENSE_RANK = " ".join(f"WHEN '{sense}' THEN {rank}" for rank, sense in enumerate
 def quote(text: str) -> str:
     """One FTS5 string: whatever it holds is tokenized as text, never read as syntax."""
     return '"' + text.replace("\x00", " ").replace('"', '""') + '"'
-
-
-def like_pattern(text: str) -> str:
-    escaped = (
-        text.replace(LIKE_ESCAPE, LIKE_ESCAPE * 2)
-        .replace("%", LIKE_ESCAPE + "%")
-        .replace("_", LIKE_ESCAPE + "_")
-    )
-    return f"%{escaped}%"
 
 
 def word_expression(words: list[str], joiner: str = " AND ") -> str:
@@ -180,22 +172,6 @@ def _terms(f: Formula) -> _Terms:
         prefix_weight=str(f.prefix_weight),
         scan_limit=f.scan_limit,
     )
-
-
-class _Sql:
-    """Text and positional parameters built together, in the order they appear."""
-
-    def __init__(self):
-        self.parts: list[str] = []
-        self.params: list = []
-
-    def add(self, text: str, *params) -> "_Sql":
-        self.parts.append(text)
-        self.params.extend(params)
-        return self
-
-    def text(self) -> str:
-        return "".join(self.parts)
 
 
 @dataclass

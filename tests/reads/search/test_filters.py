@@ -103,10 +103,15 @@ def test_ranking_sql_is_the_statement_search_runs(store, find):
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     assert rows[0][0] == find("heron", filters=MemoryFilters(tag="birds")).count == 2
+    assert ranking_sql(["  "], MemoryFilters()) is None
+
+
+@pytest.mark.engine("sqlite")
+def test_the_ranking_statement_reads_the_search_index(store):
+    sql, params = ranking_sql(["heron"], MemoryFilters(tag="birds"))
     with connection.cursor() as cursor:
         cursor.execute("EXPLAIN QUERY PLAN " + sql, params)
         assert any("memories_fts" in str(row) for row in cursor.fetchall())
-    assert ranking_sql(["  "], MemoryFilters()) is None
 
 
 def test_a_filter_admitting_nothing_is_an_empty_answer(store, find, django_assert_num_queries):

@@ -109,6 +109,7 @@ def test_a_like_wildcard_is_a_literal(store):
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
+@pytest.mark.engine("sqlite")
 @given(st.text(max_size=80))
 def test_the_escaper_never_raises_for_any_text(db, text):
     query = search_module.parse(text)

@@ -1,0 +1,73 @@
+"""The store's PostgreSQL connections: the address from MEMADMIN_DATABASE_URL, and the
+errors a page or /v1 answers 503 rather than 500.
+
+Read by the settings, so it imports nothing of Django's database layer (the driver is no
+part of it).
+"""
+
+from urllib.parse import unquote, urlsplit
+
+import psycopg
+
+SCHEMES = ("postgres", "postgresql")
+LOCK_TIMEOUT_MS = 30_000  # as SQLite's busy_timeout: a writer waits this long for another
+# Lock timeout, deadlock, serialization failure.
+BUSY_STATES = ("55P03", "40P01", "40001")
+# Connection exceptions; the server shutting down, or this backend terminated.
+LOST_CLASSES = ("08", "57")
+
+
+class AddressError(ValueError):
+    """MEMADMIN_DATABASE_URL does not name a PostgreSQL database."""
+
+
+def database(*, url: str) -> dict:
+    """The DATABASES entry of the store at `postgres://user:password@host:port/name`.
+
+    Persistent connections as on SQLite, checked before each request reuses one, so a
+    connection the server dropped is replaced by the next request instead of failing it.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in SCHEMES:
+        raise AddressError(f"it starts with {parts.scheme or 'nothing'}://, not postgres://")
+    name = unquote(parts.path.lstrip("/"))
+    if not name or "/" in name:
+        raise AddressError("it names no database after the host (postgres://host/NAME)")
+    try:
+        port = parts.port
+    except ValueError:
+        raise AddressError("its port is not a number") from None
+    return {
+        "ENGINE": "memories.engine.postgresql.backend",
+        "NAME": name,
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": parts.hostname or "",
+        "PORT": str(port or ""),
+        "CONN_MAX_AGE": None,
+        "CONN_HEALTH_CHECKS": True,
+        "OPTIONS": {
+            "connect_timeout": 10,
+            "options": f"-c lock_timeout={LOCK_TIMEOUT_MS}",
+            "application_name": "memadmin",
+        },
+    }
+
+
+def is_busy(problem) -> bool:
+    """Whether an OperationalError is a writer that waited out lock_timeout for another (or
+    lost a deadlock to one)."""
+    cause = getattr(problem, "__cause__", None)
+    return getattr(cause, "sqlstate", None) in BUSY_STATES
+
+
+def is_lost(problem) -> bool:
+    """Whether an OperationalError is the connection to the server lost mid-request (a
+    restart, a failover, a terminated backend). Django closes a connection that failed
+    when the request ends, and the next request opens a new one."""
+    cause = getattr(problem, "__cause__", None)
+    state = getattr(cause, "sqlstate", None)
+    if state is None:
+        # No SQLSTATE came back: the driver's own word that no server answers.
+        return isinstance(cause, psycopg.OperationalError)
+    return state[:2] in LOST_CLASSES

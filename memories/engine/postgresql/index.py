@@ -1,0 +1,254 @@
+"""PostgreSQL's search index and the other derived parts of the store.
+
+* `search`, a tsvector column of memories_memory: the name weighted A, the description B,
+  the body C, through the `memadmin` text search configuration (English's parser and the
+  Porter stemmer SQLite's index uses, without a stopword list, so that a word stems and
+  matches as it does there, "the" included). The text is split into runs of letters and
+  digits first, as SQLite's tokenizer splits it, so `/etc/nginx/nginx.conf` holds the words
+  etc, nginx and conf rather than one file-name token. A trigger sets it in the statement
+  that writes the row; a GIN index serves it.
+* trigram GIN indexes (pg_trgm) on name, description and body: the plain-text sense (unspaced
+  scripts, long identifiers, paths and URLs) is an index search here, not a scan.
+* the reference and tag tables, kept from the refs and tags JSON by triggers, in the
+  statement's transaction.
+* the cross-tier name rule (a global name is never also a project's), checked by a trigger
+  under a lock on the name, so that two writers cannot both pass it.
+
+Migration 0007 created them and froze its copy of the statements below; they are derived and
+disposable: `rebuild()` puts back what is missing and regenerates the contents.
+"""
+
+from django.db import connection, transaction
+
+from memories.engine import IndexReport
+
+MEMORY_TABLE = "memories_memory"
+SEARCH_COLUMN = "search"
+CONFIG = "memadmin"
+VECTOR = "memories_search_vector"  # (name, description, body) -> the search column's value
+
+SETUP = [
+    "CREATE EXTENSION IF NOT EXISTS pg_trgm",
+    "CREATE TEXT SEARCH DICTIONARY memadmin_stem (TEMPLATE = snowball, LANGUAGE = porter)",
+    f"CREATE TEXT SEARCH CONFIGURATION {CONFIG} (COPY = english)",
+    f"""ALTER TEXT SEARCH CONFIGURATION {CONFIG} ALTER MAPPING FOR
+    asciiword, asciihword, hword_asciipart, word, hword, hword_part WITH memadmin_stem""",
+]
+
+
+def _weighted(column: str, weight: str) -> str:
+    words = f"regexp_replace({column}, '[^[:alnum:]]+', ' ', 'g')"
+    return f"setweight(to_tsvector('{CONFIG}', {words}), '{weight}')"
+
+
+def _rows_of(source: str, memory: str, table: str = "") -> str:
+    """(memory id, position, value) for each item of the JSON list `source` of the memory
+    `memory` (of every row of `table`, when given)."""
+    items = f"jsonb_array_elements_text({memory}.{source}) WITH ORDINALITY AS j(value, position)"
+    read = f"{table} {memory}, {items}" if table else items
+    return f"SELECT {memory}.id, j.position - 1, j.value FROM {read}"
+
+
+def _keep(function: str, table: str, column: str, source: str) -> str:
+    """The trigger function keeping `table` in step with the memories' `source` list."""
+    return f"""
+CREATE OR REPLACE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'UPDATE' THEN
+        DELETE FROM {table} WHERE memory_id = OLD.id;
+    END IF;
+    INSERT INTO {table}(memory_id, position, {column}) {_rows_of(source, "NEW")};
+    RETURN NULL;
+END $$"""
+
+
+FUNCTIONS = {
+    VECTOR: f"""
+CREATE OR REPLACE FUNCTION {VECTOR}(name text, description text, body text) RETURNS tsvector
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+SELECT {_weighted("name", "A")}
+    || {_weighted("description", "B")}
+    || {_weighted("body", "C")}
+$$""",
+    "memories_search_keep": f"""
+CREATE OR REPLACE FUNCTION memories_search_keep() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.{SEARCH_COLUMN} := {VECTOR}(NEW.name, NEW.description, NEW.body);
+    RETURN NEW;
+END $$""",
+    "memories_refs_keep": _keep("memories_refs_keep", "memories_reference", "target", "refs"),
+    "memories_tags_keep": _keep("memories_tags_keep", "memories_tag", "tag", "tags"),
+    "memories_derived_forget": """
+CREATE OR REPLACE FUNCTION memories_derived_forget() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM memories_reference WHERE memory_id = OLD.id;
+    DELETE FROM memories_tag WHERE memory_id = OLD.id;
+    RETURN NULL;
+END $$""",
+    # The doors refuse a clash first with the domain's words; this keeps a row written past
+    # them from breaking the rule. The lock on the name makes a second writer of it wait
+    # until the first commits, so the check sees its row.
+    "memories_cross_tier": f"""
+CREATE OR REPLACE FUNCTION memories_cross_tier() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext('{MEMORY_TABLE}.name'), hashtext(NEW.name));
+    IF EXISTS (
+        SELECT 1 FROM {MEMORY_TABLE} AS other
+        WHERE other.name = NEW.name AND other.id <> NEW.id
+          AND (other.project_id IS NULL) <> (NEW.project_id IS NULL)
+    ) THEN
+        RAISE EXCEPTION 'a global name is never also a project''s name: choose another name'
+            USING ERRCODE = 'integrity_constraint_violation';
+    END IF;
+    RETURN NEW;
+END $$""",
+}
+
+# name -> CREATE TRIGGER statement.
+TRIGGERS = {
+    "memories_search_bi": f"""
+CREATE TRIGGER memories_search_bi BEFORE INSERT ON {MEMORY_TABLE}
+FOR EACH ROW EXECUTE FUNCTION memories_search_keep()""",
+    "memories_search_bu": f"""
+CREATE TRIGGER memories_search_bu BEFORE UPDATE OF name, description, body ON {MEMORY_TABLE}
+FOR EACH ROW EXECUTE FUNCTION memories_search_keep()""",
+    "memories_refs_ai": f"""
+CREATE TRIGGER memories_refs_ai AFTER INSERT ON {MEMORY_TABLE}
+FOR EACH ROW EXECUTE FUNCTION memories_refs_keep()""",
+    "memories_refs_au": f"""
+CREATE TRIGGER memories_refs_au AFTER UPDATE OF refs ON {MEMORY_TABLE}
+FOR EACH ROW WHEN (NEW.refs IS DISTINCT FROM OLD.refs) EXECUTE FUNCTION memories_refs_keep()""",
+    "memories_tags_ai": f"""
+CREATE TRIGGER memories_tags_ai AFTER INSERT ON {MEMORY_TABLE}
+FOR EACH ROW EXECUTE FUNCTION memories_tags_keep()""",
+    "memories_tags_au": f"""
+CREATE TRIGGER memories_tags_au AFTER UPDATE OF tags ON {MEMORY_TABLE}
+FOR EACH ROW WHEN (NEW.tags IS DISTINCT FROM OLD.tags) EXECUTE FUNCTION memories_tags_keep()""",
+    "memories_derived_ad": f"""
+CREATE TRIGGER memories_derived_ad AFTER DELETE ON {MEMORY_TABLE}
+FOR EACH ROW EXECUTE FUNCTION memories_derived_forget()""",
+    "memories_cross_tier_bi": f"""
+CREATE TRIGGER memories_cross_tier_bi BEFORE INSERT ON {MEMORY_TABLE}
+FOR EACH ROW EXECUTE FUNCTION memories_cross_tier()""",
+    "memories_cross_tier_bu": f"""
+CREATE TRIGGER memories_cross_tier_bu BEFORE UPDATE OF name, project_id ON {MEMORY_TABLE}
+FOR EACH ROW EXECUTE FUNCTION memories_cross_tier()""",
+}
+
+# name -> CREATE INDEX statement.
+INDEXES = {
+    "memories_search": (
+        f"CREATE INDEX memories_search ON {MEMORY_TABLE} USING gin ({SEARCH_COLUMN})"
+    ),
+    **{
+        f"memories_{column}_trgm": (
+            f"CREATE INDEX memories_{column}_trgm ON {MEMORY_TABLE}"
+            f" USING gin ({column} gin_trgm_ops)"
+        )
+        for column in ("name", "description", "body")
+    },
+}
+
+_EXPECTED = f"{VECTOR}(m.name, m.description, m.body)"
+_DERIVED = (
+    ("memories_reference", "target", "refs"),
+    ("memories_tag", "tag", "tags"),
+)
+
+
+def migrated(cursor) -> bool:
+    """Whether the memories table exists yet (the checks run before the first migrate too)."""
+    cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [MEMORY_TABLE])
+    return bool(cursor.fetchone()[0])
+
+
+def missing_triggers(cursor) -> list[str]:
+    cursor.execute(
+        "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgrelid = to_regclass(%s)",
+        [MEMORY_TABLE],
+    )
+    present = {row[0] for row in cursor.fetchall()}
+    return sorted(set(TRIGGERS) - present)
+
+
+def _missing_indexes(cursor) -> list[str]:
+    cursor.execute("SELECT indexname FROM pg_indexes WHERE tablename = %s", [MEMORY_TABLE])
+    present = {row[0] for row in cursor.fetchall()}
+    return sorted(set(INDEXES) - present)
+
+
+def _expected_rows(source: str) -> str:
+    return _rows_of(source, "m", MEMORY_TABLE)
+
+
+def check() -> IndexReport:
+    """The search column recomputed and compared with every row, the triggers and indexes
+    present, the reference and tag tables against the memories' JSON."""
+    report = IndexReport()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE m.{SEARCH_COLUMN} = {_EXPECTED})"
+            f" FROM {MEMORY_TABLE} m"
+        )
+        report.rows, report.documents = cursor.fetchone()
+        if report.rows != report.documents:
+            report.problems.append(
+                f"the search column of {report.rows - report.documents} of {report.rows}"
+                " memories does not match their name, description and body"
+            )
+        missing = missing_triggers(cursor)
+        if missing:
+            report.problems.append("triggers missing: " + ", ".join(missing))
+        missing = _missing_indexes(cursor)
+        if missing:
+            report.problems.append("indexes missing: " + ", ".join(missing))
+        for table, column, source in _DERIVED:
+            expected = _expected_rows(source)
+            present = f"SELECT memory_id, position, {column} FROM {table}"
+            cursor.execute(
+                f"SELECT (SELECT count(*) FROM ({expected} EXCEPT ALL {present}) AS gone)"
+                f" + (SELECT count(*) FROM ({present} EXCEPT ALL {expected}) AS extra)"
+            )
+            if cursor.fetchone()[0]:
+                report.problems.append(f"{table} does not match the memories' {source}")
+    return report
+
+
+REBUILD_STEPS = 4
+
+
+def rebuild(progress=None) -> list[str]:
+    """Put back the functions, triggers and indexes, and regenerate every derived value from
+    the memories table; returns the triggers and indexes put back.
+
+    `progress(1)` is told as each of its REBUILD_STEPS steps is done.
+    """
+
+    def step() -> None:
+        if progress is not None:
+            progress(1)
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        # An index is not built while the transaction has deferred checks pending.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        for statement in FUNCTIONS.values():
+            cursor.execute(statement)
+        restored = missing_triggers(cursor)
+        for name in restored:
+            cursor.execute(TRIGGERS[name])
+        indexes = _missing_indexes(cursor)
+        for name in indexes:
+            cursor.execute(INDEXES[name])
+        step()
+        cursor.execute(
+            f"UPDATE {MEMORY_TABLE} AS m SET {SEARCH_COLUMN} = {_EXPECTED}"
+            f" WHERE m.{SEARCH_COLUMN} IS DISTINCT FROM {_EXPECTED}"
+        )
+        step()
+        for table, column, source in _DERIVED:
+            cursor.execute(f"DELETE FROM {table}")
+            cursor.execute(
+                f"INSERT INTO {table}(memory_id, position, {column}) {_expected_rows(source)}"
+            )
+            step()
+    return restored + indexes

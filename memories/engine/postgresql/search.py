@@ -1,0 +1,287 @@
+"""PostgreSQL's ranking statement: tsquery matches on the weighted search column, ts_rank_cd,
+and the plain-text sense through trigram indexes.
+
+User text reaches to_tsquery only as bound, single-quoted lexemes (quotes and backslashes
+doubled), so tsquery syntax in a query (`&`, `|`, `!`, `<->`, `:*`, parentheses) is searched
+for as words, never obeyed; text matches use ILIKE with `%`, `_` and the escape character
+escaped, each a bound parameter.
+
+The statement has the shape of SQLite's (memories.engine.sqlite.search): the hits of every
+part, scored by the plan's formula, one row per memory at its best, counted, and only the
+page's memories joined.
+"""
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+from memories.engine.postgresql.index import CONFIG, MEMORY_TABLE, SEARCH_COLUMN
+from memories.engine.ranking import SENSES, Formula, Part, Plan
+from memories.engine.sql import Sql as _Sql
+from memories.engine.sql import like_pattern
+
+MIN_PREFIX = 3  # shorter prefixes would match a large part of the vocabulary
+MIN_SHORTENED = 4
+SHORTEN_TO = 0.6  # a query word is shortened to no less than this share of its length
+MAX_SHORTENINGS = 8
+
+M = MEMORY_TABLE
+PROJECTS = "projects_project"
+SENSE_RANK = " ".join(f"WHEN '{sense}' THEN {rank}" for rank, sense in enumerate(SENSES))
+# The weights ts_rank_cd takes lie in [0, 1], in the order D, C, B, A: the formula's,
+# divided by the name's, and the rank multiplied back by it.
+WEIGHTS = "'{{0, {body}, {description}, 1}}'"
+
+
+def lexeme(word: str) -> str:
+    """One tsquery operand: whatever it holds is read as text, never as syntax."""
+    return "'" + word.replace("\x00", " ").replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def _float(value: float) -> str:
+    return f"CAST({float(value)!r} AS float8)"
+
+
+def _shortest(word: str) -> int:
+    return max(MIN_SHORTENED, math.ceil(len(word) * SHORTEN_TO))
+
+
+def _prefixes(word: str) -> list[str]:
+    """The word and its shortenings, as prefixes of stored lexemes: `deploy` finds
+    `deployment`, `deployment` finds `Deploys` (stored as `deploy`)."""
+    if len(word) < MIN_PREFIX:
+        return []
+    lengths = range(len(word), _shortest(word) - 1, -1)[: MAX_SHORTENINGS + 1]
+    return list(dict.fromkeys(word[:length] for length in lengths))
+
+
+# tsqueries, as (sql, params): words stemmed through the store's configuration. A prefix is
+# compared with stored stems both stemmed (`deploy:*` as `deploi:*` finds `Deploys`) and as
+# typed (`deploy:*` finds `deployment`, stored as `deploy`), through `simple`.
+
+
+def _stemmed(text: str) -> tuple[str, list]:
+    return f"to_tsquery('{CONFIG}', %s)", [text]
+
+
+def _unstemmed(text: str) -> tuple[str, list]:
+    return "to_tsquery('simple', %s)", [text]
+
+
+def _either(*queries: tuple[str, list]) -> tuple[str, list]:
+    return "(" + " || ".join(q for q, _ in queries) + ")", [p for _, ps in queries for p in ps]
+
+
+def _all(*queries: tuple[str, list]) -> tuple[str, list]:
+    return "(" + " && ".join(q for q, _ in queries) + ")", [p for _, ps in queries for p in ps]
+
+
+def word_query(words: list[str], weight: str = "", joiner: str = " & ") -> tuple[str, list]:
+    return _stemmed(joiner.join(lexeme(word) + (":" + weight if weight else "") for word in words))
+
+
+def prefix_query(words: list[str]) -> tuple[str, list]:
+    """Each word, or one of its prefixes; all words needed."""
+    groups = []
+    for word in words:
+        prefixes = _prefixes(word)
+        forms = [word_query([word])]
+        if prefixes:
+            text = " | ".join(lexeme(p) + ":*" for p in prefixes)
+            forms += [_stemmed(text), _unstemmed(text)]
+        groups.append(_either(*forms))
+    return _all(*groups)
+
+
+def prefix_placement_query(words: list[str], weight: str) -> tuple[str, list]:
+    """Any word's widest prefix in the column of `weight`: where a prefix match sits."""
+    forms = []
+    for word in words:
+        if len(word) >= MIN_PREFIX:
+            text = lexeme(word[: _shortest(word)]) + ":*" + weight
+            forms += [_stemmed(text), _unstemmed(text)]
+        else:
+            forms.append(word_query([word], weight))
+    return _either(*forms)
+
+
+@dataclass(frozen=True)
+class _Terms:
+    weight: str  # importance × freshness; %s: the Julian day now, the half-life in days
+    rank: str  # {query}: the tsquery
+    text_relevance: str  # of the row's hits.pattern
+    prefix_weight: str
+    scan_limit: int
+
+
+@lru_cache(maxsize=16)
+def _terms(f: Formula) -> _Terms:
+    weights = WEIGHTS.format(
+        body=f.body_weight / f.name_weight, description=f.description_weight / f.name_weight
+    )
+    julian_day = f"(extract(epoch FROM {M}.verified_at)::float8 / 86400 + 2440587.5)"
+    return _Terms(
+        weight=(
+            f"(1.0::float8 - {_float(f.reads_scale)} * {M}.priority"
+            f" / (({M}.priority + {_float(f.priority_scale)})"
+            f" * ({M}.read_count + {_float(f.reads_scale)})))"
+            f" * (CASE WHEN {M}.priority <= 1 THEN 1.0::float8 ELSE {_float(f.freshness_floor)}"
+            f" + {_float(1 - f.freshness_floor)} * power(0.5::float8,"
+            f" greatest(0.0::float8, %s::float8 - {julian_day}) / %s::float8) END)"
+        ),
+        rank=f"({_float(f.name_weight)} * ts_rank_cd({weights}, {M}.{SEARCH_COLUMN}, {{query}}))",
+        text_relevance=(
+            f"({_float(f.text_strength)} * (CASE WHEN {M}.name ILIKE hits.pattern"
+            f" THEN {_float(f.name_placement)} WHEN {M}.description ILIKE hits.pattern"
+            f" THEN {_float(f.description_placement)} ELSE {_float(f.body_placement)} END))"
+        ),
+        prefix_weight=_float(f.prefix_weight),
+        scan_limit=f.scan_limit,
+    )
+
+
+@dataclass
+class _Filter:
+    where: str
+    params: list
+
+
+def _weight_sql(sql: _Sql, plan: Plan, t: _Terms) -> None:
+    epoch = plan.now.timestamp()
+    sql.add(t.weight, epoch / 86400 + 2440587.5, plan.half_life_days)
+
+
+def _text_condition(sql: _Sql, pattern: str) -> None:
+    sql.add(
+        f"({M}.name ILIKE %s OR {M}.description ILIKE %s OR {M}.body ILIKE %s)",
+        pattern,
+        pattern,
+        pattern,
+    )
+
+
+def _index_hit(sql: _Sql, t: _Terms, f: Formula, part: Part, head: str, flt: _Filter) -> None:
+    """A word or prefix part: matched and ranked through the search column, placed by the
+    best column holding any of its words."""
+    words = list(part.words)
+    if part.sense == "word":
+        query = word_query(words)
+        placed = [word_query(words, weight, " | ") for weight in "AB"]
+    else:
+        query = prefix_query(words)
+        placed = [prefix_placement_query(words, weight) for weight in "AB"]
+    column = f"{M}.{SEARCH_COLUMN}"
+    sql.add(f"SELECT {M}.id AS id, {head}, (")
+    rank = t.rank.replace("{query}", query[0])
+    # r / (1 + r): the rank's strength, in (0, 1).
+    sql.add(f"({rank} / (1.0::float8 + {rank}))", *query[1], *query[1])
+    sql.add(
+        f" * (CASE WHEN {column} @@ {placed[0][0]} THEN {_float(f.name_placement)}"
+        f" WHEN {column} @@ {placed[1][0]} THEN {_float(f.description_placement)}"
+        f" ELSE {_float(f.body_placement)} END)",
+        *placed[0][1],
+        *placed[1][1],
+    )
+    sql.add(f") AS rel, NULL::text AS term, NULL::text AS pattern FROM {M} WHERE ")
+    sql.add(f"{column} @@ {query[0]} AND {flt.where}", *query[1], *flt.params)
+    if part.sense == "prefix":
+        # Tried only when the words match nothing the filters admit: an uncorrelated test,
+        # evaluated once before any row is read.
+        guard = word_query(words)
+        sql.add(
+            f" AND NOT EXISTS (SELECT 1 FROM {M} WHERE {column} @@ {guard[0]} AND {flt.where})",
+            *guard[1],
+            *flt.params,
+        )
+
+
+def _hits_sql(sql: _Sql, t: _Terms, f: Formula, parts: list[Part], flt: _Filter) -> None:
+    """UNION ALL of every part's matches within the filters: (id, q, sense, rel, term,
+    pattern). rel is NULL for a text match (ranked by column later)."""
+    for number, part in enumerate(parts):
+        if number:
+            sql.add(" UNION ALL ")
+        head = f"{part.query} AS q, '{part.sense}'::text AS sense"
+        if part.sense in ("word", "prefix"):
+            _index_hit(sql, t, f, part, head, flt)
+        elif part.scan:
+            sql.add(
+                f"SELECT id, {head}, NULL::float8 AS rel, %s::text AS term,"
+                f" %s::text AS pattern FROM scan WHERE found{number}",
+                part.term,
+                like_pattern(part.term),
+            )
+        else:
+            pattern = like_pattern(part.term)
+            sql.add(
+                f"SELECT {M}.id AS id, {head}, NULL::float8 AS rel, %s::text AS term,"
+                f" %s::text AS pattern FROM {M} WHERE {flt.where} AND ",
+                part.term,
+                pattern,
+                *flt.params,
+            )
+            _text_condition(sql, pattern)
+
+
+def _scan_cte(sql: _Sql, t: _Terms, parts: list[Part], flt: _Filter) -> int:
+    """One bounded pass for every scanned term (unspaced scripts, the last resort), newest
+    first, through the trigram indexes. Returns the bound (0: nothing scanned)."""
+    scanned = [(number, part) for number, part in enumerate(parts) if part.scan]
+    if not scanned:
+        return 0
+    sql.add(f"scan AS MATERIALIZED (SELECT {M}.id AS id")
+    for number, part in scanned:
+        sql.add(", ")
+        _text_condition(sql, like_pattern(part.term))
+        sql.add(f" AS found{number}")
+    sql.add(f" FROM {M} WHERE (")
+    for index, (_, part) in enumerate(scanned):
+        sql.add(" OR " if index else "")
+        _text_condition(sql, like_pattern(part.term))
+    bound = t.scan_limit * len(scanned)
+    sql.add(f") AND {flt.where} ORDER BY {M}.id DESC LIMIT {bound}), ", *flt.params)
+    return bound
+
+
+def ranking_statement(plan: Plan) -> tuple[str, list]:
+    """The rows `memories.engine.ranking` describes, in one statement."""
+    f = plan.formula
+    t = _terms(f)
+    flt = _Filter(plan.where or "TRUE", list(plan.params))
+    sql = _Sql().add("WITH ")
+    bound = _scan_cte(sql, t, plan.parts, flt)
+    sql.add("hits AS (")
+    _hits_sql(sql, t, f, plan.parts, flt)
+    sql.add(
+        "), scored AS (SELECT hits.id AS id, hits.q AS q, hits.sense AS sense,"
+        f" hits.term AS term, coalesce(hits.rel, {t.text_relevance}) AS rel, "
+    )
+    _weight_sql(sql, plan, t)
+    sql.add(f" AS weight, {M}.created_at AS created_at FROM hits JOIN {M} ON {M}.id = hits.id), ")
+    divisors = " ".join(f"WHEN {i} THEN {divisor}" for i, divisor in enumerate(plan.divisors))
+    capped = f"(SELECT count(*) FROM scan) >= {bound}" if bound else "FALSE"
+    sql.add(
+        "per_query AS (SELECT id, q, count(*) AS matched, avg(rel) AS rel, max(weight) AS weight,"
+        f" min(CASE sense {SENSE_RANK} END) AS sense_rank,"
+        " coalesce(json_agg(term) FILTER (WHERE term IS NOT NULL), '[]')::text AS terms,"
+        " max(created_at) AS created_at FROM scored GROUP BY id, q), "
+        "ranked AS (SELECT id, sense_rank, terms, created_at,"
+        " (matched - 1 + rel * weight"
+        f" * (CASE WHEN sense_rank = 1 THEN {t.prefix_weight} ELSE 1.0::float8 END))"
+        f" / (CASE q {divisors} END) AS score FROM per_query), "
+        "best AS MATERIALIZED (SELECT DISTINCT ON (id) id, score, sense_rank, terms, created_at"
+        " FROM ranked ORDER BY id, score DESC), "
+        f"total AS (SELECT (SELECT count(*) FROM best) AS n, {capped} AS capped), "
+        "page AS (SELECT id, score, sense_rank, terms, created_at FROM best"
+        " ORDER BY score DESC, created_at DESC, id DESC LIMIT %s OFFSET %s) ",
+        plan.limit,
+        plan.offset,
+    )
+    sql.add(
+        "SELECT total.n, total.capped, page.score, page.sense_rank, page.terms, "
+        + plan.columns
+        + f" FROM total LEFT JOIN page ON TRUE LEFT JOIN {M} ON {M}.id = page.id"
+        f" LEFT JOIN {PROJECTS} ON {PROJECTS}.id = {M}.project_id"
+        " ORDER BY page.score DESC, page.created_at DESC, page.id DESC"
+    )
+    return sql.text(), sql.params

@@ -1,0 +1,44 @@
+"""PostgreSQL's spelling of the pieces of the reads and writes that each dialect spells its
+own way."""
+
+from memories.engine.postgresql.index import CONFIG, MEMORY_TABLE, SEARCH_COLUMN
+from memories.engine.postgresql.search import lexeme
+
+
+def values(items) -> tuple[str, list]:
+    """A subquery of one column, `value`, holding the items: one array parameter."""
+    items = list(items)
+    kind = "text[]" if any(isinstance(item, str) for item in items) else "bigint[]"
+    return f"SELECT unnest(%s::{kind}) AS value", [items]
+
+
+def description_matches(word_sets: list[list[str]], limit: int) -> tuple[str, list]:
+    """The ids of memories whose description (weight B) holds every word of one of the sets."""
+    query = " | ".join(
+        "(" + " & ".join(lexeme(word) + ":B" for word in words) + ")" for words in word_sets
+    )
+    return (
+        f"SELECT id FROM {MEMORY_TABLE} WHERE {SEARCH_COLUMN} @@ to_tsquery('{CONFIG}', %s)"
+        f" LIMIT {int(limit)}",
+        [query],
+    )
+
+
+def byte_length(sql: str) -> str:
+    return f"octet_length({sql})"
+
+
+def likelihood(condition_sql: str, share: float) -> str:
+    """PostgreSQL keeps statistics of how values spread: the condition as it is."""
+    return condition_sql
+
+
+def unindexed(sql: str) -> str:
+    return sql
+
+
+def glob(lhs_sql: str, rhs_sql: str) -> str:
+    """The shell pattern as an anchored regular expression (`.` literal, `*` any run, `?` one
+    character; brackets as they are), built in SQL so the CHECK holds on any connection."""
+    regex = f"replace(replace(replace({rhs_sql}, '.', '\\.'), '*', '.*'), '?', '.')"
+    return f"{lhs_sql} ~ ('^' || {regex} || '$')"

@@ -1,0 +1,172 @@
+"""PostgreSQL's search column and derived tables: kept by triggers in the statement that
+writes the row, checked against a recomputation, rebuilt; the cross-tier rule in the
+database; the search statement served by the GIN and trigram indexes."""
+
+import pytest
+from django.core import checks
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import IntegrityError, connection, transaction
+
+from memories import engine
+from memories.models import Memory, Reference, Tag
+from memories.reads.filters import MemoryFilters
+from memories.reads.search import ranking_sql
+from memories.writes import doors
+
+pytestmark = pytest.mark.engine("postgresql")
+
+
+def index():
+    return engine.of(connection).index
+
+
+def _match(words: str) -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT name FROM memories_memory WHERE search @@ plainto_tsquery('memadmin', %s)"
+            " ORDER BY name",
+            [words],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def test_triggers_keep_the_search_column_in_step_on_insert_update_delete(write):
+    write("deploy", body="Deploys go to host seven, see /etc/nginx/nginx.conf")
+    assert _match("host") == ["deploy"]
+    assert _match("deploying") == ["deploy"], "porter stems deploys and deploying alike"
+    assert _match("nginx conf") == ["deploy"], "a path is split into its words"
+    assert _match("to") == ["deploy"], "no stopwords"
+    doors.write("deploy", body="Ships to the cluster")
+    assert _match("host") == [] and _match("cluster") == ["deploy"]
+    doors.delete("deploy")
+    assert _match("cluster") == []
+    assert index().check().ok
+
+
+def test_the_column_is_weighted_name_description_body(write):
+    write("heron", description="egret", body="stork")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT search::text FROM memories_memory")
+        assert cursor.fetchone()[0] == "'egret':2B 'heron':1A 'stork':3C"
+
+
+def test_reference_and_tag_rows_follow_the_memory(write):
+    memory = write("runbook", references=["deploy-host", "/etc/hosts"], tags=["infra"]).memory
+    assert list(Reference.objects.values_list("position", "target").order_by("position")) == [
+        (0, "deploy-host"),
+        (1, "/etc/hosts"),
+    ]
+    assert list(Tag.objects.values_list("position", "tag")) == [(0, "infra")]
+    doors.write("runbook", references=["other"], tags=[])
+    assert list(Reference.objects.values_list("target", flat=True)) == ["other"]
+    assert not Tag.objects.exists()
+    doors.delete("runbook")
+    assert not Reference.objects.filter(memory_id=memory.id).exists()
+    assert index().check().ok
+
+
+def test_the_database_refuses_a_global_name_a_project_holds(write, project):
+    write("tz")
+    write("stack", project="webdev")
+    with pytest.raises(IntegrityError, match="never also a project"), transaction.atomic():
+        Memory.objects.filter(name="stack").update(name="tz")
+    assert Memory.objects.filter(name="stack", project=project).exists()
+
+
+def test_check_catches_a_search_column_that_drifted_and_rebuild_mends_it(write):
+    write("deploy", body="Deploys go to host seven")
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TRIGGER memories_search_bu ON memories_memory")
+        cursor.execute("UPDATE memories_memory SET body = 'entirely new words'")
+    report = index().check()
+    assert any("search column of 1 of 1 memories" in p for p in report.problems)
+    assert any("memories_search_bu" in p for p in report.problems)
+    assert index().rebuild() == ["memories_search_bu"]
+    assert index().check().ok
+    assert _match("entirely") == ["deploy"]
+
+
+def test_check_catches_a_missing_index_and_a_reference_table_out_of_step(write):
+    write("a", references=["x"], tags=["t"])
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM memories_reference")
+        cursor.execute(
+            "INSERT INTO memories_tag(memory_id, position, tag) SELECT id, 1, 'u'"
+            " FROM memories_memory"
+        )
+        cursor.execute("DROP INDEX memories_body_trgm")
+    problems = index().check().problems
+    assert any("memories_reference" in p for p in problems)
+    assert any("memories_tag" in p for p in problems)
+    assert any("indexes missing: memories_body_trgm" in p for p in problems)
+    assert index().rebuild() == ["memories_body_trgm"]
+    assert index().check().ok
+    assert list(Reference.objects.values_list("target", flat=True)) == ["x"]
+
+
+def test_verify_command_reports_and_rebuilds(write, capsys):
+    write("deploy", body="host")
+    call_command("memory", "verify")
+    assert "sound and holds 1 documents for 1 memories" in capsys.readouterr().out
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TRIGGER memories_search_bu ON memories_memory")
+        cursor.execute("UPDATE memories_memory SET body = 'drifted'")
+    with pytest.raises(CommandError, match="out of step"):
+        call_command("memory", "verify")
+    call_command("memory", "verify", "--rebuild")
+    assert "Put back missing triggers: memories_search_bu" in capsys.readouterr().out
+    call_command("memory", "verify")
+
+
+def test_a_dropped_trigger_is_named_by_the_system_check(write):
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TRIGGER memories_refs_au ON memories_memory")
+    errors = checks.run_checks(databases=["default"])
+    assert any(e.id == "memories.E001" and "memories_refs_au" in e.msg for e in errors)
+    index().rebuild()
+    assert not [e for e in checks.run_checks(databases=["default"]) if e.id == "memories.E001"]
+
+
+def test_migrations_leave_the_triggers_and_a_sound_index(db):
+    assert index().check().ok
+    with connection.cursor() as cursor:
+        assert index().missing_triggers(cursor) == []
+
+
+@pytest.mark.parametrize(
+    ("queries", "used"),
+    [
+        (["heron"], "memories_search"),
+        (["deploy-host.internal"], "memories_body_trgm"),
+        (["東京オフィス"], "memories_description_trgm"),
+    ],
+)
+def test_the_search_statement_is_an_index_search(write, queries, used):
+    """The words through the GIN index, the plain-text sense through the trigram indexes
+    rather than a scan (plain scans and index walks off: a small table is read whole,
+    whichever indexes it has, and only a search of an index remains)."""
+    write("heron", description="Heron at the lake", body="deploy-host.internal")
+    sql, params = ranking_sql(queries, MemoryFilters())
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_indexscan = off")
+        cursor.execute("EXPLAIN " + sql, params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert used in plan
+    assert "Seq Scan on memories_memory" not in plan
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_postgresql_migration_reverses_and_reapplies_cleanly():
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    executor.migrate([("memories", "0006_tag_folded")])
+    with connection.cursor() as cursor:
+        assert sorted(index().missing_triggers(cursor)) == sorted(index().TRIGGERS)
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    report = index().check()
+    assert report.ok, report.problems
