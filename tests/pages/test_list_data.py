@@ -93,9 +93,11 @@ def test_bad_data_requests_are_a_400(auditor, store, query, message):
 
 
 def test_search_finds_a_cited_path_or_id(auditor, store, htmx):
-    html = auditor.get("/memories/?q=docs/runbook.md", **htmx).content.decode()
+    html = auditor.get("/memories/?q=docs/runbook.md&mode=words", **htmx).content.decode()
     assert "1 memory matching ‘docs/runbook.md’" in html
     assert '<span class="badge badge-sense" title="score 0.000">cites it</span>' in html
+    hybrid = auditor.get("/memories/?q=docs/runbook.md", **htmx).content.decode()
+    assert "cites it</span>" in hybrid  # beside the guesses by meaning, still found
 
 
 def test_an_empty_search_for_a_path_offers_the_referencing_filter(auditor, store, htmx):

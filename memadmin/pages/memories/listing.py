@@ -33,7 +33,7 @@ from memories.models import NAME_SLOT, Memory, memory_url, tier_query
 from memories.reads import backlinks, budget, facets, listing, lookup
 from memories.reads.filters import PERIOD_CHOICES
 from memories.reads.params import tier_param
-from memories.reads.search import Hit, looks_cited, search
+from memories.reads.search import SEMANTIC, Hit, looks_cited, search
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
 from memories.rules.budget import band_words
@@ -107,6 +107,12 @@ class Row:
         self.tier_url = links.list + tier_query(project_name)
         self.referencing_url = links.listed("referencing", memory.name)
         self.tag_links = [(tag, links.listed("tag", tag)) for tag in memory.tags]
+
+
+def _recalled(hits: list[Hit]) -> bool:
+    """Whether any hit was found by the query's words or references, not guessed by meaning
+    alone (the fusion ranks the words' first hit first)."""
+    return any(hit.matched_by != SEMANTIC for hit in hits)
 
 
 def _list_url(params: QueryDict, view: str = "memories:list", **changes: str | None) -> str:
@@ -273,7 +279,7 @@ def _search_context(context, form, filters, refusals, saved, now) -> dict:
     cited = [query for query in queries if looks_cited(query)]
     context.update(
         referencing_offer=_list_url(params, q=None, offset=None, referencing=cited[0])
-        if cited and not result.count and not filters.referencing
+        if cited and not filters.referencing and not _recalled(result.hits)
         else None,
         searching=True,
         count=result.count,
