@@ -13,6 +13,8 @@ An engine provides four modules:
     database(**options) -> dict: the DATABASES entry (driver, file or address, options).
     is_busy(problem) -> bool: whether an OperationalError means another writer held the
         store past the busy timeout (the pages and /v1 answer 503 and ask to retry).
+    without_waiting(connection): a context in which a statement meeting another writer's
+        lock fails at once (is_busy) instead of waiting, for writes a read may skip.
 
 `index`, the search index over name, description and body and the tables derived from the
 memories table (the reference and tag rows); the migrations create them, frozen
@@ -53,7 +55,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 # What the docstring lists, by module: every engine provides each name.
 PROVIDES = {
-    "config": ("database", "is_busy"),
+    "config": ("database", "is_busy", "without_waiting"),
     "index": ("migrated", "missing_triggers", "check", "rebuild", "REBUILD_STEPS"),
     "search": ("ranking_statement",),
     "statements": (

@@ -201,7 +201,7 @@ BOOL_CHOICES = {"true": True, "1": True, "yes": True, "false": False, "0": False
 
 class MemoryFilterForm(TierForm):
     expired = forms.CharField(required=False)
-    unverified = forms.CharField(required=False, max_length=10)
+    unverified = forms.CharField(required=False, max_length=10, strip=False)
     referencing = forms.CharField(required=False, max_length=memory_fields.MAX_REFERENCE_LENGTH)
     tag = forms.CharField(required=False, max_length=memory_fields.MAX_TAG_LENGTH)
     load = forms.ChoiceField(
@@ -226,7 +226,7 @@ class MemoryFilterForm(TierForm):
         return BOOL_CHOICES[value]
 
     def clean_unverified(self):
-        value = self.cleaned_data["unverified"].strip().lower()
+        value = self.cleaned_data["unverified"]
         if not value:
             return None
         try:

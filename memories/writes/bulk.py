@@ -12,7 +12,7 @@ from memories.rules.errors import DomainError, InvalidField
 from memories.writes import doors, history
 from projects.models import Project
 
-BULK_LIMIT = 1000
+BULK_LIMIT = f.BULK_LIMIT
 
 
 @dataclass
@@ -44,7 +44,7 @@ def _apply_to_each(ids, change, summary: str) -> BulkResult:
     whole batch is rolled back and every refusal reported; nothing of it lands. What lands is
     one change set of the history, `summary` naming it, to be inspected and undone whole.
     """
-    ids = list(dict.fromkeys(ids))
+    ids = f.record_ids(ids)
     if not ids:
         raise InvalidField("id", "Select at least one memory.")
     if len(ids) > BULK_LIMIT:

@@ -316,7 +316,7 @@ def _validated(
 ) -> _Given:
     """Each field given to a write through its rule, before the transaction opens."""
     given = _Given(
-        description=f.one_line(description, "description"),
+        description=f.description(description),
         body=f.body(body),
         tags=f.tags(tags),
         references=f.references(references),

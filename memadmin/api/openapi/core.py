@@ -198,6 +198,7 @@ SCHEMAS = {
         "properties": {
             "description": {
                 "type": ["string", "null"],
+                "maxLength": f.MAX_DESCRIPTION_CHARS,
                 "description": "required to create; collapsed to one line",
             },
             "body": NULLABLE_TEXT,
@@ -445,7 +446,7 @@ LIST_PARAMETERS = [
     ),
     _query(
         "unverified",
-        {"type": "string", "pattern": "^[1-9][0-9]{0,5}[mhdw]$"},
+        {"type": "string", "pattern": f"^({f.PERIOD_RE.pattern})?$"},
         "not verified within this period: minutes, hours, days or weeks (90d, 12h, 2w)",
     ),
     _query(
@@ -473,7 +474,7 @@ LIST_PARAMETERS = [
 ]
 
 
-ID = {"type": "integer", "minimum": 1, "maximum": history_reads.MAX_ID}
+ID = {"type": "integer", "minimum": 1, "maximum": f.MAX_ID}
 MOMENT_QUERY = {"type": "string", "maxLength": 40}
 AUDIT_FILTERS = [
     _query("user", {"type": "string", "maxLength": 150}, "changes by this username"),

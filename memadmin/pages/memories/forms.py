@@ -150,7 +150,9 @@ class MemoryForm(RefusalsMixin, forms.Form):
     # {{ form }} draws the fields in this layout (memadmin.web.form_renderer draws the widgets).
     template_name = "memories/_form_fields.html"
 
-    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=10_000)
+    description = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}), max_length=memory_fields.MAX_DESCRIPTION_CHARS
+    )
     body = forms.CharField(
         required=False,
         strip=False,
