@@ -244,13 +244,6 @@ class MemoryFilterForm(TierForm):
     def clean_load(self):
         return self.cleaned_data["load"] or None
 
-    def clean(self):
-        cleaned = super().clean()
-        low, high = cleaned.get("priority_min"), cleaned.get("priority_max")
-        if low is not None and high is not None and low > high:
-            raise forms.ValidationError("The lowest priority is above the highest.")
-        return cleaned
-
     def filters(self) -> MemoryFilters:
         """The validated filters; call after is_valid()."""
         return MemoryFilters(

@@ -117,17 +117,28 @@ def body(value) -> str | None:
     return _no_nul("body", value)
 
 
+def whole(value) -> int | None:
+    """A JSON number that is a whole number, as JSON Schema's `integer` admits it (7 or 7.0),
+    else None; true and false are not numbers."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
 def priority(value) -> int | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
-    if isinstance(value, bool):
-        raise InvalidField("priority", "The priority must be a whole number.")
     if isinstance(value, str):
         try:
             value = int(value.strip())
         except ValueError:
             raise InvalidField("priority", "The priority must be a whole number.") from None
-    if not isinstance(value, int):
+    value = whole(value)
+    if value is None:
         raise InvalidField("priority", "The priority must be a whole number.")
     if not PRIORITY_MIN <= value <= PRIORITY_MAX:
         raise InvalidField(

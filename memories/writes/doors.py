@@ -628,7 +628,8 @@ class ReadResult:
 
 def read(name: str, *, project=UNSET, offset: int = 0) -> ReadResult:
     """The agent's read: the only door that counts a read. Pages of 16,000 characters."""
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+    offset = f.whole(offset)
+    if offset is None or offset < 0:
         raise InvalidField("offset", "offset is a character position, 0 or more.")
     with transaction.atomic():
         memory = locate(name, project)
