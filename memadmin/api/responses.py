@@ -8,7 +8,7 @@ from collections.abc import Callable
 from functools import wraps
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent
 from django.db import OperationalError, connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -109,6 +109,13 @@ def unreadable(problem: SuspiciousOperation) -> JsonResponse:
             "The request body is larger than this server accepts.",
             413,
             max_bytes=getattr(problem, "limit", settings.DATA_UPLOAD_MAX_MEMORY_SIZE),
+        )
+    if isinstance(problem, TooManyFieldsSent):
+        limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+        return error(
+            f"The request carries more than {limit:,} parameters; this server reads at most "
+            f"{limit:,}.",
+            400,
         )
     return error(f"The request was refused: {problem}.", 400)
 

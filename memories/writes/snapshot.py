@@ -60,9 +60,10 @@ PLAIN_TEXT = re.compile("[\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U000100
 MAX_ZIP_FILES = 200_000
 MAX_UNZIPPED_BYTES = 512 * 1024 * 1024
 # The largest memory file an export writes is its body (at most MAX_BODY_CHARS characters,
-# four bytes each in UTF-8) beside a frontmatter of a few KiB: a file past this holds no
-# memory the doors would take, so it is refused as it is read, before it is all in memory.
-MAX_FILE_BYTES = 4 * f.MAX_BODY_CHARS + 1024 * 1024
+# up to four bytes each in UTF-8) beside a frontmatter of at most some 200 KiB (20 references,
+# 50 tags, the description): a file past this holds no memory the doors would take, so it is
+# refused as it is read, before it is all in memory.
+MAX_FILE_BYTES = 5 * 1024 * 1024
 READ_CHUNK = 1024 * 1024
 
 

@@ -741,5 +741,12 @@ read|write`). A read token may call every GET and the agent's read; writes need 
 whose user is an operator or admin. Every write is recorded in the history as made through the
 api door by the token's user (`GET /v1/audit`, `GET /v1/memories/{name}/history`). An
 unknown route answers 404, a wrong method 405 (with Allow), malformed JSON or parameters 400,
-an oversized body 413.
+a body over the server's limit 413 (refused from its Content-Length, before it is read).
+
+Refusals memadmin cannot shape, because the HTTP server answers before the request reaches
+it: gunicorn refuses a request line over 4,094 bytes (414 URI Too Long; a long `q=` belongs
+in fewer synonyms), more than 100 header fields or a header line over 8,190 bytes (431
+Request Header Fields Too Large), and a malformed request line, header or chunked body
+(400), each with a short text/html body. A reverse proxy in front adds its own answers
+(413, 502, 504...), in its own format.
 """
