@@ -21,10 +21,11 @@ from django.utils.safestring import SafeString
 
 from memories.models import NAME_SLOT, memory_url
 from memories.rules import budget, tiers
-from memories.rules.captions import relative
+from memories.rules.captions import relative, verified_since_recorded
 
 register = template.Library()
 register.filter("tier_words", tiers.label)  # the tier in words: 'global' or the project's name
+register.filter("verified_since_recorded", verified_since_recorded)
 
 # Django's escape() and conditional_escape() do this escaping (html.escape) behind a
 # lazy-string check (keep_lazy) that costs several times the escaping: format_html, which

@@ -52,6 +52,7 @@ from memories import engine
 from memories.engine.ranking import SENSES, Formula, Part, Plan
 from memories.models import Memory
 from memories.reads.filters import MemoryFilters
+from memories.rules import captions
 from memories.rules.fields import MAX_QUERIES, MAX_QUERY_CHARS
 from projects.models import Project
 
@@ -109,7 +110,7 @@ class Hit:
 
     @property
     def verified_since_recorded(self) -> bool:
-        return self.memory.verified_at > self.memory.created_at
+        return captions.verified_since_recorded(self.memory)
 
     @property
     def short_body(self) -> str | None:

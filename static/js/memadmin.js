@@ -32,6 +32,30 @@ document.addEventListener("htmx:afterRequest", (event) => {
   if (target) target.removeAttribute("aria-busy");
 });
 
+// The main menu: one group open at a time, Escape or a click elsewhere closes it, and on
+// narrow screens the Menu button folds the whole bar (without script it stays unfolded).
+const menuGroups = () => document.querySelectorAll(".site-nav details");
+document.addEventListener("click", (event) => {
+  const toggle = event.target.closest(".nav-toggle");
+  if (toggle) {
+    const open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", String(open));
+    document.getElementById(toggle.getAttribute("aria-controls")).classList.toggle("is-open", open);
+    return;
+  }
+  // A summary's click (Enter on it is one too) opens its group: close the others.
+  const within = event.target.closest(".site-nav details");
+  for (const group of menuGroups()) if (group !== within) group.open = false;
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape") return;
+  for (const group of menuGroups()) {
+    if (!group.open) continue;
+    group.open = false;
+    group.querySelector("summary").focus();
+  }
+});
+
 // The row checkboxes of the list and their "select every row on this page" box.
 document.addEventListener("change", (event) => {
   const box = event.target;

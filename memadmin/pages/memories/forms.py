@@ -164,9 +164,9 @@ class MemoryForm(RefusalsMixin, forms.Form):
         widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "true"}),
         max_length=memory_fields.MAX_BODY_CHARS,
     )
-    tags = LinesField(required=False, help_text="One a line.")
+    tags = LinesField(required=False, help_text="One per line.")
     references = LinesField(
-        required=False, help_text="One a line: a memory name, a path, a URL or an external id."
+        required=False, help_text="One per line: a memory name, a path, a URL or an external id."
     )
     priority = forms.IntegerField(
         min_value=memory_fields.PRIORITY_MIN,
@@ -174,11 +174,9 @@ class MemoryForm(RefusalsMixin, forms.Form):
         help_text="0 is the most important.",
     )
     load = forms.ChoiceField(
-        choices=[
-            ("inline", "inline: the body is in every turn"),
-            ("index", "index: listed by its description"),
-            ("search", "search: reached by memory_search alone"),
-        ]
+        choices=[("inline", "inline"), ("index", "index"), ("search", "search")],
+        help_text="inline: the body is in every turn; index: listed by its description; "
+        "search: reached by memory_search alone.",
     )
     source = forms.CharField(required=False, max_length=2048)
     expires = forms.CharField(
