@@ -204,6 +204,7 @@ SENSE_WORDS = {
     "prefix": "prefix match",
     "plain_text": "text match",
     "last_resort": "whole-query scan",
+    "reference": "cites it",
 }
 
 
@@ -252,7 +253,9 @@ title="references out">{refs_out}</a> / <a href="{referencing_url}" \
 title="memories referencing {name}">{cited_by}</a></td>
   </tr>{refusal}
 </tbody>"""
-EDIT_FORM = """<form class="inline-edit" method="post" action="{url}"
+# novalidate: the server answers every value (a refusal beside the row), where the browser's
+# own number check would block the request and say nothing.
+EDIT_FORM = """<form class="inline-edit" method="post" action="{url}" novalidate
             hx-post="{url}" hx-target="#memory-{id}" hx-swap="outerHTML"
             hx-trigger="change, submit" hx-sync="this:replace">
         <input type="hidden" name="csrfmiddlewaretoken" value="{csrf}">\

@@ -80,7 +80,7 @@ function syncBulkInputs() {
   const action = document.querySelector("[data-bulk-action]");
   if (!action) return;
   for (const holder of document.querySelectorAll("[data-bulk-for]")) {
-    const wanted = holder.dataset.bulkFor === action.value;
+    const wanted = holder.dataset.bulkFor.split(" ").includes(action.value);
     holder.hidden = !wanted;
     for (const input of holder.querySelectorAll("input, select")) input.disabled = !wanted;
   }
@@ -110,4 +110,29 @@ document.addEventListener("click", async (event) => {
     button.textContent = "Selected: press Ctrl+C";
   }
   setTimeout(() => { button.textContent = label; }, 2000);
+});
+
+// The search box keeps one empty box for a synonym: a search typed and sent by htmx redraws
+// only the results, so the box the full page would draw after the filled ones is added here.
+function ensureSynonymBox() {
+  const inputs = document.querySelectorAll("#filters .search-input");
+  if (!inputs.length || [...inputs].some((input) => input.value.trim() === "")) return;
+  const last = inputs[inputs.length - 1];
+  const number = inputs.length + 1;
+  const or = document.createElement("span");
+  or.className = "muted";
+  or.setAttribute("aria-hidden", "true");
+  or.textContent = "or";
+  const label = document.createElement("label");
+  label.className = "visually-hidden";
+  label.htmlFor = `f-q-${number}`;
+  label.textContent = "or, a synonym";
+  const box = last.cloneNode(false);
+  box.id = `f-q-${number}`;
+  box.value = "";
+  box.placeholder = "a synonym";
+  last.after(or, label, box);
+}
+document.addEventListener("htmx:afterSettle", (event) => {
+  if (event.detail.target && event.detail.target.id === "results") ensureSynonymBox();
 });

@@ -69,6 +69,8 @@ BULK_ACTIONS = [
     ("set_priority", "Set priority to"),
     ("shift_priority", "Shift priority by"),
     ("set_load", "Set load to"),
+    ("add_tag", "Add the tag"),
+    ("remove_tag", "Remove the tag"),
     ("verify", "Mark verified"),
     ("move", "Move to tier"),
     ("delete", "Delete"),
@@ -92,9 +94,16 @@ class BulkForm(FirstErrorMixin, forms.Form):
     )
     load = forms.ChoiceField(required=False, choices=[(x, x) for x in memory_fields.LOADS])
     to = forms.CharField(required=False, max_length=64)
+    tag = forms.CharField(required=False, max_length=memory_fields.MAX_TAG_LENGTH)
     confirm = forms.BooleanField(required=False)
 
-    NEEDS = {"set_priority": "priority", "shift_priority": "shift", "set_load": "load"}
+    NEEDS = {
+        "set_priority": "priority",
+        "shift_priority": "shift",
+        "set_load": "load",
+        "add_tag": "tag",
+        "remove_tag": "tag",
+    }
 
     def clean_scope(self):
         return self.cleaned_data["scope"] or "selected"
