@@ -442,6 +442,7 @@ IF_MATCH = {
     "schema": TEXT,
     "description": "the ETag last read; a mismatch is refused with 412 (* matches any)",
 }
+NO_NUL = "^[^\\u0000]*$"  # a query's text holds no NUL character (refused: 400)
 PRIORITY_BOUND = {"type": "integer", "minimum": f.PRIORITY_MIN, "maximum": f.PRIORITY_MAX}
 LIST_PARAMETERS = [
     {**TIER, "description": "absent: every tier; empty: the global tier; a name: that tier"},
@@ -457,10 +458,14 @@ LIST_PARAMETERS = [
     ),
     _query(
         "referencing",
-        {"type": "string", "maxLength": f.MAX_REFERENCE_LENGTH},
+        {"type": "string", "maxLength": f.MAX_REFERENCE_LENGTH, "pattern": NO_NUL},
         "memories whose references include this memory name, path, URL or id",
     ),
-    _query("tag", {"type": "string", "maxLength": f.MAX_TAG_LENGTH}, "memories with this tag"),
+    _query(
+        "tag",
+        {"type": "string", "maxLength": f.MAX_TAG_LENGTH, "pattern": NO_NUL},
+        "memories with this tag",
+    ),
     _query("load", {"type": "string", "enum": ["", *f.LOADS]}, "memories of this load"),
     _query("priority_min", PRIORITY_BOUND, "priority at least this"),
     _query("priority_max", PRIORITY_BOUND, "priority at most this"),
