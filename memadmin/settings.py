@@ -13,6 +13,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from memadmin.env import env_bool, env_int, env_list, env_str
 from memories import engine
+from memories.rules.fields import BULK_LIMIT
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -82,6 +83,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "memadmin.web.middleware.RequestSizeMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -174,6 +176,13 @@ WHITENOISE_USE_FINDERS = DEBUG or not (STATIC_ROOT / "staticfiles.json").exists(
 
 # Request bodies past this get a 413 from the API; a memory body is text, not an upload.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMADMIN_MAX_REQUEST_BYTES", 2 * 1024 * 1024, minimum=1024)
+# A bulk action's form sends one `id` per selected memory beside a few fields of its own; past
+# this, the page answers with the bulk limit (memadmin.pages.errors).
+BULK_FORM_FIELDS = 50
+DATA_UPLOAD_MAX_NUMBER_FIELDS = BULK_LIMIT + BULK_FORM_FIELDS
+# A form carrying a file (the Snapshots page's zip) may be this large; any other body is held
+# to DATA_UPLOAD_MAX_MEMORY_SIZE, both from Content-Length before the body is read.
+MEMADMIN_MAX_UPLOAD_BYTES = env_int("MEMADMIN_MAX_UPLOAD_BYTES", 64 * 1024 * 1024, minimum=1024)
 
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"

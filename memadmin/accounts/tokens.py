@@ -9,12 +9,13 @@ import datetime as dt
 import hashlib
 import secrets
 
-from django.db import transaction
+from django.db import OperationalError, connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from memadmin.accounts import roles
 from memadmin.models import ApiToken
+from memories import engine
 from memories.rules.errors import InvalidField, TokenNotFound, TokenRefused
 
 TOKEN_PREFIX = "mem_"
@@ -129,6 +130,20 @@ def authenticate(raw_header_value) -> ApiToken | None:
         return None
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
-        ApiToken.objects.filter(id=token.id).update(last_used_at=now)
-        token.last_used_at = now
+        _stamp_last_used(token, now)
     return token
+
+
+def _stamp_last_used(token: ApiToken, now) -> None:
+    """Record the use unless another writer holds the store: the stamp is a hint for the
+    tokens page, and a read must never wait on the write lock for it (the next call, a
+    minute on, tries again)."""
+    store = engine.of(connection).config
+    try:
+        with store.without_waiting(connection):
+            ApiToken.objects.filter(id=token.id).update(last_used_at=now)
+    except OperationalError as problem:
+        if not store.is_busy(problem):
+            raise
+        return
+    token.last_used_at = now

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from functools import wraps
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent
 from django.db import OperationalError
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -101,6 +101,24 @@ def json_body(request: HttpRequest, *, allowed: set[str], optional: bool = False
     return data
 
 
+def unreadable(problem: SuspiciousOperation) -> JsonResponse:
+    """A body over the limit (413, with the limit) or a request Django would not read (400)."""
+    if isinstance(problem, RequestDataTooBig):
+        return error(
+            "The request body is larger than this server accepts.",
+            413,
+            max_bytes=getattr(problem, "limit", settings.DATA_UPLOAD_MAX_MEMORY_SIZE),
+        )
+    if isinstance(problem, TooManyFieldsSent):
+        limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+        return error(
+            f"The request carries more than {limit:,} parameters; this server reads at most "
+            f"{limit:,}.",
+            400,
+        )
+    return error(f"The request was refused: {problem}.", 400)
+
+
 def methods(**handlers: Callable) -> Callable:
     """One URL, one view per HTTP method; anything else is a JSON 405 with Allow.
 
@@ -127,14 +145,8 @@ def methods(**handlers: Callable) -> Callable:
             return handler(request, **kwargs)
         except DomainError as refusal:
             return domain_error(refusal)
-        except RequestDataTooBig:
-            return error(
-                "The request body is larger than this server accepts.",
-                413,
-                max_bytes=settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
-            )
         except SuspiciousOperation as problem:
-            return error(f"The request was refused: {problem}.", 400)
+            return unreadable(problem)
         except OperationalError as problem:
             sentence = retry_sentence(
                 problem, "The store is busy with another write; retry in a moment."
@@ -164,6 +176,9 @@ def json_under_api(page_handler: Callable, status: int, message: str) -> Callabl
     @wraps(page_handler)
     def handler(request: HttpRequest, *args, **kwargs):
         if _under_api(request):
+            problem = args[0] if args else kwargs.get("exception")
+            if isinstance(problem, RequestDataTooBig):  # RequestSizeMiddleware's refusal
+                return unreadable(problem)
             return error(message, status)
         return page_handler(request, *args, **kwargs)
 

@@ -15,7 +15,10 @@ from django.http import HttpRequest, HttpResponse
 from django_htmx.http import HttpResponseClientRedirect
 
 from memadmin.accounts import roles
+from memadmin.web import acting
 from memadmin.web.responses import error_response
+from memories.rules.errors import InvalidField
+from memories.writes import history
 
 RANK = {roles.AUDITOR: 1, roles.OPERATOR: 2, roles.ADMIN: 3}
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -51,7 +54,10 @@ def has_role(request: HttpRequest, least: str) -> bool:
 
 
 def requires_role(read: str = roles.AUDITOR, write: str = roles.OPERATOR) -> Callable:
-    """Sign-in for everyone; `read` for safe methods, the stronger of both for the rest."""
+    """Sign-in for everyone; `read` for safe methods, the stronger of both for the rest.
+
+    A write let in is recorded with the `reason` its form gave, read only then.
+    """
     write_rank = max(RANK[read], RANK[write])
     write_role = next(role for role, rank in RANK.items() if rank == write_rank)
 
@@ -68,7 +74,14 @@ def requires_role(read: str = roles.AUDITOR, write: str = roles.OPERATOR) -> Cal
                 held = request_role(request)
                 message = REFUSALS[roles.AUDITOR if held is None else least]
                 return error_response(request, 403, message)
-            return view(request, *args, **kwargs)
+            if request.method in SAFE_METHODS:
+                return view(request, *args, **kwargs)
+            try:
+                reason = acting.posted_reason(request)
+            except InvalidField as error:
+                return error_response(request, 400, error.message)
+            with history.acting(reason=reason):
+                return view(request, *args, **kwargs)
 
         return wrapped
 

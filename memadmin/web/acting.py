@@ -2,18 +2,16 @@
 
 /v1 is left to its `authorize` decorator (door "api", the token and its user): the API
 reads no session, so a cookie sent along must not name anyone there. A form field named
-`reason` is recorded with the writes of its request.
+`reason` is recorded with the writes of its request; it is read by `posted_reason` once
+`memadmin.web.access` has let the request in, never here: a visitor who may not write must
+not get their body read (a large upload would be spooled to disk first).
 """
 
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 
-from memadmin.web.responses import error_response
-from memories.rules.errors import InvalidField
 from memories.writes import history
-
-SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
 class ActingMiddleware:
@@ -23,11 +21,11 @@ class ActingMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.path_info.startswith("/v1"):
             return self.get_response(request)
-        reason = None
-        if request.method not in SAFE_METHODS and request.POST.get("reason", "").strip():
-            try:
-                reason = history.clean_reason(request.POST["reason"])
-            except InvalidField as error:
-                return error_response(request, 400, error.message)
-        with history.acting(door=history.PAGE, user=request.user, reason=reason):
+        with history.acting(door=history.PAGE, user=request.user):
             return self.get_response(request)
+
+
+def posted_reason(request: HttpRequest) -> str | None:
+    """The `reason` a form sent along, cleaned (InvalidField when it cannot be kept)."""
+    reason = request.POST.get("reason", "")
+    return history.clean_reason(reason) if reason.strip() else None

@@ -1,7 +1,10 @@
-"""Security headers Django 5.2 does not set by itself, and the page answer to a busy store."""
+"""Security headers Django 5.2 does not set by itself, request bodies held to their view's
+limit before anything reads them, and the page answer to a busy store."""
 
 from collections.abc import Callable
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse
 
@@ -58,3 +61,59 @@ class BusyStoreMiddleware:
         response = error_response(request, 503, sentence)
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
+
+
+class BodyTooLarge(RequestDataTooBig):
+    """A request body over what its view reads; `sentence` says so to the one who sent it."""
+
+    def __init__(self, limit: int, sentence: str):
+        super().__init__(sentence)
+        self.limit = limit
+        self.sentence = sentence
+
+
+def takes_upload(what: str) -> Callable:
+    """Mark a view whose form carries a file (`what`, "A snapshot upload"): its requests may
+    be up to MEMADMIN_MAX_UPLOAD_BYTES rather than DATA_UPLOAD_MAX_MEMORY_SIZE."""
+
+    def mark(view: Callable) -> Callable:
+        view.takes_upload = what
+        return view
+
+    return mark
+
+
+def body_limit(request: HttpRequest, view: Callable) -> tuple[int, str]:
+    """The most a request to `view` may carry, and the sentence refusing more. An upload's
+    allowance is for a signed-in user; anyone else is held to a form's (the view then
+    refuses them whatever they sent)."""
+    what = getattr(view, "takes_upload", None)
+    if what is not None and request.user.is_authenticated:
+        limit = settings.MEMADMIN_MAX_UPLOAD_BYTES
+        return limit, f"{what} is at most {limit // 2**20} MiB."
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return limit, (
+        f"The request body is larger than this server accepts ({limit / 2**20:g} MiB); "
+        "nothing was saved."
+    )
+
+
+class RequestSizeMiddleware:
+    """Refuse a body over its view's limit from its Content-Length, before anything reads
+    it: the CSRF check and a form would otherwise parse it first, spooling an upload to
+    disk for a visitor who is then refused. Listed before CsrfViewMiddleware, so that this
+    process_view runs first; the 413 is drawn by the root handler400 (a page, or JSON under
+    /v1) from the exception."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(self, request: HttpRequest, view: Callable, args, kwargs):
+        declared = request.META.get("CONTENT_LENGTH") or ""
+        limit, sentence = body_limit(request, view)
+        if declared.isdigit() and int(declared) > limit:
+            raise BodyTooLarge(limit, sentence)
+        return None

@@ -15,6 +15,8 @@ An engine provides five modules:
         store past the busy timeout (the pages and /v1 answer 503 and ask to retry).
     is_lost(problem) -> bool: whether an OperationalError means the connection to the server
         was lost mid-request (503 likewise; the next request opens another).
+    without_waiting(connection): a context in which a statement meeting another writer's
+        lock fails at once (is_busy) instead of waiting, for writes a read may skip.
 
 `index`, the search index over name, description and body and the tables derived from the
 memories table (the reference and tag rows); the migrations create them, frozen
@@ -60,7 +62,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 # What the docstring lists, by module: every engine provides each name.
 PROVIDES = {
-    "config": ("database", "is_busy", "is_lost"),
+    "config": ("database", "is_busy", "is_lost", "without_waiting"),
     "index": ("migrated", "missing_triggers", "check", "rebuild", "REBUILD_STEPS"),
     "search": ("ranking_statement",),
     "statements": (

@@ -206,7 +206,7 @@ BOOL_CHOICES = {"true": True, "1": True, "yes": True, "false": False, "0": False
 
 class MemoryFilterForm(TierForm):
     expired = forms.CharField(required=False)
-    unverified = forms.CharField(required=False, max_length=10)
+    unverified = forms.CharField(required=False, max_length=10, strip=False)
     referencing = forms.CharField(required=False, max_length=memory_fields.MAX_REFERENCE_LENGTH)
     tag = forms.CharField(required=False, max_length=memory_fields.MAX_TAG_LENGTH)
     load = forms.ChoiceField(
@@ -232,7 +232,7 @@ class MemoryFilterForm(TierForm):
         return BOOL_CHOICES[value]
 
     def clean_unverified(self):
-        value = self.cleaned_data["unverified"].strip().lower()
+        value = self.cleaned_data["unverified"]
         if not value:
             return None
         try:
@@ -255,13 +255,6 @@ class MemoryFilterForm(TierForm):
         if value not in memory_fields.SEARCH_MODES:
             raise forms.ValidationError(memory_fields.SEARCH_MODE_MESSAGE)
         return value
-
-    def clean(self):
-        cleaned = super().clean()
-        low, high = cleaned.get("priority_min"), cleaned.get("priority_max")
-        if low is not None and high is not None and low > high:
-            raise forms.ValidationError("The lowest priority is above the highest.")
-        return cleaned
 
     def filters(self) -> MemoryFilters:
         """The validated filters; call after is_valid()."""

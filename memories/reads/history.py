@@ -30,7 +30,6 @@ from projects.models import Project
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
 EXPORT_CHUNK = 500
-MAX_ID = 2**63 - 1  # SQLite's largest integer: a larger id is refused, not overflowed
 
 
 @dataclass(frozen=True)
@@ -167,10 +166,14 @@ class AuditFilterForm(TierForm):
     memory = forms.CharField(required=False, max_length=memory_fields.MEMORY_NAME_MAX)
     since = forms.CharField(required=False, max_length=40)
     until = forms.CharField(required=False, max_length=40)
-    change_set = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID)
+    change_set = forms.IntegerField(required=False, min_value=1, max_value=memory_fields.MAX_ID)
     limit = forms.IntegerField(required=False, min_value=1, max_value=MAX_LIMIT)
-    before = forms.IntegerField(required=False, min_value=1, max_value=MAX_ID)  # older than
-    after = forms.IntegerField(required=False, min_value=0, max_value=MAX_ID)  # newer than
+    before = forms.IntegerField(
+        required=False, min_value=1, max_value=memory_fields.MAX_ID
+    )  # older than
+    after = forms.IntegerField(
+        required=False, min_value=0, max_value=memory_fields.MAX_ID
+    )  # newer than
 
     def clean_user(self):
         return self.cleaned_data["user"].strip() or None

@@ -61,6 +61,8 @@ class IdListField(forms.Field):
     def to_python(self, value):
         values = [value] if isinstance(value, str) else list(value or [])
         try:
-            return sorted({int(item) for item in values})
-        except (TypeError, ValueError):
-            raise forms.ValidationError("The selected rows are not valid.") from None
+            return memory_fields.record_ids(values)
+        except InvalidField as error:
+            raise forms.ValidationError(
+                f"The selected rows are not valid: {error.message}"
+            ) from None

@@ -22,13 +22,16 @@ MAX_REFERENCE_LENGTH = 2048
 MAX_TAGS = 50
 MAX_TAG_LENGTH = 64
 MAX_BODY_CHARS = 1_000_000
-LONG_DESCRIPTION = 200
+LONG_DESCRIPTION = 200  # past this a write gets a note (the seed's); past the cap, a refusal
+MAX_DESCRIPTION_CHARS = 1000
 MAX_QUERY_CHARS = 500  # a search's text, and each of its synonyms
 MAX_QUERIES = 20  # synonyms in one search
 # How a search finds: words and meaning fused (the default), the words alone, meaning alone.
 SEARCH_MODES = ("hybrid", "words", "meaning")
 SEARCH_MODE_MESSAGE = "mode is hybrid, words or meaning."
-PERIOD_RE = re.compile(r"(\d{1,6})([mhdw])")
+BULK_LIMIT = 1000  # memories one bulk action takes (the README's number)
+MAX_ID = 2**63 - 1  # the largest row id a store keeps (a signed 64-bit integer)
+PERIOD_RE = re.compile(r"([1-9][0-9]{0,5})([mhdw])")
 PERIOD_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 PERIOD_WORDS = {"m": "minute", "h": "hour", "d": "day", "w": "week"}
 
@@ -51,6 +54,25 @@ def name(value, *, field: str = "name", max_length: int = MEMORY_NAME_MAX) -> st
             "'.', '_' and '-'.",
         )
     return value
+
+
+def record_ids(values, field: str = "id") -> list[int]:
+    """Row ids as a form or a door receives them (text or integers), each once, ascending.
+
+    An id past what a store keeps is refused here: handed to the database it would overflow.
+    """
+    ids = set()
+    for value in values:
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            number = None
+        if number is None or not 1 <= number <= MAX_ID:
+            raise InvalidField(
+                field, f"'{value}' is not an id (a whole number from 1 to {MAX_ID:,})."
+            )
+        ids.add(number)
+    return sorted(ids)
 
 
 def project_name(value, *, field: str = "project") -> str:
@@ -76,6 +98,18 @@ def one_line(value, field: str) -> str | None:
     return collapsed or None
 
 
+def description(value) -> str | None:
+    """At most MAX_DESCRIPTION_CHARS as given (the index shows it every turn), collapsed to
+    the one line every write stores."""
+    if isinstance(value, str) and len(value) > MAX_DESCRIPTION_CHARS:
+        raise InvalidField(
+            "description",
+            f"A description is at most {MAX_DESCRIPTION_CHARS:,} characters, not "
+            f"{len(value):,}: keep it to what the index should say, the detail in the body.",
+        )
+    return one_line(value, "description")
+
+
 def body(value) -> str | None:
     if value is None:
         return None
@@ -86,17 +120,28 @@ def body(value) -> str | None:
     return _no_nul("body", value)
 
 
+def whole(value) -> int | None:
+    """A JSON number that is a whole number, as JSON Schema's `integer` admits it (7 or 7.0),
+    else None; true and false are not numbers."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
 def priority(value) -> int | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
-    if isinstance(value, bool):
-        raise InvalidField("priority", "The priority must be a whole number.")
     if isinstance(value, str):
         try:
             value = int(value.strip())
         except ValueError:
             raise InvalidField("priority", "The priority must be a whole number.") from None
-    if not isinstance(value, int):
+    value = whole(value)
+    if value is None:
         raise InvalidField("priority", "The priority must be a whole number.")
     if not PRIORITY_MIN <= value <= PRIORITY_MAX:
         raise InvalidField(
@@ -200,11 +245,12 @@ def _storable(moment: dt.datetime, text: str) -> dt.datetime:
 
 
 def period(value, field: str = "unverified") -> dt.timedelta | None:
-    """'90d', '12h', '2w', '30m' into a timedelta; blank is None."""
-    if value is None or (isinstance(value, str) and not value.strip()):
+    """'90d', '12h', '2w', '30m' into a timedelta, written exactly so (the OpenAPI
+    document's pattern is PERIOD_RE); empty is None."""
+    if value is None or value == "":
         return None
-    match = PERIOD_RE.fullmatch(str(value).strip().lower())
-    if not match or int(match.group(1)) == 0:
+    match = PERIOD_RE.fullmatch(str(value))
+    if not match:
         raise InvalidField(
             field, f"'{value}' is not a period: a number and m, h, d or w, such as 90d."
         )
@@ -212,7 +258,7 @@ def period(value, field: str = "unverified") -> dt.timedelta | None:
 
 
 def period_words(value: str) -> str:
-    match = PERIOD_RE.fullmatch(value.strip().lower())
+    match = PERIOD_RE.fullmatch(value)
     count, unit = int(match.group(1)), PERIOD_WORDS[match.group(2)]
     return f"{count} {unit}{'' if count == 1 else 's'}"
 

@@ -13,7 +13,7 @@ from memories.rules.errors import DomainError, InvalidField
 from memories.writes import doors, history
 from projects.models import Project
 
-BULK_LIMIT = 1000
+BULK_LIMIT = f.BULK_LIMIT
 
 
 @dataclass
@@ -56,7 +56,7 @@ def _apply_to_each(
     memory that already holds what the action sets is no change: not written, not recorded,
     not counted, so nothing of it is undone.
     """
-    ids = list(dict.fromkeys(ids))
+    ids = f.record_ids(ids)
     if not ids:
         raise InvalidField("id", "Select at least one memory.")
     if len(ids) > BULK_LIMIT:

@@ -237,7 +237,7 @@ def _validated(
 ) -> _Given:
     """Each field given to a write through its rule, before the transaction opens."""
     given = _Given(
-        description=f.one_line(description, "description"),
+        description=f.description(description),
         body=f.body(body),
         tags=f.tags(tags),
         references=f.references(references),
@@ -550,7 +550,8 @@ class ReadResult:
 
 def read(name: str, *, project=UNSET, offset: int = 0) -> ReadResult:
     """The agent's read: the only door that counts a read. Pages of 16,000 characters."""
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+    offset = f.whole(offset)
+    if offset is None or offset < 0:
         raise InvalidField("offset", "offset is a character position, 0 or more.")
     with transaction.atomic():
         memory = locate(name, project)

@@ -146,7 +146,7 @@ def _aware(value, field_name: str) -> dt.datetime:
 
 def _clean_entry(entry: ImportEntry) -> ImportEntry:
     """The entry with every field as the write door would store it; InvalidField otherwise."""
-    description = f.one_line(entry.description, "description")
+    description = f.description(entry.description)
     if description is None:
         raise InvalidField("description", "A memory needs a description.")
     read_count = entry.read_count

@@ -59,6 +59,12 @@ RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]
 PLAIN_TEXT = re.compile("[\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]+")
 MAX_ZIP_FILES = 200_000
 MAX_UNZIPPED_BYTES = 512 * 1024 * 1024
+# The largest memory file an export writes is its body (at most MAX_BODY_CHARS characters,
+# up to four bytes each in UTF-8) beside a frontmatter of at most some 200 KiB (20 references,
+# 50 tags, the description): a file past this holds no memory the doors would take, so it is
+# refused as it is read, before it is all in memory.
+MAX_FILE_BYTES = 5 * 1024 * 1024
+READ_CHUNK = 1024 * 1024
 
 
 class _Timestamp(str):
@@ -203,10 +209,16 @@ def _prepare_directory(directory: Path) -> Path | None:
 
 
 def _write_file(path: Path, data: bytes) -> None:
+    """A new file holding `data`; one that could not be written whole (the disk or the
+    file-size limit ran out partway) is removed, not left truncated."""
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE)
-    with os.fdopen(descriptor, "wb") as handle:
-        os.fchmod(handle.fileno(), FILE_MODE)
-        handle.write(data)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            os.fchmod(handle.fileno(), FILE_MODE)
+            handle.write(data)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
 
 
 def export_directory(
@@ -227,8 +239,8 @@ def export_directory(
             if memory.project_id is not None and memory.project_name not in folders:
                 folder = directory / memory.project_name
                 folder.mkdir(mode=DIR_MODE)
-                folder.chmod(DIR_MODE)
                 written.append(folder)
+                folder.chmod(DIR_MODE)
                 folders.add(memory.project_name)
             path = directory / relative_path(memory.name, memory.project_name)
             _write_file(path, render(memory))
@@ -406,6 +418,26 @@ def parse(path: str, data: bytes) -> ImportEntry:
     )
 
 
+def _read_bounded(handle, path: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """A file's bytes, read a chunk at a time (a zip entry is decompressed as it is read)
+    and refused as soon as it passes `limit` or MAX_FILE_BYTES, whichever is lower."""
+    limit = min(limit, MAX_FILE_BYTES)
+    chunks, size = [], 0
+    while chunk := handle.read(min(READ_CHUNK, limit - size + 1)):
+        size += len(chunk)
+        if size > limit:
+            if limit < MAX_FILE_BYTES:
+                raise SnapshotError(
+                    f"The archive unpacks to more than {MAX_UNZIPPED_BYTES // 2**20} MiB."
+                )
+            raise SnapshotError(
+                f"'{path}' is larger than a memory file can be ({MAX_FILE_BYTES // 2**20} MiB).",
+                path=path,
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def _skipped(path: str) -> bool:
     """What a snapshot kept in git or zipped on a Mac carries beside the memories."""
     first = PurePosixPath(path).parts[0]
@@ -450,16 +482,19 @@ def read_directory(
     """The memories of a snapshot directory, the manifest read and checked first."""
     files = snapshot_files(directory)
 
-    def reader(path: Path) -> Callable[[], bytes]:
+    def reader(relative: str, path: Path) -> Callable[[], bytes]:
         def read() -> bytes:
             try:
-                return path.read_bytes()
+                with path.open("rb") as handle:
+                    return _read_bounded(handle, relative)
             except OSError as error:
                 raise SnapshotError(f"Could not read '{path}': {error.strerror}.") from None
 
         return read
 
-    return _entries({relative: reader(path) for relative, path in files.items()}, progress)
+    return _entries(
+        {relative: reader(relative, path) for relative, path in files.items()}, progress
+    )
 
 
 def count_files(directory) -> int:
@@ -486,8 +521,21 @@ def read_zip(stream) -> list[ImportEntry]:
             path = PurePosixPath(info.filename)
             if path.is_absolute() or ".." in path.parts or "\\" in info.filename:
                 raise SnapshotError(f"The archive holds an unsafe path, '{info.filename}'.")
-            if not _skipped(info.filename):
-                by_path[path.as_posix()] = info
+            if _skipped(info.filename):
+                continue
+            if path.as_posix() in by_path:
+                raise SnapshotError(
+                    f"The archive holds '{path.as_posix()}' more than once, so which of them "
+                    "is the memory is unknown; zip the snapshot again. Nothing was imported.",
+                    path=path.as_posix(),
+                )
+            if info.file_size > MAX_FILE_BYTES:
+                raise SnapshotError(
+                    f"'{info.filename}' is larger than a memory file can be "
+                    f"({MAX_FILE_BYTES // 2**20} MiB).",
+                    path=info.filename,
+                )
+            by_path[path.as_posix()] = info
         # The snapshot folder zipped whole: everything under one folder holding the manifest.
         tops = {PurePosixPath(path).parts[0] for path in by_path}
         if MANIFEST not in by_path and len(tops) == 1:
@@ -502,14 +550,10 @@ def read_zip(stream) -> list[ImportEntry]:
                 nonlocal unpacked
                 try:
                     with archive.open(info) as handle:
-                        data = handle.read(MAX_UNZIPPED_BYTES - unpacked + 1)
+                        data = _read_bounded(handle, info.filename, MAX_UNZIPPED_BYTES - unpacked)
                 except (zipfile.BadZipFile, OSError, EOFError) as error:
                     raise SnapshotError(f"Could not read '{info.filename}' ({error}).") from None
                 unpacked += len(data)
-                if unpacked > MAX_UNZIPPED_BYTES:
-                    raise SnapshotError(
-                        f"The archive unpacks to more than {MAX_UNZIPPED_BYTES // 2**20} MiB."
-                    )
                 return data
 
             return read

@@ -97,3 +97,12 @@ class BrokenMiddleware:
 
     def __call__(self, request):
         raise RuntimeError("a middleware failed")
+
+
+def test_a_query_of_more_fields_than_the_server_reads_is_a_json_400(api):
+    response = api.get("/v1/memories?" + "&".join(f"tag={i}" for i in range(3000)))
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["error"] == (
+        "The request carries more than 1,050 parameters; this server reads at most 1,050."
+    )

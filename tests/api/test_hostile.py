@@ -1,5 +1,7 @@
 """Hostile and malformed input: each gets a clear 4xx in JSON, and nothing changes."""
 
+import re
+
 import pytest
 
 from memories.models import Memory
@@ -90,6 +92,35 @@ def test_bad_periods_are_400(api, store, period):
     assert data["field"] == "unverified"
 
 
+@pytest.mark.parametrize("period", ["90D", " 90d", "90d ", "090d", " "])
+def test_a_period_is_written_exactly_as_the_documents_pattern(api, store, period):
+    """The OpenAPI document's pattern for unverified= is the rule (fields.PERIOD_RE): what
+    it does not admit is refused, and the empty value it admits is no filter."""
+    pattern = next(
+        parameter["schema"]["pattern"]
+        for parameter in api.get("/v1/openapi.json").json()["paths"]["/v1/memories"]["get"][
+            "parameters"
+        ]
+        if parameter["name"] == "unverified"
+    )
+    assert not re.fullmatch(pattern, period) and re.fullmatch(pattern, "")
+    data = _refused(api.get("/v1/memories", unverified=period), 400, _snapshot())
+    assert data["field"] == "unverified"
+    assert api.get("/v1/memories", unverified="").json()["count"] == Memory.objects.count()
+
+
+def test_whole_numbers_written_as_floats_are_whole_numbers(api, store):
+    """JSON Schema's integer admits 7.0, as the document says offset and priority are."""
+    response = api("POST", "/v1/memories/rule/read", {"offset": 2.0})
+    assert response.status_code == 200, response.json()
+    assert response.json()["offset"] == 2
+    response = api("PUT", "/v1/memories/rule", {"priority": 7.0})
+    assert response.status_code == 200, response.json()
+    assert response.json()["priority"] == 7
+    for bad in ({"offset": 2.5}, {"offset": True}):
+        assert api("POST", "/v1/memories/rule/read", bad).status_code == 400
+
+
 def test_a_period_reaching_before_year_one_lists_nothing(api, store):
     response = api.get("/v1/memories", unverified="999999w")
     assert response.status_code == 200
@@ -105,7 +136,6 @@ def test_a_period_reaching_before_year_one_lists_nothing(api, store):
         {"limit": str(10**20)},
         {"limit": "1.5"},
         {"offset": "x"},
-        {"priority_min": "9", "priority_max": "1"},
         {"q": ["word"] * 21},
         {"q": "x" * 501},
         {"project": "p" * 65},
@@ -113,6 +143,14 @@ def test_a_period_reaching_before_year_one_lists_nothing(api, store):
 )
 def test_bad_query_parameters_are_400(api, store, query):
     _refused(api.get("/v1/memories", **query), 400, _snapshot())
+
+
+def test_an_inverted_priority_range_lists_nothing(api, store):
+    """Each bound is a value the document admits, so the pair is answered: nothing lies in
+    it (the list page, a person's screen, still says the range is inverted)."""
+    response = api.get("/v1/memories", priority_min="9", priority_max="1")
+    assert response.status_code == 200
+    assert response.json()["count"] == 0
 
 
 @pytest.mark.parametrize(

@@ -3,16 +3,21 @@
 import datetime as dt
 import hashlib
 import io
+import threading
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connections, transaction
 from django.utils import timezone
 
 from memadmin.accounts import roles, tokens
+from memadmin.accounts.roles import AUDITOR
 from memadmin.models import ApiToken
 from memories.rules.errors import InvalidField, TokenNotFound, TokenRefused
+from memories.writes import doors
+from tests.conftest import make_user as shared_make_user
 
 from .conftest import Api, make_user
 
@@ -152,3 +157,54 @@ def test_command_list_and_revoke(operator, auditor):
 
 def test_command_list_with_no_tokens(db):
     assert _run("list").strip() == "No API tokens."
+
+
+@pytest.fixture
+def idle_token(transactional_db):
+    """A read token last used five minutes ago (transactional_db: the writer of the next
+    fixture runs on a connection of its own, which sees only what was committed)."""
+    token, secret = tokens.create_token(shared_make_user("reader", AUDITOR), "read")
+    idle = timezone.now() - dt.timedelta(minutes=5)
+    ApiToken.objects.filter(id=token.id).update(last_used_at=idle)
+    return token, secret, idle
+
+
+@pytest.fixture
+def writer_holding_the_lock(idle_token):
+    """Another connection inside a write transaction, holding the store's write lock until
+    the test lets it go."""
+    holding, release = threading.Event(), threading.Event()
+
+    def hold():
+        try:
+            with transaction.atomic():
+                doors.write("held", description="written while a reader reads")
+                holding.set()
+                release.wait(timeout=120)
+        finally:
+            connections.close_all()
+
+    writer = threading.Thread(target=hold)
+    writer.start()
+    assert holding.wait(timeout=30)
+    yield
+    release.set()
+    writer.join()
+
+
+def test_a_read_never_waits_on_the_write_lock_to_stamp_its_token(
+    idle_token, writer_holding_the_lock
+):
+    """The stamp is skipped while another writer holds the store (it would have waited out
+    the busy timeout, then answered 503)."""
+    token, secret, idle = idle_token
+    response = Api(secret).get("/v1/memories")
+    assert response.status_code == 200, response.content
+    assert response.json()["memories"] == []
+    assert ApiToken.objects.get(id=token.id).last_used_at == idle
+
+
+def test_the_stamp_is_recorded_when_the_store_is_free(idle_token):
+    token, secret, idle = idle_token
+    assert Api(secret).get("/v1/memories").status_code == 200
+    assert ApiToken.objects.get(id=token.id).last_used_at > idle

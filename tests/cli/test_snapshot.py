@@ -2,6 +2,12 @@
 
 import datetime as dt
 import io
+import os
+import resource
+import subprocess
+import sys
+import tracemalloc
+import warnings
 import zipfile
 
 import pytest
@@ -21,6 +27,7 @@ from tests.cli.conftest import (
     tree,
     write_snapshot,
 )
+from tests.reliability.conftest import ROOT, manage
 
 
 def _empty_the_store() -> None:
@@ -475,4 +482,75 @@ def test_a_zip_of_the_snapshot_folder_reads_as_the_snapshot(db):
 )
 def test_a_zip_that_is_not_a_snapshot_is_refused(db, archive, match):
     with pytest.raises(SnapshotError, match=match):
+        snapshot.read_zip(archive)
+
+
+def test_an_export_cut_short_by_the_file_size_limit_leaves_no_truncated_file(tmp_path):
+    """The file being written when the limit hits is removed with the rest, in an existing
+    empty directory too (the outside test left zz-big.md cut at 64 KiB)."""
+    store = tmp_path / "store"
+    manage(store, "migrate", "--noinput", "-v0")
+    body = tmp_path / "body.txt"
+    body.write_text("x" * 200_000)
+    manage(store, "memory", "add", "a-small", "--description", "small", "--body", "ok")
+    manage(store, "memory", "add", "zz-big", "--description", "big", "--from-file", str(body))
+    target = tmp_path / "export"
+    target.mkdir()
+
+    def limit_file_size():
+        hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, hard))
+
+    result = subprocess.run(
+        [sys.executable, "manage.py", "memory", "export", "--directory", str(target)],
+        cwd=ROOT,
+        env={**os.environ, "MEMADMIN_DATA_DIR": str(store)},
+        preexec_fn=limit_file_size,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode != 0
+    assert "File too large; what the export had written was removed." in result.stderr
+    assert list(target.iterdir()) == []
+
+
+def test_a_zip_bomb_is_refused_without_being_unpacked(db):
+    """One honest entry far past any memory file (64 MiB of zeros, 64 KiB zipped): refused
+    naming it, without its bytes ever being held."""
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as opened:
+        opened.writestr("export.toml", b"format_version = 1\n")
+        with opened.open("bomb.md", "w") as entry:
+            zeros = bytes(1024 * 1024)
+            for _ in range(64):
+                entry.write(zeros)
+    archive.seek(0)
+    tracemalloc.start()
+    try:
+        with pytest.raises(SnapshotError, match="'bomb.md' is larger than a memory file can be"):
+            snapshot.read_zip(archive)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 1024 * 1024
+
+
+def test_a_file_is_read_no_further_than_its_limit(db):
+    """Whatever a header claims, reading stops once a file passes what a memory file can be."""
+    endless = io.BytesIO(b"x" * (snapshot.MAX_FILE_BYTES + snapshot.READ_CHUNK * 3))
+    with pytest.raises(SnapshotError, match="'a.md' is larger than a memory file can be"):
+        snapshot._read_bounded(endless, "a.md")
+    assert endless.tell() <= snapshot.MAX_FILE_BYTES + snapshot.READ_CHUNK
+
+
+def test_an_entry_held_twice_in_a_zip_is_refused_naming_it(db):
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as opened, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # zipfile's "Duplicate name"
+        opened.writestr("export.toml", b"format_version = 1\n")
+        opened.writestr("dup-z.md", memory_file(description="first").encode())
+        opened.writestr("dup-z.md", memory_file(description="second").encode())
+    archive.seek(0)
+    with pytest.raises(SnapshotError, match="The archive holds 'dup-z.md' more than once"):
         snapshot.read_zip(archive)

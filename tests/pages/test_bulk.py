@@ -3,10 +3,12 @@
 import datetime as dt
 
 import pytest
+from django.conf import settings
 from django.contrib.messages import get_messages
 from django.utils import timezone
 
 from memories.models import ChangeSet, Memory, Revision
+from memories.writes import bulk as bulk_doors
 from memories.writes import doors
 from projects import writes as projects_writes
 from tests.conftest import backdate
@@ -233,3 +235,34 @@ def test_a_budget_refusal_of_many_rows_names_the_band_once_with_a_link(
     assert "<code>load: index</code>" in banner and "`" not in banner
     assert html.count("It would take the legacy band (global + legacy) past") == 3
     assert Memory.objects.filter(project__name="webdev").count() == 4
+
+
+def _many(count: int) -> list[Memory]:
+    now = timezone.now()
+    Memory.objects.bulk_create(
+        Memory(
+            name=f"m{i}", description=f"memory {i}", created_at=now, updated_at=now, verified_at=now
+        )
+        for i in range(count)
+    )
+    return list(Memory.objects.order_by("id"))
+
+
+def test_the_bulk_limit_is_one_number_and_every_side_of_it_has_a_sentence(operator, db):
+    """1,000 ids go through (the README's number); 1,001 get the bulk limit's sentence, and
+    so does a form too long to read at all."""
+    limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS - 50
+    assert limit == bulk_doors.BULK_LIMIT == 1000
+    ids = [m.id for m in _many(bulk_doors.BULK_LIMIT)]
+    response = bulk(operator, ids=ids, action="set_priority", priority=9)
+    assert response.status_code == 200, response.content.decode()[-500:]
+    assert "Set priority 9 on 1000 memories." in response.content.decode()
+    response = bulk(operator, ids=[*ids, max(ids) + 1], action="set_priority", priority=8)
+    assert response.status_code == 400
+    assert "1,001 memories were selected; a bulk action takes at most 1,000" in (
+        response.content.decode()
+    )
+    response = bulk(operator, ids=range(1, 3000), action="set_priority", priority=8)
+    assert response.status_code == 400
+    assert "a bulk action takes at most 1,000 memories at a time" in response.content.decode()
+    assert set(Memory.objects.values_list("priority", flat=True)) == {9}

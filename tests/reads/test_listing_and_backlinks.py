@@ -87,7 +87,6 @@ def test_filter_form_reads_the_api_parameters():
         "unverified=0d",
         "load=always",
         "project=../x",
-        "priority_min=5&priority_max=1",
         "limit=0",
         "offset=-1",
     ],

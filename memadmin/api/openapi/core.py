@@ -212,6 +212,7 @@ SCHEMAS = {
         "properties": {
             "description": {
                 "type": ["string", "null"],
+                "maxLength": f.MAX_DESCRIPTION_CHARS,
                 "description": "required to create; collapsed to one line",
             },
             "body": NULLABLE_TEXT,
@@ -449,6 +450,7 @@ IF_MATCH = {
     "schema": TEXT,
     "description": "the ETag last read; a mismatch is refused with 412 (* matches any)",
 }
+NO_NUL = "^[^\\u0000]*$"  # a query's text holds no NUL character (refused: 400)
 PRIORITY_BOUND = {"type": "integer", "minimum": f.PRIORITY_MIN, "maximum": f.PRIORITY_MAX}
 LIST_PARAMETERS = [
     {**TIER, "description": "absent: every tier; empty: the global tier; a name: that tier"},
@@ -459,15 +461,19 @@ LIST_PARAMETERS = [
     ),
     _query(
         "unverified",
-        {"type": "string", "pattern": "^[1-9][0-9]{0,5}[mhdw]$"},
+        {"type": "string", "pattern": f"^({f.PERIOD_RE.pattern})?$"},
         "not verified within this period: minutes, hours, days or weeks (90d, 12h, 2w)",
     ),
     _query(
         "referencing",
-        {"type": "string", "maxLength": f.MAX_REFERENCE_LENGTH},
+        {"type": "string", "maxLength": f.MAX_REFERENCE_LENGTH, "pattern": NO_NUL},
         "memories whose references include this memory name, path, URL or id",
     ),
-    _query("tag", {"type": "string", "maxLength": f.MAX_TAG_LENGTH}, "memories with this tag"),
+    _query(
+        "tag",
+        {"type": "string", "maxLength": f.MAX_TAG_LENGTH, "pattern": NO_NUL},
+        "memories with this tag",
+    ),
     _query("load", {"type": "string", "enum": ["", *f.LOADS]}, "memories of this load"),
     _query("priority_min", PRIORITY_BOUND, "priority at least this"),
     _query("priority_max", PRIORITY_BOUND, "priority at most this"),
@@ -492,7 +498,7 @@ LIST_PARAMETERS = [
 ]
 
 
-ID = {"type": "integer", "minimum": 1, "maximum": history_reads.MAX_ID}
+ID = {"type": "integer", "minimum": 1, "maximum": f.MAX_ID}
 MOMENT_QUERY = {"type": "string", "maxLength": 40}
 AUDIT_FILTERS = [
     _query("user", {"type": "string", "maxLength": 150}, "changes by this username"),
@@ -759,5 +765,12 @@ read|write`). A read token may call every GET and the agent's read; writes need 
 whose user is an operator or admin. Every write is recorded in the history as made through the
 api door by the token's user (`GET /v1/audit`, `GET /v1/memories/{name}/history`). An
 unknown route answers 404, a wrong method 405 (with Allow), malformed JSON or parameters 400,
-an oversized body 413.
+a body over the server's limit 413 (refused from its Content-Length, before it is read).
+
+Refusals memadmin cannot shape, because the HTTP server answers before the request reaches
+it: gunicorn refuses a request line over 4,094 bytes (414 URI Too Long; a long `q=` belongs
+in fewer synonyms), more than 100 header fields or a header line over 8,190 bytes (431
+Request Header Fields Too Large), and a malformed request line, header or chunked body
+(400), each with a short text/html body. A reverse proxy in front adds its own answers
+(413, 502, 504...), in its own format.
 """

@@ -31,7 +31,12 @@ class MemoryListForm(MemoryFilterForm):
         return 50 if limit is None else limit
 
     def clean(self):
+        """The page's own refusals; /v1 lists what the same values match (an inverted
+        priority range: nothing), so that every value its document admits is answered."""
         cleaned = super().clean()
+        low, high = cleaned.get("priority_min"), cleaned.get("priority_max")
+        if low is not None and high is not None and low > high:
+            raise forms.ValidationError("The lowest priority is above the highest.")
         if cleaned.get("after") and cleaned.get("before"):
             raise forms.ValidationError("A page starts after one row or ends before one, not both.")
         if cleaned.get("q"):
@@ -159,7 +164,9 @@ class MemoryForm(RefusalsMixin, forms.Form):
     # {{ form }} draws the fields in this layout (memadmin.web.form_renderer draws the widgets).
     template_name = "memories/_form_fields.html"
 
-    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), max_length=10_000)
+    description = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2}), max_length=memory_fields.MAX_DESCRIPTION_CHARS
+    )
     body = forms.CharField(
         required=False,
         strip=False,

@@ -23,6 +23,7 @@ from memadmin.accounts import roles
 from memadmin.pages.snapshots.forms import ImportForm, PreviewForm
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
+from memadmin.web.middleware import takes_upload
 from memadmin.web.responses import error_response
 from memories.reads.params import tier_param
 from memories.rules import tiers
@@ -31,7 +32,6 @@ from memories.rules.tiers import ANY_TIER
 from memories.writes import imports, snapshot
 from projects.models import Project
 
-MAX_UPLOAD_BYTES = 64 * 1024 * 1024
 UPLOAD_LIFETIME = dt.timedelta(hours=1)
 SESSION_KEY = "snapshot_upload"
 SHOWN_ROWS = 500  # rows of each list the preview prints; the counts cover the rest
@@ -104,17 +104,12 @@ def snapshot_download(request: HtmxHttpRequest) -> HttpResponse:
     )
 
 
+@takes_upload("A snapshot upload")
 @require_POST
 @admins_only
 def snapshot_preview(request: HtmxHttpRequest) -> HttpResponse:
-    """The dry run of an uploaded zip: what would be added, overwritten and refused."""
-    length = request.META.get("CONTENT_LENGTH") or "0"
-    if not length.isdigit() or int(length) > MAX_UPLOAD_BYTES:
-        return _import_panel(
-            request,
-            413,
-            error=f"A snapshot upload is at most {MAX_UPLOAD_BYTES // 2**20} MiB.",
-        )
+    """The dry run of an uploaded zip: what would be added, overwritten and refused (the
+    upload's size was held to its limit before it was read: RequestSizeMiddleware)."""
     form = PreviewForm(request.POST, request.FILES)
     form.is_valid()  # always: a checkbox and an optional file
     upload, force = form.cleaned_data["snapshot"], form.cleaned_data["force"]

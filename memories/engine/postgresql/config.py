@@ -5,6 +5,8 @@ Read by the settings, so it imports nothing of Django's database layer (the driv
 part of it).
 """
 
+import contextlib
+from collections.abc import Iterator
 from urllib.parse import unquote, urlsplit
 
 import psycopg
@@ -71,3 +73,25 @@ def is_lost(problem) -> bool:
         # No SQLSTATE came back: the driver's own word that no server answers.
         return isinstance(cause, psycopg.OperationalError)
     return state[:2] in LOST_CLASSES
+
+
+@contextlib.contextmanager
+def without_waiting(connection) -> Iterator[None]:
+    """Statements inside fail at once (is_busy: lock_timeout) when another writer holds a
+    lock they need, rather than waiting out LOCK_TIMEOUT_MS. Inside a transaction they run
+    in a savepoint, so that their failure (which the rollback to it undoes, the SET with
+    it) leaves the transaction usable."""
+    savepoint = connection.savepoint() if connection.in_atomic_block else None
+    with connection.cursor() as cursor:
+        cursor.execute("SET lock_timeout = 1")  # milliseconds; 0 would mean never time out
+        try:
+            yield
+        except Exception:
+            if savepoint is None:
+                cursor.execute("RESET lock_timeout")
+            else:
+                connection.savepoint_rollback(savepoint)
+            raise
+        cursor.execute("RESET lock_timeout")
+        if savepoint is not None:
+            connection.savepoint_commit(savepoint)

@@ -3,10 +3,13 @@
 Read by the settings, so it imports nothing of Django's database layer.
 """
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 STORE = "memadmin.sqlite3"
+BUSY_TIMEOUT_MS = 30_000
 
 
 def _owner_only(store: Path) -> None:
@@ -36,12 +39,12 @@ def database(*, data_dir: Path) -> dict:
         "CONN_MAX_AGE": None,
         "CONN_HEALTH_CHECKS": True,
         "OPTIONS": {
-            "timeout": 30,
+            "timeout": BUSY_TIMEOUT_MS / 1000,
             "transaction_mode": "IMMEDIATE",
             "init_command": (
                 "PRAGMA journal_mode=WAL;"
                 "PRAGMA synchronous=NORMAL;"
-                "PRAGMA busy_timeout=30000;"
+                f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS};"
                 "PRAGMA foreign_keys=ON;"
                 "PRAGMA mmap_size=268435456;"
             ),
@@ -59,3 +62,15 @@ def is_lost(problem) -> bool:
 def is_busy(problem) -> bool:
     """Whether an OperationalError is a writer that waited out busy_timeout."""
     return "locked" in str(problem) or "busy" in str(problem)
+
+
+@contextlib.contextmanager
+def without_waiting(connection) -> Iterator[None]:
+    """Statements inside fail at once (is_busy) when another writer holds the store, rather
+    than waiting out the busy timeout."""
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA busy_timeout=0")
+        try:
+            yield
+        finally:
+            cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")

@@ -155,11 +155,11 @@ def test_an_upload_that_is_not_a_snapshot_is_refused_in_a_sentence(
     assert list(views._uploads().iterdir()) == []
 
 
-def test_a_missing_file_or_an_oversized_upload_is_refused(admin, db, monkeypatch):
+def test_a_missing_file_or_an_oversized_upload_is_refused(admin, db, settings):
     response = admin.post("/snapshots/preview/", {})
     assert response.status_code == 400
     assert "Choose a snapshot zip to upload." in response.content.decode()
-    monkeypatch.setattr(views, "MAX_UPLOAD_BYTES", 100)
+    settings.MEMADMIN_MAX_UPLOAD_BYTES = 100
     response = _preview(admin, zip_of({"a.md": memory_file(body="x" * 500)}))
     assert response.status_code == 413
     assert "A snapshot upload is at most 0 MiB." in response.content.decode()
