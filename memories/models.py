@@ -98,6 +98,9 @@ class Memory(models.Model):
                 name="memory_band",
             ),
             models.Index(fields=["expires_at"], name="memory_expires"),
+            # A tier's expired memories by load, off the index alone: what the tallies, which
+            # count every memory, give back when a view counts those in force.
+            models.Index(fields=["tier", "expires_at", "load"], name="memory_tier_expiry"),
             models.Index(fields=["verified_at"], name="memory_verified"),
         ]
 
@@ -191,6 +194,48 @@ class Tag(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["memory", "position"], name="tag_position")]
         indexes = [models.Index(fields=["tag"], name="tag_tag")]
+
+
+class BandTally(models.Model):
+    """How many memories of one load and priority a tier holds, and the UTF-8 bytes of their
+    bodies.
+
+    Kept by the database in the statement that writes a memory (the engine's triggers, so
+    every write, through the doors or past them, moves it in its own transaction), expired
+    memories included: a read takes those off through `memory_tier_expiry`. A view then
+    costs what it shows, not what the tier holds. `memory verify` recounts them.
+    """
+
+    tier = models.BigIntegerField()
+    load = models.CharField(max_length=6)
+    priority = models.IntegerField()
+    memories = models.BigIntegerField(default=0)
+    body_bytes = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tier", "load", "priority"], name="band_tally_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"tier {self.tier} {self.load} priority {self.priority}: {self.memories}"
+
+
+class TagTally(models.Model):
+    """How many memories of one load in a tier carry a tag; kept as BandTally is."""
+
+    tier = models.BigIntegerField()
+    load = models.CharField(max_length=6)
+    tag = models.TextField()
+    memories = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tier", "load", "tag"], name="tag_tally_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"tier {self.tier} {self.load} {self.tag}: {self.memories}"
 
 
 class Door(models.TextChoices):
