@@ -7,7 +7,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from memories.models import INDEX_ORDER, Memory
-from memories.reads import pagination
+from memories.reads import pagination, tallies
 from memories.reads.backlinks import citation_counts
 from memories.reads.filters import MemoryFilters
 from projects.models import Project
@@ -49,6 +49,12 @@ def memories(filters: MemoryFilters | None = None, *, sort: str = "index", now=N
     return queryset.order_by(*(key.order() for key in sort_keys(sort)))
 
 
+def _count(filters: MemoryFilters, base: QuerySet, now) -> int:
+    """The tallies' count when they can tell it (a filter they keep), else the rows'."""
+    counted = tallies.count(filters, now)
+    return filters.apply(base, now).count() if counted is None else counted
+
+
 @dataclass
 class Page:
     memories: list[Memory]
@@ -62,7 +68,7 @@ def list_memories(
     page_memories does."""
     now = now or timezone.now()
     base = Memory.objects.select_related("project")
-    count = filters.apply(base, now).count()
+    count = _count(filters, base, now)
     walk = count > WALK_AFTER and sort not in UNINDEXED_SORTS
     queryset = filters.apply(base, now, walk_order=walk, sparse=not walk)
     queryset = queryset.order_by(*(key.order() for key in sort_keys(sort)))
@@ -97,7 +103,7 @@ def page_memories(
     """
     now = now or timezone.now()
     base = Memory.objects.defer("body", "source", "updated_at")
-    count = filters.apply(base, now).count()
+    count = _count(filters, base, now)
     # A filter admitting many memories reads faster by walking the sort's index than by
     # fetching every match to sort it; one admitting few, the other way round.
     walk = count > WALK_AFTER and sort not in UNINDEXED_SORTS

@@ -9,7 +9,7 @@ tags, not every memory the tiers hold: a count that read the band index took 2 m
 
 import datetime as dt
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.db.models import Count, Q, Sum, Value
 
@@ -49,6 +49,35 @@ def tier_tally(tier: int, now: dt.datetime) -> TierTally:
     )
     expired = dict(_expired((tier,), now).order_by().values_list("load").annotate(n=Count("id")))
     return TierTally(memories, expired)
+
+
+def count(filters, now: dt.datetime) -> int | None:
+    """How many memories `filters` (reads.filters.MemoryFilters) admit, from the tallies when
+    every condition is one they are kept by (tier, load, priority, a tag; in force or not),
+    else None: the caller counts the rows.
+
+    An expired or in-force condition costs the range of the expired memories the others admit.
+    """
+    if filters.unverified or filters.referencing or filters.expired is True:
+        return None
+    priority_range = filters.priority_min is not None or filters.priority_max is not None
+    if filters.tag and priority_range:
+        return None
+    kept = TagTally.objects.filter(tag=filters.tag) if filters.tag else BandTally.objects.all()
+    tier = filters.tier_key()
+    if tier is not None:
+        kept = kept.filter(tier=tier)
+    if filters.load:
+        kept = kept.filter(load=filters.load)
+    if filters.priority_min is not None:
+        kept = kept.filter(priority__gte=filters.priority_min)
+    if filters.priority_max is not None:
+        kept = kept.filter(priority__lte=filters.priority_max)
+    total = kept.aggregate(n=Sum("memories"))["n"] or 0
+    if filters.expired is False:
+        expired = replace(filters, expired=True)
+        total -= expired.apply(Memory.objects.all(), now, sparse=True).count()
+    return total
 
 
 def priorities() -> list[tuple[int, int, int]]:

@@ -13,9 +13,10 @@ from django.utils import timezone
 
 from memories.engine.sqlite import index as sqlite_index
 from memories.models import BandTally, Memory, Tag, TagTally, TrashedMemory
-from memories.reads import budget, tallies
+from memories.reads import budget, listing, tallies
 from memories.reads.agent_view import agent_view
 from memories.reads.drift import priority_histograms
+from memories.reads.filters import MemoryFilters
 from memories.rules.errors import DomainError
 from memories.writes import bulk, doors, history, imports, snapshot, undo
 from projects import writes as project_doors
@@ -178,3 +179,56 @@ def test_a_dropped_tally_trigger_is_reported_and_put_back(write):
     _in_step()
     doors.write("deploy", body="moved on again")
     _in_step()
+
+
+FILTERS = [
+    {},
+    {"project": None},
+    {"project": "webdev"},
+    {"load": "search"},
+    {"tag": "ops"},
+    {"tag": "ops", "project": "webdev", "load": "index"},
+    {"priority_min": 2, "priority_max": 5},
+    {"expired": False},
+    {"expired": False, "tag": "ops", "project": None},
+    {"expired": False, "load": "inline", "priority_max": 3},
+]
+
+
+@pytest.mark.parametrize("given", FILTERS, ids=[str(f) for f in FILTERS])
+def test_a_count_from_the_tallies_is_the_count_of_the_rows(write, project, given):
+    now = timezone.now()
+    past = (now - dt.timedelta(days=2)).isoformat()
+    for number in range(12):
+        write(
+            f"m{number}",
+            project="webdev" if number % 3 else None,
+            load=("index", "search", "inline")[number % 3],
+            priority=number % 7,
+            tags=[["ops"], ["ops", "docs"], []][number % 3],
+            expires=past if number % 4 == 0 else None,
+            body="b" * number,
+        )
+    filters = MemoryFilters(**given)
+    assert tallies.count(filters, now) == filters.apply(Memory.objects.all(), now).count()
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"expired": True},
+        {"unverified": "90d"},
+        {"referencing": "x"},
+        {"tag": "a", "priority_min": 1},
+    ],
+)
+def test_the_tallies_leave_other_counts_to_the_rows(db, given):
+    assert tallies.count(MemoryFilters(**given), timezone.now()) is None
+
+
+def test_the_list_counts_from_the_tallies(write, django_assert_num_queries):
+    for number in range(3):
+        write(f"m{number}", tags=["ops"])
+    with django_assert_num_queries(2):  # the tallies, the page
+        page = listing.list_memories(MemoryFilters(tag="ops"), limit=2)
+    assert page.count == 3 and len(page.memories) == 2
