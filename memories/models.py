@@ -151,22 +151,50 @@ class Memory(models.Model):
 
     def to_dict(self, now=None) -> dict:
         """The fields of GET /v1/memories (list form: no body, no backlinks)."""
-        return {
-            "name": self.name,
-            "project": self.project_name,
-            "description": self.description,
-            "priority": self.priority,
-            "load": self.load,
-            "tags": list(self.tags),
-            "references": list(self.references),
-            "source": self.source,
-            "created_at": rfc3339(self.created_at),
-            "updated_at": rfc3339(self.updated_at),
-            "verified_at": rfc3339(self.verified_at),
-            "expires_at": rfc3339(self.expires_at),
-            "read_count": self.read_count,
-            "expired": self.is_expired(now),
-        }
+        return list_dict([getattr(self, field) for field in LIST_FIELDS], self.project_name, now)
+
+
+# The stored fields of a memory's list form (to_dict), in its order; a page of /v1's list
+# reads them as plain rows (values_list), a model object built for each row costing more
+# than the statement (12x at 100,000 memories).
+LIST_FIELDS = (
+    "name",
+    "project_id",
+    "description",
+    "priority",
+    "load",
+    "tags",
+    "references",
+    "source",
+    "created_at",
+    "updated_at",
+    "verified_at",
+    "expires_at",
+    "read_count",
+)
+
+
+def list_dict(row, project_name: str | None, now=None) -> dict:
+    """A memory's list form from the values of LIST_FIELDS (its project named)."""
+    (name, _, description, priority, load, tags, references, source, created_at, updated_at,
+     verified_at, expires_at, read_count) = row  # fmt: skip
+    now = now or timezone.now()
+    return {
+        "name": name,
+        "project": project_name,
+        "description": description,
+        "priority": priority,
+        "load": load,
+        "tags": list(tags),
+        "references": list(references),
+        "source": source,
+        "created_at": rfc3339(created_at),
+        "updated_at": rfc3339(updated_at),
+        "verified_at": rfc3339(verified_at),
+        "expires_at": rfc3339(expires_at),
+        "read_count": read_count,
+        "expired": expires_at is not None and expires_at <= now,
+    }
 
 
 class Reference(models.Model):

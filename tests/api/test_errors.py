@@ -48,7 +48,7 @@ def test_an_unexpected_failure_is_a_json_500(api, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(listing, "list_memories", broken)
+    monkeypatch.setattr(listing, "list_dicts", broken)
     response = api.get("/v1/memories")
     assert response.status_code == 500
     assert response.json() == {"error": "Something failed on the server; its log says what."}
@@ -58,7 +58,7 @@ def test_a_locked_database_is_503_with_retry_after(api, monkeypatch):
     def locked(*args, **kwargs):
         raise OperationalError("database is locked")
 
-    monkeypatch.setattr(listing, "list_memories", locked)
+    monkeypatch.setattr(listing, "list_dicts", locked)
     response = api.get("/v1/memories")
     assert response.status_code == 503
     assert response["Retry-After"] == "2"
@@ -69,7 +69,7 @@ def test_another_database_failure_is_a_json_500(api, monkeypatch):
     def failing(*args, **kwargs):
         raise OperationalError("disk I/O error")
 
-    monkeypatch.setattr(listing, "list_memories", failing)
+    monkeypatch.setattr(listing, "list_dicts", failing)
     response = api.get("/v1/memories")
     assert response.status_code == 500
     assert response["Content-Type"] == "application/json"
