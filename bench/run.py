@@ -280,15 +280,20 @@ def run_statements(con: sqlite3.Connection, statements: list[Statement]) -> list
 
 
 class Server:
-    """gunicorn memadmin.wsgi on 127.0.0.1:port with the store's data dir."""
+    """gunicorn memadmin.wsgi on 127.0.0.1:port with the store's data dir (or, `floor`, the
+    minimal Django app of bench/floor.py on the same store)."""
 
-    def __init__(self, port: int, data_dir: Path, workers: int):
+    def __init__(self, port: int, data_dir: Path, workers: int, *, floor: bool = False):
         self.port = port
-        self.log = data_dir / "gunicorn.log"
+        self.log = data_dir / ("floor.log" if floor else "gunicorn.log")
         env = {**os.environ, "MEMADMIN_DATA_DIR": str(data_dir)}
+        app, probe = ["memadmin.wsgi"], "/sign-in/"
+        if floor:
+            env["MEMADMIN_FLOOR_DB"] = str(generate.store_path(data_dir))
+            app, probe = ["--chdir", str(ROOT / "bench"), "floor"], "/v1/memories"
         command = [
             str(Path(sys.executable).parent / "gunicorn"),
-            "memadmin.wsgi",
+            *app,
             "--bind",
             f"127.0.0.1:{port}",
             "--workers",
@@ -305,7 +310,7 @@ class Server:
             if self.process.poll() is not None:
                 raise SystemExit(f"gunicorn exited; see {self.log}")
             try:
-                status, _, _ = self.get("/sign-in/", {"Host": "127.0.0.1"})
+                status, _, _ = self.get(probe, {"Host": "127.0.0.1"})
                 if status == 200:
                     return
             except OSError:
@@ -486,7 +491,10 @@ def markdown(run: dict, results: list[Result]) -> str:
         f"`{rps['path']}` under {rps['clients']} concurrent clients ({rps['client']}, a new "
         f"connection per request): **{rps['rps']:.0f} "
         f"requests/s** ({rps['requests']} requests in {rps['seconds']:.1f} s, median "
-        f"{rps['median_ms']:.1f} ms, p95 {rps['p95_ms']:.1f} ms, statuses {rps['statuses']}).",
+        f"{rps['median_ms']:.1f} ms, p95 {rps['p95_ms']:.1f} ms, statuses {rps['statuses']}); "
+        f"the Django floor (bench/floor.py: the same 50 rows as JSON, no middleware, token or "
+        f"form) under the same load right after: **{run['floor_throughput']['rps']:.0f} "
+        "requests/s**.",
         "",
         "## The main query of each route (its slowest statement on memories) and its plan",
         "",
@@ -555,8 +563,11 @@ def growth_report(runs: list[dict]) -> str:
         medians = [runs_routes[label]["median_ms"] for runs_routes in by_label]
         cells = " | ".join(f"{m:.2f}" for m in medians)
         lines.append(f"| {label} | {cells} | {growth(sizes, medians)} |")
+    clients = runs[0]["throughput"]["clients"]
     rps = " | ".join(f"{run['throughput']['rps']:.0f}" for run in runs)
-    lines.append(f"| `/v1/memories` req/s, {runs[0]['throughput']['clients']} clients | {rps} | |")
+    lines.append(f"| `/v1/memories` req/s, {clients} clients | {rps} | |")
+    floor = " | ".join(f"{run['floor_throughput']['rps']:.0f}" for run in runs)
+    lines.append(f"| the Django floor (bench/floor.py) req/s, {clients} clients | {floor} | |")
     return "\n".join(lines) + "\n"
 
 
@@ -632,6 +643,7 @@ def run_size(options, memories: int) -> int:
     con = sqlite3.connect(store)
     # The connection settings the app's connections get (memory-mapped reads among them).
     con.executescript(settings.DATABASES["default"]["OPTIONS"].get("init_command", ""))
+    measure_rps = throughput_ab if shutil.which("ab") else throughput
     server = Server(options.port, store.parent, options.workers)
     results = []
     try:
@@ -653,7 +665,6 @@ def run_size(options, memories: int) -> int:
             results.append(result)
             print_row(result)
         api_list = Route("/v1 list", "/v1/memories", api=True)
-        measure_rps = throughput_ab if shutil.which("ab") else throughput
         run["throughput"] = measure_rps(
             server,
             api_list.path,
@@ -665,11 +676,24 @@ def run_size(options, memories: int) -> int:
     finally:
         server.stop()
         con.close()
+    floor = Server(options.port + 1, store.parent, options.workers, floor=True)
+    try:
+        run["floor_throughput"] = measure_rps(
+            floor,
+            "/v1/memories",
+            {"Host": "127.0.0.1"},
+            clients=options.clients,
+            seconds=options.rps_seconds,
+            cap=50_000,
+        )
+    finally:
+        floor.stop()
     run["load_after"] = [round(x, 2) for x in os.getloadavg()]
-    rps = run["throughput"]
+    rps, floor_rps = run["throughput"], run["floor_throughput"]
     print(
         f"\n{rps['path']} under {rps['clients']} clients: {rps['rps']:.0f} requests/s, "
-        f"statuses {rps['statuses']}; load average {run['load_after']}"
+        f"statuses {rps['statuses']}; the Django floor (bench/floor.py) "
+        f"{floor_rps['rps']:.0f}; load average {run['load_after']}"
     )
     OUT.mkdir(parents=True, exist_ok=True)
     out = options.out or OUT / dt.datetime.now().strftime("%Y%m%d-%H%M%S")
