@@ -180,21 +180,21 @@ def check() -> IndexReport:
         ):
             expected = f"SELECT m.id, j.key, j.value FROM {MEMORY_TABLE} m, json_each(m.{source}) j"
             present = f"SELECT memory_id, position, {column} FROM {table}"
-            cursor.execute(
-                f"SELECT (SELECT count(*) FROM ({expected} EXCEPT {present})) "
-                f"+ (SELECT count(*) FROM ({present} EXCEPT {expected}))"
-            )
-            if cursor.fetchone()[0]:
+            if _differ(cursor, expected, present):
                 report.problems.append(f"{table} does not match the memories' {source}")
         for table, expected in RECOUNTS.items():
-            present = f"SELECT {TALLY_COLUMNS[table]} FROM {table}"
-            cursor.execute(
-                f"SELECT (SELECT count(*) FROM ({expected} EXCEPT {present})) "
-                f"+ (SELECT count(*) FROM ({present} EXCEPT {expected}))"
-            )
-            if cursor.fetchone()[0]:
+            if _differ(cursor, expected, f"SELECT {TALLY_COLUMNS[table]} FROM {table}"):
                 report.problems.append(f"{table} does not match a recount of the memories")
     return report
+
+
+def _differ(cursor, expected: str, present: str) -> bool:
+    """Whether two statements' rows differ, either way round."""
+    cursor.execute(
+        f"SELECT (SELECT count(*) FROM ({expected} EXCEPT {present})) "
+        f"+ (SELECT count(*) FROM ({present} EXCEPT {expected}))"
+    )
+    return bool(cursor.fetchone()[0])
 
 
 # A recount of each tally from the memories table, as the triggers keep it.
