@@ -53,17 +53,16 @@ def tier_tally(tier: int, now: dt.datetime) -> TierTally:
 
 def count(filters, now: dt.datetime) -> int | None:
     """How many memories `filters` (reads.filters.MemoryFilters) admit, from the tallies when
-    every condition is one they are kept by (tier, load, priority, a tag; in force or not),
-    else None: the caller counts the rows.
+    every condition is one they are kept by (tier, load, priority; in force or not), else
+    None: the caller counts the rows.
 
-    An expired or in-force condition costs the range of the expired memories the others admit.
+    A tag filter is left to the rows: it finds a tag in any case, and a memory holding two
+    spellings of one tag is in two tag tallies. An in-force condition costs the range of the
+    expired memories the others admit.
     """
-    if filters.unverified or filters.referencing or filters.expired is True:
+    if filters.unverified or filters.referencing or filters.tag or filters.expired is True:
         return None
-    priority_range = filters.priority_min is not None or filters.priority_max is not None
-    if filters.tag and priority_range:
-        return None
-    kept = TagTally.objects.filter(tag=filters.tag) if filters.tag else BandTally.objects.all()
+    kept = BandTally.objects.all()
     tier = filters.tier_key()
     if tier is not None:
         kept = kept.filter(tier=tier)

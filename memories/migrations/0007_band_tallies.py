@@ -86,7 +86,7 @@ def uninstall(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memories", "0005_memory_name_project"),
+        ("memories", "0006_tag_folded"),
         ("projects", "0001_initial"),
     ]
 
