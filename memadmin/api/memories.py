@@ -69,7 +69,9 @@ def list_memories(request: HttpRequest):
     now = timezone.now()
     queries = form.cleaned_data["q"]
     if queries:
-        found = search.search(queries, filters, limit=limit, offset=offset, now=now)
+        found = search.search(
+            queries, filters, limit=limit, offset=offset, now=now, mode=form.cleaned_data["mode"]
+        )
         return ok(
             {
                 "memories": [hit.to_dict(now) for hit in found.hits],

@@ -19,7 +19,7 @@ from django.db import connection
 from django.utils import timezone
 
 from memadmin.cli.progress import Progress
-from memories import engine
+from memories import embedding, engine
 from memories.models import Memory
 from memories.reads import backlinks, listing, lookup
 from memories.reads.filters import MemoryFilterForm
@@ -29,7 +29,7 @@ from memories.rules import tiers
 from memories.rules.captions import age, short_age, verified_since_recorded
 from memories.rules.errors import AmbiguousName, DomainError, NameTaken
 from memories.rules.fields import rfc3339
-from memories.writes import doors, imports, snapshot
+from memories.writes import doors, imports, snapshot, vectors
 from projects import reads as project_reads
 from projects import writes as project_doors
 
@@ -95,7 +95,7 @@ def _filter_form(options: dict, **data) -> MemoryFilterForm:
     """The filter options of `memory list` and `memory search` read by the filter form the
     pages and /v1 use, so a bad value is refused in the same words."""
     data["expired"] = "true" if options.get("expired") else ""
-    for key in ("project", "referencing", "unverified", "tag", "load"):
+    for key in ("project", "referencing", "unverified", "tag", "load", "mode"):
         if options.get(key) is not None:
             data[key] = options[key]
     form = MemoryFilterForm(data)
@@ -134,10 +134,16 @@ def list_memories(out: OutputWrapper, *, format, **options) -> None:
 
 
 def search_memories(out: OutputWrapper, *, queries, limit, format, **options) -> None:
+    """`memory search`: hybrid unless --mode says words or meaning."""
     form = _filter_form(options, q=queries, limit=str(limit))
     filters = form.filters()
     with refusals():
-        result = search(form.cleaned_data["q"], filters, limit=form.cleaned_data["limit"])
+        result = search(
+            form.cleaned_data["q"],
+            filters,
+            limit=form.cleaned_data["limit"],
+            mode=form.cleaned_data["mode"],
+        )
     if format == "json":
         _dump(out, {"memories": [hit.to_dict() for hit in result.hits]})
         return
@@ -155,6 +161,8 @@ def search_memories(out: OutputWrapper, *, queries, limit, format, **options) ->
             marks.append("verified")
         if memory.is_expired():
             marks.append("EXPIRED")
+        if hit.by_meaning_only:
+            marks.append(f"similar in meaning ({hit.similarity:.2f})")
         out.write(
             f"{memory.name}  [{tiers.label(memory.project_name)}]  p{memory.priority}  "
             f"{hit.matched_by} {hit.score:.3f}  {', '.join(marks)}"
@@ -447,15 +455,45 @@ def verify(out: OutputWrapper, err: OutputWrapper, *, rebuild: bool, **_) -> Non
         out.write("Rebuilt the search index, references and tags from the table.")
     report = index.check()
     if not report.ok:
-        raise CommandError(
-            "The search index is out of step: "
-            + "; ".join(report.problems)
-            + ". Run `manage.py memory verify --rebuild` to regenerate it."
+        raise _out_of_step(
+            "The search index is",
+            report.problems,
+            "`manage.py memory verify --rebuild` to regenerate it",
         )
     out.write(
         f"The search index is sound and holds {report.documents} documents "
         f"for {report.rows} memories."
     )
+    found = vectors.check()
+    if not found.ok and rebuild:
+        with Progress(err, len(found.to_mend), "Embedding") as bar:
+            vectors.mend(found, progress=bar.advance)
+        out.write("Embedded again: " + "; ".join(found.problems) + ".")
+        found = vectors.check()
+    if not found.ok:
+        raise _out_of_step(
+            "The vectors are",
+            found.problems,
+            "`manage.py memory verify --rebuild` (or `memory embed`) to mend them",
+        )
+    out.write(f"Every memory has a vector of {embedding.MODEL_VERSION}.")
+
+
+def _out_of_step(what: str, problems: list[str], remedy: str) -> CommandError:
+    return CommandError(f"{what} out of step: " + "; ".join(problems) + f". Run {remedy}.")
+
+
+def _embed(err: OutputWrapper, memory_ids: list[int]) -> int:
+    with Progress(err, len(memory_ids), "Embedding") as bar:
+        return vectors.embed(memory_ids, progress=bar.advance)
+
+
+def embed(out: OutputWrapper, err: OutputWrapper, *, rebuild: bool, **_) -> None:
+    """`memory embed [--rebuild]`: vectors for the memories lacking a sound one (or all)."""
+    wanted = vectors.to_embed(rebuild=rebuild)
+    done = _embed(err, wanted)
+    total = Memory.objects.count()
+    out.write(f"Embedded {done} of {total} memories with {embedding.MODEL_VERSION}.")
 
 
 # ---------------------------------------------------------------------------------------
@@ -494,3 +532,33 @@ def remove_project(out: OutputWrapper, *, name, **_) -> None:
     with refusals():
         project_doors.remove(name)
     out.write(f"Removed project '{name}'.")
+
+
+# ---------------------------------------------------------------------------------------
+# backup
+
+
+def backup(out: OutputWrapper, *, destination: str, **_) -> None:
+    """A consistent copy of the whole store, taken while the server and writers run."""
+    target = Path(destination).expanduser()
+    if target.is_dir():
+        target = target / f"memadmin-{timezone.now():%Y%m%d-%H%M%S}.sqlite3"
+    if target.exists():
+        raise CommandError(f"{target} exists; name a new file or a directory.")
+    if not target.parent.is_dir():
+        raise CommandError(f"{target.parent} is not a directory.")
+    try:
+        report = engine.of(connection).backup.backup(target)
+    except FileExistsError:
+        raise CommandError(f"{target} exists; name a new file or a directory.") from None
+    except PermissionError as error:
+        raise CommandError(f"Cannot write {target}: {error.strerror}.") from None
+    if not report.ok:
+        raise CommandError(
+            f"The copy failed its integrity check and was not kept: {'; '.join(report.problems)}."
+        )
+    out.write(
+        f"Backed up {report.memories} memories ({report.bytes:,} bytes) to {report.path}; "
+        "its integrity check passed. To restore it, stop the server, put it in place of the "
+        "store and run `manage.py memory verify`."
+    )

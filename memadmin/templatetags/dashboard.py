@@ -205,6 +205,7 @@ SENSE_WORDS = {
     "plain_text": "text match",
     "last_resort": "whole-query scan",
     "reference": "cites it",
+    "semantic": "similar in meaning",
 }
 
 
@@ -290,6 +291,11 @@ READER_ROW = HtmlTemplate(
 )
 TAG = HtmlTemplate('<a class="tag" href="{url}">{tag}</a> ')
 SENSE = HtmlTemplate('<span class="badge badge-sense" title="score {score}">{sense}{terms}</span>')
+# A guess is told apart from a recalled word: its own badge, and the cosine it was found at.
+MEANING = HtmlTemplate(
+    '<span class="badge badge-meaning" title="similarity {similarity} to the query, no word '
+    'in common">{sense}</span>'
+)
 REFUSAL = HtmlTemplate(
     '\n  <tr class="refusal"><td colspan="12" role="alert">'
     "<strong>Not saved:</strong> {refusal}</td></tr>"
@@ -351,6 +357,10 @@ def memory_rows(context, rows) -> str:
 
 def _sense_badge(hit) -> SafeString:
     """Which of search's senses found the memory, and the terms a scan looked for."""
+    if hit.by_meaning_only:
+        return MEANING.format(
+            similarity=floatformat(hit.similarity, 2), sense=sense_words(hit.matched_by)
+        )
     return SENSE.format(
         score=floatformat(hit.score, 3),
         sense=sense_words(hit.matched_by),

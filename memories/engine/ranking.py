@@ -36,6 +36,20 @@ class Formula:
     prefix_weight: float
     scan_limit: int  # text matches kept per scanned term, newest first
 
+    def weight(self, priority: int, read_count: int, verified_at, now, half_life_days) -> float:
+        """importance × freshness of one memory, as the engines' statements compute it (for
+        the hits a search by meaning ranks outside the statement)."""
+        importance = 1.0 - self.reads_scale * priority / (
+            (priority + self.priority_scale) * (read_count + self.reads_scale)
+        )
+        if priority <= 1:
+            return importance
+        days = max(0.0, (now - verified_at).total_seconds() / 86400)
+        freshness = self.freshness_floor + (1 - self.freshness_floor) * 0.5 ** (
+            days / half_life_days
+        )
+        return importance * freshness
+
 
 @dataclass(slots=True)  # made per query on every search: not frozen, which is slower
 class Part:

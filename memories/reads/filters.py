@@ -219,6 +219,7 @@ class MemoryFilterForm(TierForm):
         required=False, min_value=memory_fields.PRIORITY_MIN, max_value=memory_fields.PRIORITY_MAX
     )
     q = QueryListField(required=False)
+    mode = forms.CharField(required=False, max_length=10)
     limit = forms.IntegerField(required=False, min_value=1, max_value=500)
     offset = forms.IntegerField(required=False, min_value=0, max_value=10_000_000)
 
@@ -248,6 +249,12 @@ class MemoryFilterForm(TierForm):
 
     def clean_load(self):
         return self.cleaned_data["load"] or None
+
+    def clean_mode(self):
+        value = self.cleaned_data["mode"].strip().lower() or memory_fields.SEARCH_MODES[0]
+        if value not in memory_fields.SEARCH_MODES:
+            raise forms.ValidationError(memory_fields.SEARCH_MODE_MESSAGE)
+        return value
 
     def clean(self):
         cleaned = super().clean()

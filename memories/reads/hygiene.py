@@ -14,17 +14,15 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
-from django.db import connection
 from django.db.models import Exists, OuterRef
-from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from memories import engine
 from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory, Reference
 from memories.reads import graph
 from memories.reads.backlinks import backlink
 from memories.reads.filters import MemoryFilters
 from memories.reads.listing import list_memories
+from memories.reads.meaning import id_set
 from memories.rules import similarity, tiers
 from memories.rules.tiers import ANY_TIER
 
@@ -75,11 +73,6 @@ class Section:
     @property
     def next_offset(self) -> int | None:
         return self.offset + len(self.items) if self.more else None
-
-
-def _id_set(ids) -> RawSQL:
-    """A set of ids bound as one parameter, whatever its size."""
-    return RawSQL(*engine.of(connection).statements.values(sorted(ids)))
 
 
 def _scope(filters: MemoryFilters | None) -> MemoryFilters:
@@ -153,7 +146,7 @@ def _first_in_index_order(groups: list[list[int]]) -> list[list[Memory]]:
     wanted = {memory_id for ids in groups for memory_id in ids}
     keys = {
         memory_id: (priority, -created_at.timestamp(), -memory_id)
-        for memory_id, priority, created_at in Memory.objects.filter(id__in=_id_set(wanted))
+        for memory_id, priority, created_at in Memory.objects.filter(id__in=id_set(sorted(wanted)))
         .order_by()
         .values_list("id", "priority", "created_at")
     }
@@ -179,7 +172,7 @@ def _orphans(found: graph.Links, scope: MemoryFilters, limit: int, offset: int, 
     queryset = (
         scope.apply(Memory.objects.select_related("project"), now)
         .filter(~Exists(Reference.objects.filter(memory_id=OuterRef("id"))))
-        .exclude(id__in=_id_set(cited))
+        .exclude(id__in=id_set(sorted(cited)))
     )
     items = list(queryset.order_by(*INDEX_ORDER)[offset : offset + limit])
     return Section(items, queryset.count(), limit, offset)

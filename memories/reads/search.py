@@ -55,6 +55,7 @@ from django.utils import timezone
 from memories import engine
 from memories.engine.ranking import SENSES, Formula, Part, Plan
 from memories.models import INDEX_ORDER, Memory, Reference
+from memories.reads import meaning
 from memories.reads.filters import MemoryFilters
 from memories.rules import captions
 from memories.rules.fields import MAX_QUERIES, MAX_QUERY_CHARS
@@ -74,8 +75,23 @@ PREFIX_WEIGHT = 0.8  # a prefix guess ranks below an exact word match of the sam
 SCAN_LIMIT = 2000  # text matches kept per scanned term, newest first, in one shared pass
 SHORT_BODY_CHARS = 400  # a hit carries its body when it is at most this long
 JOINED_MIN_CHARS = 8  # `deploy-host` is an identifier; `e-mail` is two words
-REFERENCE_SENSE = "reference"  # found by a reference alone: the one sense outside the engine
-MATCHED_BY = (*SENSES, REFERENCE_SENSE)  # every sense a hit may say answered
+REFERENCE_SENSE = "reference"  # found by a reference alone: a sense outside the engine
+
+# Search by meaning (mode hybrid and meaning; bench/meaning gives the figures these were
+# chosen by). A memory is similar in meaning to a query from this cosine up:
+MEANING_FLOOR = 0.1
+# Reciprocal rank fusion (`_fused`): a hit scores 1 / (RRF_K + its rank); 60 is the
+# constant of the method's paper.
+RRF_K = 60
+# A hit by meaning is ranked by cosine × (importance × freshness) ^ WEIGHT_POWER. The cosines
+# of static word vectors lie close together (a paraphrase's target: 0.08-0.37 for the middle
+# 80%), so the whole weight (0.25-1) would outrank meaning with importance: recall@5 of the
+# paraphrase set 0.41 with it, 0.50 with its square root, 0.53 with its fourth root, 0.55
+# with none. The fourth root keeps the seed's blend as a tie-breaker between near equals.
+WEIGHT_POWER = 0.25
+FUSED_CANDIDATES = 100  # the words' best hits fused with the meaning's (more for deep pages)
+SEMANTIC = "semantic"  # matched_by of a hit found by meaning alone
+MATCHED_BY = (*SENSES, REFERENCE_SENSE, SEMANTIC)  # every sense a hit may say answered
 
 FORMULA = Formula(
     name_weight=NAME_WEIGHT,
@@ -113,6 +129,11 @@ class Hit:
     score: float
     matched_by: str  # one of MATCHED_BY
     scanned_terms: list[str] = field(default_factory=list)
+    similarity: float | None = None  # the cosine to the query, when meaning was asked
+
+    @property
+    def by_meaning_only(self) -> bool:
+        return self.matched_by == SEMANTIC
 
     @property
     def verified_since_recorded(self) -> bool:
@@ -128,6 +149,7 @@ class Hit:
         data["score"] = round(self.score, 6)
         data["matched_by"] = self.matched_by
         data["scanned_terms"] = list(self.scanned_terms)
+        data["similarity"] = None if self.similarity is None else round(self.similarity, 4)
         data["verified"] = self.verified_since_recorded
         if self.short_body is not None:
             data["body"] = self.short_body
@@ -392,8 +414,12 @@ def search(
     limit: int = 50,
     offset: int = 0,
     now=None,
+    mode: str = "words",
 ) -> SearchResult:
-    """Memories matching any of the queries, within the filters, best first.
+    """Memories matching any of the queries, within the filters, best first: by their words
+    (`mode="words"`, below), by meaning (`"meaning"`, see `_by_meaning`), or both fused
+    (`"hybrid"`, see `_fused`). The pages, /v1 and the command ask for the mode their
+    request names, hybrid unless it names another (MemoryFilterForm).
 
     The score of a memory for one query:
 
@@ -424,7 +450,16 @@ def search(
     flt = _filter_sql(filters, now) if parsed else None
     if flt is None:
         return SearchResult(hits=[], count=0, last_resort=False)
+    if mode == "words":
+        return _by_words(parsed, flt, filters, now, limit, offset)
+    window = max(FUSED_CANDIDATES, offset + limit)
+    close, complete = _by_meaning(parsed, filters, now, window)
+    if mode == "meaning":
+        return _meaning_page(close, complete, limit, offset)
+    return _fused(_by_words(parsed, flt, filters, now, window, 0), close, limit, offset)
 
+
+def _by_words(parsed, flt, filters, now, limit, offset) -> SearchResult:
     parts = _parts(parsed, last_resort=False)
     count, capped, hits = _run(parsed, parts, flt, now, limit, offset)
     cited = _cited_only(parsed, parts, filters, now)
@@ -469,5 +504,111 @@ def _cited_only(parsed: list[Query], parts, filters: MemoryFilters, now) -> list
 
 
 def _in_order(ids: list[int]) -> list[Memory]:
-    by_id = Memory.objects.select_related("project").in_bulk(ids)
+    by_id = _memories(ids)
     return [by_id[memory_id] for memory_id in ids if memory_id in by_id]
+
+
+# By meaning ---------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Close:
+    """A memory near a query in meaning, within the filters."""
+
+    memory_id: int
+    cosine: float
+    score: float  # cosine × importance × freshness
+    created_at: dt.datetime
+
+
+def _by_meaning(
+    parsed: list[Query], filters: MemoryFilters, now, want: int
+) -> tuple[list[_Close], bool]:
+    """The `want` memories the filters admit nearest a query in meaning (its nearest, for
+    synonyms), at a cosine of MEANING_FLOOR or more, ranked by cosine × the weight of the
+    words' formula (importance × freshness) ^ WEIGHT_POWER, then the most recently created; and
+    whether they are all there are.
+    """
+    vectors = meaning.query_vectors([query.text for query in parsed])
+    found, complete = meaning.nearest(
+        vectors,
+        filters=filters,
+        now=now,
+        floor=MEANING_FLOOR,
+        want=want,
+        fields=("priority", "read_count", "verified_at", "created_at"),
+    )
+    half_life = float(settings.MEMADMIN_SEARCH_HALF_LIFE_DAYS)
+    close = [
+        _Close(
+            n.memory_id,
+            n.cosine,
+            n.cosine * FORMULA.weight(priority, reads, verified_at, now, half_life) ** WEIGHT_POWER,
+            created_at,
+        )
+        for n in found
+        for priority, reads, verified_at, created_at in [n.values]
+    ]
+    close.sort(key=lambda c: (c.score, c.created_at, c.memory_id), reverse=True)
+    return close, complete
+
+
+def _memories(ids: list[int]) -> dict[int, Memory]:
+    return Memory.objects.select_related("project").in_bulk(ids)
+
+
+def _meaning_page(close: list[_Close], complete: bool, limit: int, offset: int) -> SearchResult:
+    page = close[offset : offset + limit]
+    memories = _memories([c.memory_id for c in page])
+    hits = [
+        Hit(memories[c.memory_id], c.score, SEMANTIC, similarity=c.cosine)
+        for c in page
+        if c.memory_id in memories
+    ]
+    return SearchResult(hits=hits, count=len(close), last_resort=False, capped=not complete)
+
+
+def _fused(words: SearchResult, close: list[_Close], limit: int, offset: int) -> SearchResult:
+    """The words' best hits and the meaning's fused by their reciprocal ranks: a hit the
+    words found scores 1 / (RRF_K + its rank among them), one found by meaning alone
+    1 / (RRF_K + its rank among the meaning's), each ranking already blended with
+    importance and freshness; a tie goes to the words, then to the most recently created.
+
+    Unlike plain Reciprocal Rank Fusion, meaning adds nothing to a hit the words found: a
+    recalled word is never reordered by a guess, so the words' first hit stays first (with
+    the sum, a short memory near the query in meaning overtook the one named for the word),
+    and a guess ranks with the words' hit of its own place. Such a hit keeps its sense and
+    gains its similarity; one found by meaning alone is `semantic`. `count` is the words'
+    count plus the memories found by meaning alone among the meaning's best.
+    """
+    by_words = {hit.memory.id: hit for hit in words.hits}
+    fused: dict[int, tuple[float, int, dt.datetime]] = {}
+    for rank, hit in enumerate(words.hits, start=1):
+        fused[hit.memory.id] = (1.0 / (RRF_K + rank), 1, hit.memory.created_at)
+    similarity: dict[int, float] = {}
+    only_meaning = []
+    for c in close:
+        similarity[c.memory_id] = c.cosine
+        if c.memory_id not in by_words:
+            only_meaning.append(c)
+    for rank, c in enumerate(only_meaning, start=1):
+        fused[c.memory_id] = (1.0 / (RRF_K + rank), 0, c.created_at)
+    order = sorted(fused, key=lambda m: (*fused[m], m), reverse=True)
+    page = order[offset : offset + limit]
+    loaded = _memories([m for m in page if m not in by_words])
+    hits = []
+    for memory_id in page:
+        hit = by_words.get(memory_id)
+        if hit is None and memory_id in loaded:
+            hit = Hit(loaded[memory_id], 0.0, SEMANTIC)
+        if hit is None:
+            continue  # deleted since the vectors were read
+        hit.score = fused[memory_id][0]
+        hit.similarity = similarity.get(memory_id)
+        hits.append(hit)
+    return SearchResult(
+        hits=hits,
+        count=words.count + len(only_meaning),
+        last_resort=words.last_resort,
+        capped=words.capped,
+    )

@@ -25,6 +25,9 @@ MAX_BODY_CHARS = 1_000_000
 LONG_DESCRIPTION = 200
 MAX_QUERY_CHARS = 500  # a search's text, and each of its synonyms
 MAX_QUERIES = 20  # synonyms in one search
+# How a search finds: words and meaning fused (the default), the words alone, meaning alone.
+SEARCH_MODES = ("hybrid", "words", "meaning")
+SEARCH_MODE_MESSAGE = "mode is hybrid, words or meaning."
 PERIOD_RE = re.compile(r"(\d{1,6})([mhdw])")
 PERIOD_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 PERIOD_WORDS = {"m": "minute", "h": "hour", "d": "day", "w": "week"}

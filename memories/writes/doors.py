@@ -9,20 +9,18 @@ the tier, name and budget rules, and raises a typed DomainError that lands nothi
 
 import datetime as dt
 import json
-import re
 from dataclasses import dataclass, field
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from memories import engine
 from memories.models import GLOBAL_TIER, Memory
-from memories.reads import budget
+from memories.reads import budget, meaning
 from memories.reads.backlinks import referenced_by
 from memories.reads.lookup import locate
 from memories.rules import fields as f
-from memories.rules import similarity, tiers
+from memories.rules import tiers
 from memories.rules.budget import InlineContribution
 from memories.rules.captions import read_caption
 from memories.rules.errors import (
@@ -35,59 +33,10 @@ from memories.rules.errors import (
     StaleBody,
 )
 from memories.rules.tiers import ANY_TIER
-from memories.writes import history
+from memories.writes import history, vectors
 from projects.models import Project
 
 READ_PAGE_CHARS = 16_000
-# Words too common to tell two descriptions apart; leaving them out keeps the candidate
-# query to the index entries of the distinguishing words.
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "was",
-        "were",
-        "will",
-        "with",
-        "we",
-        "our",
-        "you",
-        "your",
-        "not",
-        "no",
-        "all",
-        "any",
-        "can",
-        "do",
-        "does",
-        "into",
-        "over",
-        "under",
-        "than",
-        "then",
-    ]
-)
 
 # created_at appears in the VALUES of a new row and nowhere in DO UPDATE: the statement
 # itself keeps the first stamp, whatever a door passes on a later write.
@@ -210,35 +159,6 @@ def refuse_name_clash(
         )
 
 
-def _near_duplicate(description: str, tier: int, exclude_id: int | None) -> Memory | None:
-    """A memory of the same band whose description says nearly the same thing.
-
-    Candidates come from the search index: descriptions holding all but one of this one's
-    six longest words other than stopwords (ranking every description that shares any word
-    would score most of the index at 100,000 memories), then compared word for word.
-    """
-    words = [
-        w for w in dict.fromkeys(re.findall(r"\w+", description.lower())) if w not in STOPWORDS
-    ]
-    if not words:
-        return None
-    key = sorted(words, key=len, reverse=True)[:6]
-    if len(key) < 4:
-        word_sets = [key]
-    else:
-        word_sets = [[w for j, w in enumerate(key) if j != i] for i in range(len(key))]
-    sql, params = engine.of(connection).statements.description_matches(word_sets, limit=200)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        ids = [row[0] for row in cursor.fetchall() if row[0] != exclude_id]
-    tiers = (GLOBAL_TIER,) if tier == GLOBAL_TIER else (GLOBAL_TIER, tier)
-    candidates = Memory.objects.filter(id__in=ids, tier__in=tiers).values_list("id", "description")
-    best_id = similarity.closest(description, candidates.order_by("id"))
-    if best_id is None:
-        return None
-    return Memory.objects.select_related("project").get(id=best_id)
-
-
 def write(
     name: str,
     *,
@@ -301,6 +221,7 @@ def write(
             )
         _refuse_past_budget(name, existing, target_project, target_id or GLOBAL_TIER, state, now)
         memory = _store(name, existing, target_project, target_id, state, now, moving=moving)
+        vectors.keep_written(memory, existing)
         _record_revision(existing, memory, moving=moving)
 
     return WriteResult(
@@ -514,8 +435,9 @@ def _notes(memory: Memory, existing: Memory | None, expires, now) -> list[str]:
             "it every turn, so it spends the budget of several entries: keep the fact there "
             "and the detail in the body."
         )
-    twin = _near_duplicate(memory.description, memory.tier, memory.id)
-    if twin is not None:
+    close = meaning.closest_in_band(memory)
+    if close is not None:
+        twin = close[0]
         notes.append(
             f"'{twin.name}' already says something very similar. If this is the same fact, "
             f"write to '{twin.name}' instead and delete '{memory.name}'. Two near-copies both "

@@ -18,7 +18,7 @@ from memories.rules import fields as f
 from memories.rules import tiers
 from memories.rules.budget import InlineContribution
 from memories.rules.errors import ImportRefused, InlineBudgetExceeded, InvalidField
-from memories.writes import history
+from memories.writes import history, vectors
 from memories.writes.doors import db_datetime
 from projects.models import Project
 
@@ -343,7 +343,10 @@ def import_memories(
                     cursor.executemany(statement, batch)
                     if progress is not None:
                         progress(len(batch))
-        history.record_import([(p.entry.name, p.project_id) for p in plan.entries], overwritten)
+        written = history.record_import(
+            [(p.entry.name, p.project_id) for p in plan.entries], overwritten
+        )
+        vectors.keep(written)
     return ImportResult(
         added=[p.entry for p in plan.added], overwritten=[p.entry for p in plan.overwritten]
     )

@@ -27,7 +27,7 @@ from memories.rules.errors import (
     UndoRefused,
     VersionUnavailable,
 )
-from memories.writes import doors, history
+from memories.writes import doors, history, vectors
 from projects.models import Project
 
 PUT_BACK_INSERT = """
@@ -109,7 +109,9 @@ def _put_back(state: dict, current: Memory | None, *, read_count: int) -> Memory
             cursor.execute(PUT_BACK_INSERT, [state["id"], state["name"], *values])
         else:
             cursor.execute(PUT_BACK_UPDATE, [*values, state["id"]])
-    return Memory.objects.select_related("project").get(id=state["id"])
+    memory = Memory.objects.select_related("project").get(id=state["id"])
+    vectors.keep_written(memory, current)
+    return memory
 
 
 def _trash_entry(trashed_id) -> TrashedMemory:

@@ -157,6 +157,13 @@ def test_search_as_you_type_and_say_how_each_was_found(sign_in, store):
     page = sign_in("auditor")
     page.fill("#f-q-more", "handbook")
     page.wait_for_url(re.compile(r"q=handbook"))
-    assert names(page) == ["handbook"]
+    found = names(page)
+    assert found[0] == "handbook"
     assert page.locator(".badge-sense").inner_text() == "word match"
+    # Words and meaning by default: what the words did not find is marked as a guess.
+    assert page.locator(".badge-meaning").count() == len(found) - 1
+    assert f"{len(found)} memories matching ‘handbook’, best first" in page.inner_text(".summary")
+    page.select_option("#f-mode", "words")
+    page.wait_for_url(re.compile(r"mode=words"))
+    assert names(page) == ["handbook"]
     assert "1 memory matching ‘handbook’, best first" in page.inner_text(".summary")

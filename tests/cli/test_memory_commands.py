@@ -1,4 +1,4 @@
-"""`manage.py memory list|get|show|add|edit|remove|move|verify`: each command and flag."""
+"""`manage.py memory list|get|show|add|edit|remove|move|verify|embed`: each command and flag."""
 
 import datetime as dt
 import io
@@ -14,7 +14,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from memories.models import Memory
+from memories import embedding
+from memories.models import Memory, MemoryVector
 from memories.reads import backlinks, listing
 from memories.reads.filters import MemoryFilters
 from memories.writes import doors
@@ -479,15 +480,51 @@ def test_remove_names_what_still_references_it(run, store):
 # --- verify -------------------------------------------------------------------------------
 
 
+SOUND_VECTORS = f"Every memory has a vector of {embedding.MODEL_VERSION}.\n"
+
+
 def test_verify_reports_drift_and_rebuild_mends_it(run, store):
     out, _ = run("memory", "verify")
-    assert out == "The search index is sound and holds 6 documents for 6 memories.\n"
+    assert out == (
+        "The search index is sound and holds 6 documents for 6 memories.\n" + SOUND_VECTORS
+    )
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM memories_reference")
     with pytest.raises(CommandError, match="memories_reference does not match"):
         run("memory", "verify")
     out, _ = run("memory", "verify", "--rebuild")
-    assert out.endswith("The search index is sound and holds 6 documents for 6 memories.\n")
+    assert out.endswith(
+        "The search index is sound and holds 6 documents for 6 memories.\n" + SOUND_VECTORS
+    )
+
+
+def test_verify_reports_missing_and_other_version_vectors_and_rebuild_mends_them(run, store):
+    ids = list(Memory.objects.order_by("id").values_list("id", flat=True))
+    MemoryVector.objects.filter(memory_id=ids[0]).delete()
+    MemoryVector.objects.filter(memory_id__in=ids[1:3]).update(model="wordllama-0.0/old")
+    with pytest.raises(CommandError) as refused:
+        run("memory", "verify")
+    assert str(refused.value) == (
+        "The vectors are out of step: 1 of 6 memories without a vector; 2 of 6 memories with "
+        f"a vector of another model than {embedding.MODEL_VERSION}. Run `manage.py memory "
+        "verify --rebuild` (or `memory embed`) to mend them."
+    )
+    out, _ = run("memory", "verify", "--rebuild")
+    assert "Embedded again: 1 of 6 memories without a vector; 2 of 6" in out
+    assert out.endswith(SOUND_VECTORS)
+    assert MemoryVector.objects.filter(model=embedding.MODEL_VERSION).count() == 6
+
+
+def test_embed_backfills_what_lacks_a_vector_and_rebuild_embeds_everything(run, store):
+    MemoryVector.objects.all().delete()
+    out, _ = run("memory", "embed")
+    assert out == f"Embedded 6 of 6 memories with {embedding.MODEL_VERSION}.\n"
+    first = set(MemoryVector.objects.values_list("id", flat=True))
+    out, _ = run("memory", "embed")
+    assert out == f"Embedded 0 of 6 memories with {embedding.MODEL_VERSION}.\n"
+    out, _ = run("memory", "embed", "--rebuild")
+    assert out == f"Embedded 6 of 6 memories with {embedding.MODEL_VERSION}.\n"
+    assert not first & set(MemoryVector.objects.values_list("id", flat=True))
 
 
 # --- progress -----------------------------------------------------------------------------
@@ -503,6 +540,7 @@ def test_long_runs_draw_a_bar_on_a_terminal_and_stay_quiet_when_piped(db, tmp_pa
         ("Reading", ["memory", "import", str(tmp_path / "a"), "--force"]),
         ("Importing", ["memory", "import", str(tmp_path / "a"), "--force"]),
         ("Rebuilding", ["memory", "verify", "--rebuild"]),
+        ("Embedding", ["memory", "embed", "--rebuild"]),
     ]
     for label, args in runs:
         terminal = Terminal()

@@ -210,12 +210,13 @@ def test_each_page_runs_a_fixed_number_of_queries(auditor, project, django_asser
 
 
 def test_the_search_box_ranks_and_says_how_each_hit_was_found(auditor, store, htmx):
-    response = auditor.get("/memories/?q=standing&q=expired", **htmx)
+    response = auditor.get("/memories/?q=standing&q=expired&mode=words", **htmx)
     html = response.content.decode()
     assert response.status_code == 200
     assert set(names(html)) == {"rule", "gone"}
     assert "2 memories matching ‘standing’ or ‘expired’, best first" in html
     assert html.count('class="badge badge-sense"') == 2 and "word match" in html
+    assert "badge-meaning" not in html
     assert (
         "aria-sort" not in html
         and 'href="/memories/?q=standing&amp;q=expired&amp;sort=' not in (html)
@@ -312,7 +313,11 @@ def test_a_search_that_only_the_text_scan_answers_says_so(auditor, db):
 
 @pytest.mark.parametrize(
     ("query", "message"),
-    [("q=x&after=abc", "A search pages by offset"), ("q=" + "x" * 501, "at most 500 characters")],
+    [
+        ("q=x&after=abc", "A search pages by offset"),
+        ("q=" + "x" * 501, "at most 500 characters"),
+        ("q=x&mode=fuzzy", "mode is hybrid, words or meaning."),
+    ],
 )
 def test_bad_search_input_is_a_400(auditor, store, query, message):
     response = auditor.get("/memories/?" + query)
@@ -323,7 +328,10 @@ def test_a_search_page_runs_a_fixed_number_of_queries(auditor, db, django_assert
     for size in (3, 30):
         for number in range(size):
             doors.write(f"s{size}-{number}", description="deploy notes", references=["x"])
-        with django_assert_num_queries(8):  # the references citing the query among them
+        # The references citing the query among them; with the meaning beside the words:
+        # the vectors' state and the near ones held against the filters (every one is found
+        # by its words here: none to load).
+        with django_assert_num_queries(10):
             auditor.get("/memories/?q=deploy")
 
 
@@ -358,3 +366,16 @@ def test_the_drawn_once_parts_follow_what_they_show(admin, auditor, project):
     assert 'href="/accounts/"' not in auditor.get("/memories/").content.decode()
     current = admin.get("/projects/").content.decode()
     assert re.search(r'href="/projects/" aria-current="page"', current)
+
+
+def test_a_hit_found_by_meaning_is_shown_as_such(auditor, db, htmx):
+    doors.write("deploy-host", description="Production deploys go to host-7 through the bastion")
+    doors.write("subtitles", description="Subtitles are delivered as SRT and TTML")
+    html = auditor.get("/memories/?q=which+server+receives+prod+releases", **htmx).content.decode()
+    assert names(html)[0] == "deploy-host"
+    assert 'class="badge badge-meaning" title="similarity 0.' in html
+    assert ">similar in meaning</span>" in html and "word match" not in html
+    words = auditor.get("/memories/?q=which+server+receives+prod+releases&mode=words").content
+    assert names(words.decode()) == [] and b"badge-meaning" not in words
+    page = auditor.get("/memories/?q=bastion&mode=meaning").content.decode()
+    assert '<option value="meaning" selected>meaning only</option>' in page

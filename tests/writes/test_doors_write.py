@@ -289,9 +289,11 @@ def test_delete_of_missing_memory_is_refused(db):
     ("door", "queries"),
     [
         # savepoint; the name in any tier; the name across tiers; the band; the upsert; the
-        # row read back; the revision; release; then the near-duplicate candidates (none)
-        (lambda: doors.write("fresh", description="a thing apart"), 9),
-        # as a create, without the name across tiers
+        # row read back; its vector; the revision; release; then, for the near-duplicate
+        # note, the vectors' state and the new one read
+        (lambda: doors.write("fresh", description="a thing apart"), 11),
+        # as a create, without the name across tiers; the text unchanged: no new vector,
+        # and the vectors' state alone
         (lambda: doors.write("deploy", priority=1), 8),
         # + the target project, the name in its tier and across tiers; an UPDATE by id
         (lambda: doors.write("deploy", move_to="webdev"), 11),

@@ -5,6 +5,7 @@ from memories.reads import history as history_reads
 from memories.reads.search import MATCHED_BY
 from memories.rules import diffs
 from memories.rules import fields as f
+from memories.rules.fields import SEARCH_MODES
 
 NAME_PATTERN = f"^{f.NAME_RE.pattern}$"
 TEXT = {"type": "string"}
@@ -146,7 +147,14 @@ SCHEMAS = {
             "matched_by": {
                 "type": "string",
                 "enum": list(MATCHED_BY),
-                "description": "which sense of the search answered",
+                "description": "which sense of the search answered; reference: it cites the query; "
+                "semantic: found by meaning "
+                "alone (a guess, no word of the query in it)",
+            },
+            "similarity": {
+                "type": ["number", "null"],
+                "description": "the cosine of the memory's meaning to the query's, when the "
+                "mode asked for meaning and it was near enough; null otherwise",
             },
             "scanned_terms": {
                 "type": "array",
@@ -159,7 +167,7 @@ SCHEMAS = {
             },
             "body": {"type": "string", "description": "present when the body is short"},
         },
-        required=[*MEMORY_FIELDS, "score", "matched_by", "scanned_terms", "verified"],
+        required=[*MEMORY_FIELDS, "score", "matched_by", "scanned_terms", "similarity", "verified"],
         description="A search hit: a listed memory with its score and the sense that matched.",
     ),
     "MemoryList": _obj(
@@ -473,6 +481,11 @@ LIST_PARAMETERS = [
         "search: repeat for synonyms (q=terse&q=brevity); hits are ranked",
         style="form",
         explode=True,
+    ),
+    _query(
+        "mode",
+        {"type": "string", "enum": list(SEARCH_MODES), "default": SEARCH_MODES[0]},
+        "with q: find by words and meaning fused (hybrid), by words alone, or by meaning alone",
     ),
     _query("limit", {"type": "integer", "minimum": 1, "maximum": 500}, "page size (default 50)"),
     _query("offset", {"type": "integer", "minimum": 0, "maximum": 10_000_000}, "rows to skip"),

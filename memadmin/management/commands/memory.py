@@ -23,7 +23,7 @@ def _tier_option(parser, what: str) -> None:
 class Command(BaseCommand):
     help = (
         "Work with the memory store: list, get, show, add, edit, remove, move, export, import, "
-        "verify [--rebuild], search QUERY..."
+        "verify [--rebuild], embed [--rebuild], search QUERY..."
     )
 
     def add_arguments(self, parser):
@@ -31,10 +31,16 @@ class Command(BaseCommand):
 
         verify = commands.add_parser(
             "verify",
-            help="check the search index and reference tables against the memories",
+            help="check the search index, reference tables and vectors against the memories",
         )
         verify.add_argument(
             "--rebuild", action="store_true", help="regenerate them from the memories table"
+        )
+        embed = commands.add_parser(
+            "embed", help="give every memory lacking a sound vector one (search by meaning)"
+        )
+        embed.add_argument(
+            "--rebuild", action="store_true", help="embed every memory again, sound or not"
         )
 
         listing = commands.add_parser("list", help="list memories in index order")
@@ -135,6 +141,11 @@ class Command(BaseCommand):
         search.add_argument("--tag")
         search.add_argument("--load", choices=["inline", "index", "search"])
         search.add_argument("--limit", type=int, default=50)
+        search.add_argument(
+            "--mode",
+            metavar="{hybrid,words,meaning}",
+            help="find by words and meaning fused (the default), words alone, or meaning alone",
+        )
         search.add_argument("--format", choices=["text", "json"], default="text")
 
     def handle(self, *args, action, **options):
@@ -144,6 +155,9 @@ class Command(BaseCommand):
 
     def handle_verify(self, **options):
         cli.verify(self.stdout, self.stderr, **options)
+
+    def handle_embed(self, **options):
+        cli.embed(self.stdout, self.stderr, **options)
 
     def handle_list(self, **options):
         cli.list_memories(self.stdout, **options)

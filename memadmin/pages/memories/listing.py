@@ -70,6 +70,9 @@ COLUMNS = [
     ("Refs", None),
 ]
 NUMERIC = {"Priority", "Reads", "Refs"}
+# The default mode's value is blank, so a shared URL names a mode only when it is not the
+# default (the form reads blank as hybrid).
+MODE_CHOICES = (("", "words and meaning"), ("words", "words only"), ("meaning", "meaning only"))
 
 
 class RowLinks:
@@ -162,6 +165,7 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         # which it keeps drawn per process.
         "bulk_form": BulkForm,
         "period_choices": PERIOD_CHOICES,
+        "mode_choices": MODE_CHOICES,
         "loads": memory_fields.LOADS,
         "bulk_actions": BULK_ACTIONS,
         "status": 200,
@@ -251,7 +255,9 @@ def _search_context(context, form, filters, refusals, saved, now) -> dict:
     limit = form.cleaned_data["limit"]
     offset = form.cleaned_data["offset"] or 0
     try:
-        result = search(queries, filters, limit=limit, offset=offset, now=now)
+        result = search(
+            queries, filters, limit=limit, offset=offset, now=now, mode=form.cleaned_data["mode"]
+        )
     except DomainError as error:
         context.update(error=error.message, status=error.status)
         return context
@@ -528,7 +534,7 @@ def _matching_ids(form: MemoryListForm) -> list[int]:
     """Every memory the list shows across its pages: the search's hits when it is a search."""
     filters, queries = form.filters(), form.cleaned_data["q"]
     if queries:
-        result = search(queries, filters, limit=bulk.BULK_LIMIT + 1)
+        result = search(queries, filters, limit=bulk.BULK_LIMIT + 1, mode=form.cleaned_data["mode"])
         ids, count = [hit.memory.id for hit in result.hits], result.count
     else:
         ids = listing.matching_ids(filters, limit=bulk.BULK_LIMIT + 1)

@@ -2,9 +2,6 @@
 
 import json
 
-from memories.engine.sqlite.index import FTS_TABLE
-from memories.engine.sqlite.search import quote
-
 
 def values(items) -> tuple[str, list]:
     """A subquery of one column, `value`, holding the items.
@@ -13,21 +10,6 @@ def values(items) -> tuple[str, list]:
     SQLite caps the bound variables of a statement.
     """
     return "SELECT value FROM json_each(%s)", [json.dumps(list(items))]
-
-
-def description_matches(word_sets: list[list[str]], limit: int) -> tuple[str, list]:
-    """The ids of memories whose description holds every word of one of the sets."""
-    conjunctions = [" AND ".join(quote(word) for word in words) for words in word_sets]
-    if len(conjunctions) == 1:
-        match = conjunctions[0]
-    else:
-        match = " OR ".join(f"({conjunction})" for conjunction in conjunctions)
-    # No join: joined, SQLite may drive the query from the memories table and probe the
-    # index once per row.
-    return (
-        f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s LIMIT {int(limit)}",
-        ["description : (" + match + ")"],
-    )
 
 
 def byte_length(sql: str) -> str:

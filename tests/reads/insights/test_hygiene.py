@@ -109,13 +109,15 @@ def test_duplicate_groups_do_not_chain(write):
     assert all(len(group) < 4 for group in groups) and groups
 
 
-def test_near_pairs_use_the_write_doors_measure(write):
+def test_a_near_copy_is_grouped_here_and_noted_by_the_write_door(write):
+    # The write door measures by meaning (the memory's vector, its name a third of it), the
+    # groups by wording: a near-copy under a like name is both.
     first = "Nightly database backups run at 02:00 UTC"
     second = "Nightly database backups run at 03:00 UTC"
-    write("x", description=first)
-    write("y", description=second)
+    write("backups-2am", description=first)
+    write("backups-3am", description=second)
     assert similarity.near(similarity.words(first), similarity.words(second))
-    result = write("z", description="Nightly database backups run at 04:00 UTC")
+    result = write("backups-4am", description="Nightly database backups run at 04:00 UTC")
     assert any("already says something very similar" in note for note in result.notes)
     assert hygiene.duplicate_groups().items[0].size == 3
 

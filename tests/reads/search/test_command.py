@@ -87,3 +87,18 @@ def test_last_resort_and_scanned_terms_are_said(write):
 def test_bad_input_is_one_sentence(store, args, message):
     with pytest.raises(CommandError, match=message):
         run(*args)
+
+
+def test_mode_meaning_lists_the_guesses_as_such(write):
+    write("deploy-host", description="Production deploys go to host-7 through the bastion")
+    out = run("which server receives prod releases", "--mode", "meaning")
+    lines = out.splitlines()
+    assert lines[1].startswith("deploy-host  [global]  p5  semantic ")
+    assert "similar in meaning (0." in lines[1]
+    words = run("which server receives prod releases", "--mode", "words")
+    assert words == "0 memories matching ‘which server receives prod releases’, best first\n"
+
+
+def test_an_unknown_mode_is_a_command_error(write):
+    with pytest.raises(CommandError, match="mode is hybrid, words or meaning"):
+        run("deploy", "--mode", "fuzzy")

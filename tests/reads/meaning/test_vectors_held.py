@@ -1,0 +1,125 @@
+"""Nearest neighbours by meaning over the vectors a process holds, kept up to date."""
+
+import numpy as np
+from django.db import transaction
+
+from memories import embedding
+from memories.models import GLOBAL_TIER, Memory, MemoryVector
+from memories.reads import meaning
+from memories.reads.filters import MemoryFilters
+from memories.writes import doors
+
+
+def _ids(found):
+    return [memory.name for memory, _ in found]
+
+
+def test_similar_to_ranks_by_meaning_and_leaves_itself_out(write):
+    cache = write("cache-flush", description="The cache is invalidated every night").memory
+    write("cache-when", description="When is the cache flushed")
+    write("subtitles", description="Subtitles are delivered as SRT and TTML")
+    found = meaning.similar_to(cache, limit=5)
+    assert _ids(found)[0] == "cache-when"
+    assert "cache-flush" not in _ids(found)
+    cosines = [cosine for _, cosine in found]
+    assert cosines == sorted(cosines, reverse=True)
+    assert _ids(meaning.similar_to(cache, threshold=0.4)) == ["cache-when"]
+
+
+def test_similar_to_is_narrowed_by_the_filters(write, project):
+    cache = write("cache-flush", description="The cache is invalidated every night").memory
+    write("cache-when", description="When is the cache flushed")
+    write("cache-web", description="When is the web cache flushed", project="webdev")
+    found = meaning.similar_to(cache, filters=MemoryFilters(project="webdev"))
+    assert _ids(found) == ["cache-web"]
+
+
+def test_the_held_vectors_follow_writes_deletes_and_rows_written_elsewhere(write):
+    a = write("a", description="Deploys go to host-7 through the bastion").memory
+    vector = meaning.query_vector("production deploys through the bastion host")
+    assert [n.memory_id for n in meaning.nearest(vector, floor=0.3)[0]] == [a.id]
+    b = write("b", description="Releases to production pass the bastion host").memory
+    assert {n.memory_id for n in meaning.nearest(vector, floor=0.3)[0]} == {a.id, b.id}
+    doors.delete("b")
+    assert [n.memory_id for n in meaning.nearest(vector, floor=0.3)[0]] == [a.id]
+    # Another process rewrote a's vector: the new row is read.
+    row = MemoryVector.objects.get(memory_id=a.id)
+    unrelated = embedding.embed(["Subtitles are delivered as SRT and TTML"])[0]
+    MemoryVector.objects.filter(id=row.id).delete()
+    MemoryVector.objects.create(
+        memory_id=a.id,
+        model=row.model,
+        digest=row.digest,
+        stamp=7,
+        vector=embedding.to_bytes(unrelated),
+    )
+    assert meaning.nearest(vector, floor=0.3) == ([], True)
+
+
+def test_rows_rolled_back_and_their_ids_reused_are_read_again(write):
+    write("a", description="Deploys go to host-7 through the bastion")
+    vector = meaning.query_vector("production deploys through the bastion host")
+    with transaction.atomic():
+        sid = transaction.savepoint()
+        write("b", description="Releases to production pass the bastion host")
+        assert len(meaning.nearest(vector, floor=0.3)[0]) == 2
+        transaction.savepoint_rollback(sid)
+    c = write("c", description="Subtitles are delivered as SRT and TTML").memory
+    found = meaning.nearest(vector, floor=0.3)[0]
+    assert [n.memory_id for n in found] == [MemoryVector.objects.get(memory__name="a").memory_id]
+    assert c.id not in [n.memory_id for n in found]
+
+
+def test_vectors_of_another_model_are_left_out(write):
+    a = write("a", description="Deploys go to host-7 through the bastion").memory
+    MemoryVector.objects.filter(memory_id=a.id).update(model="wordllama-0.0/old", stamp=1)
+    # An update in place is not how the doors write; a new row is: write one of another model.
+    row = MemoryVector.objects.get(memory_id=a.id)
+    MemoryVector.objects.filter(id=row.id).delete()
+    MemoryVector.objects.create(
+        memory_id=a.id, model="wordllama-0.0/old", digest="", stamp=2, vector=row.vector
+    )
+    assert meaning.vector_of(a) is None
+    assert meaning.nearest(meaning.query_vector("deploys bastion"), floor=-1.0) == ([], True)
+
+
+def test_near_duplicate_pairs_of_a_tier(write, project):
+    a = write("alice-timezone", description="Alice works in the Europe/Berlin time zone").memory
+    b = write("alice-tz", description="Alice works in the Europe/Berlin timezone").memory
+    write("bob-food", description="Bob is vegetarian")
+    write("alice-web", description="Alice works in the Europe/Berlin time zone", project="webdev")
+    pairs = meaning.near_duplicate_pairs(GLOBAL_TIER)
+    assert [(x, y) for x, y, _ in pairs] == [(a.id, b.id)]
+    assert pairs[0][2] >= meaning.NEAR_DUPLICATE_COSINE
+    assert meaning.near_duplicate_pairs(project.id) == []
+    assert meaning.near_duplicate_pairs(GLOBAL_TIER, threshold=1.01) == []
+
+
+def test_near_duplicate_pairs_compare_across_blocks(write, monkeypatch):
+    monkeypatch.setattr(meaning, "PAIR_BLOCK", 2)
+    names = ["x1", "y1", "x2", "y2", "x3"]
+    for name in names:
+        text = "Deploys go to host-7" if name.startswith("x") else "Subtitles are SRT files"
+        write(name, description=text)
+    pairs = meaning.near_duplicate_pairs(GLOBAL_TIER, threshold=0.7)
+    found = {tuple(sorted((x, y))) for x, y, _ in pairs}
+    ids = dict(Memory.objects.values_list("name", "id"))
+    expected = {
+        tuple(sorted((ids[p], ids[q])))
+        for p, q in [("x1", "x2"), ("x1", "x3"), ("x2", "x3"), ("y1", "y2")]
+    }
+    assert found == expected
+    assert all(np.isfinite(cosine) for _, _, cosine in pairs)
+
+
+def test_the_write_doors_note_names_the_closest_in_the_band(write, project):
+    write("alice-web", description="Alice works in the Europe/Berlin time zone", project="webdev")
+    result = write("alice-tz", description="Alice works in the Europe/Berlin timezone")
+    assert result.notes == [], "a project's memory is not in the global band"
+    result = write(
+        "alice-tz2", description="Alice works in the Europe/Berlin timezone", project="webdev"
+    )
+    assert any(
+        "'alice-web' already says" in note or "'alice-tz' already says" in note
+        for note in result.notes
+    )

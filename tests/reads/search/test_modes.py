@@ -1,0 +1,113 @@
+"""Search by words, by meaning and both: what each mode finds and how a guess is told apart."""
+
+import pytest
+
+from memories.reads.filters import MemoryFilterForm, MemoryFilters
+from memories.reads.search import MEANING_FLOOR, SEMANTIC
+
+PARAPHRASE = "which server receives prod releases"  # no word of deploy-host
+
+
+@pytest.fixture
+def store(write, project):
+    write(
+        "deploy-host",
+        description="Production deploys go to host-7 through the bastion",
+        body="Deploys go to host-7.internal via the bastion at bastion-2.",
+        priority=2,
+    )
+    write("subtitles", description="Subtitles are delivered as SRT and TTML")
+    write("gpu-quota", description="The lab's GPU quota resets on the first of the month")
+    write(
+        "web-host",
+        project="webdev",
+        description="Production deploys of the web app go to host-9 through the bastion",
+    )
+    write("old-host", description="Production deploys went to host-3", expires="2001-01-01")
+
+
+def _names(result):
+    return [hit.memory.name for hit in result.hits]
+
+
+def test_words_alone_find_nothing_for_a_paraphrase(find, store):
+    assert find(PARAPHRASE, mode="words").hits == []
+
+
+def test_meaning_finds_it_and_says_it_guessed(find, store):
+    result = find(PARAPHRASE, mode="meaning")
+    first = result.hits[0]
+    assert first.memory.name in {"deploy-host", "web-host", "old-host"}
+    assert {"deploy-host", "web-host", "old-host"} <= set(_names(result)[:3])
+    assert all(hit.matched_by == SEMANTIC for hit in result.hits)
+    assert all(hit.similarity >= MEANING_FLOOR for hit in result.hits)
+    data = first.to_dict()
+    assert data["matched_by"] == "semantic" and data["similarity"] == round(first.similarity, 4)
+    assert result.count == len(result.hits) and not result.last_resort
+
+
+def test_hybrid_finds_the_paraphrase_as_a_semantic_hit(find, store):
+    result = find(PARAPHRASE, mode="hybrid")
+    assert _names(result)[0] in {"deploy-host", "web-host", "old-host"}
+    assert result.hits[0].matched_by == SEMANTIC
+
+
+def test_hybrid_keeps_the_words_hits_in_their_order_and_interleaves_the_guesses(find, store):
+    words = find("production", mode="words")
+    hybrid = find("production", mode="hybrid")
+    by_words = [hit for hit in hybrid.hits if hit.matched_by != SEMANTIC]
+    guesses = [hit for hit in hybrid.hits if hit.matched_by == SEMANTIC]
+    assert [hit.memory.name for hit in by_words] == _names(words)
+    assert hybrid.hits[0].memory.name == _names(words)[0], "a guess never goes first"
+    assert guesses and hybrid.hits[1] is guesses[0], "the first guess ranks with the second word"
+    assert "gpu-quota" not in _names(words) and "gpu-quota" in [h.memory.name for h in guesses]
+    assert hybrid.count == words.count + len(guesses)
+    assert all(hit.similarity is not None for hit in by_words), "found by words, with similarity"
+    scores = [hit.score for hit in hybrid.hits]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_filters_narrow_meaning_exactly_as_they_narrow_words(find, store):
+    in_webdev = find(PARAPHRASE, mode="meaning", filters=MemoryFilters(project="webdev"))
+    assert _names(in_webdev) == ["web-host"]
+    global_only = find(PARAPHRASE, mode="meaning", filters=MemoryFilters(project=None))
+    assert "web-host" not in _names(global_only) and "deploy-host" in _names(global_only)
+    live = find(PARAPHRASE, mode="hybrid", filters=MemoryFilters(expired=False))
+    assert "old-host" not in _names(live)
+
+
+def test_an_expired_memory_stays_found_by_meaning_and_marked(find, store):
+    result = find(PARAPHRASE, mode="meaning")
+    (old,) = [hit for hit in result.hits if hit.memory.name == "old-host"]
+    assert old.to_dict()["expired"] is True
+
+
+def test_synonyms_by_meaning_take_each_memory_at_its_nearest(find, store):
+    alone = find("caption files", mode="meaning")
+    both = find("caption files", PARAPHRASE, mode="meaning")
+    assert "subtitles" in _names(both) and "deploy-host" in _names(both)
+    assert len(set(_names(both))) == len(both.hits)
+    assert set(_names(alone)) <= set(_names(both))
+
+
+def test_meaning_pages_by_offset(find, store):
+    everything = _names(find(PARAPHRASE, mode="meaning"))
+    assert _names(find(PARAPHRASE, mode="meaning", limit=2, offset=1)) == everything[1:3]
+
+
+def test_words_mode_is_the_search_it_always_was(find, store):
+    assert all(hit.similarity is None for hit in find("bastion", mode="words").hits)
+
+
+@pytest.mark.parametrize("mode", ["", "hybrid", "HYBRID", "words", "meaning"])
+def test_the_filter_form_reads_the_mode(mode):
+    form = MemoryFilterForm({"q": "x", "mode": mode})
+    assert form.is_valid()
+    assert form.cleaned_data["mode"] == (mode.lower() or "hybrid")
+
+
+@pytest.mark.parametrize("mode", ["fuzzy", "semantic", "both"])
+def test_any_other_mode_is_refused_in_one_sentence(mode):
+    form = MemoryFilterForm({"q": "x", "mode": mode})
+    assert not form.is_valid()
+    assert form.errors["mode"] == ["mode is hybrid, words or meaning."]
