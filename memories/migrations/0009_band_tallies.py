@@ -86,7 +86,7 @@ def uninstall(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memories", "0006_tag_folded"),
+        ("memories", "0008_merge_project_revision"),
         ("projects", "0001_initial"),
     ]
 
