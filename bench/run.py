@@ -31,8 +31,10 @@ import argparse
 import datetime as dt
 import http.client
 import json
+import math
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import statistics
@@ -335,19 +337,32 @@ def run_statements(driver, statements: list[Statement]) -> list[float]:
 
 
 class Server:
-    """gunicorn memadmin.wsgi on 127.0.0.1:port with the store's data dir."""
+    """gunicorn memadmin.wsgi on 127.0.0.1:port with the store's data dir (or, `floor`, the
+    minimal Django app of bench/floor.py on the same store)."""
 
-    def __init__(self, port: int, data_dir: Path, workers: int, database_url: str = ""):
+    def __init__(
+        self,
+        port: int,
+        data_dir: Path,
+        workers: int,
+        database_url: str = "",
+        *,
+        floor: bool = False,
+    ):
         self.port = port
-        self.log = data_dir / "gunicorn.log"
+        self.log = data_dir / ("floor.log" if floor else "gunicorn.log")
         env = {
             **os.environ,
             "MEMADMIN_DATA_DIR": str(data_dir),
             "MEMADMIN_DATABASE_URL": database_url,
         }
+        app, probe = ["memadmin.wsgi"], "/sign-in/"
+        if floor:
+            env["MEMADMIN_FLOOR_DB"] = str(generate.store_path(data_dir))
+            app, probe = ["--chdir", str(ROOT / "bench"), "floor"], "/v1/memories"
         command = [
             str(Path(sys.executable).parent / "gunicorn"),
-            "memadmin.wsgi",
+            *app,
             "--bind",
             f"127.0.0.1:{port}",
             "--workers",
@@ -364,7 +379,7 @@ class Server:
             if self.process.poll() is not None:
                 raise SystemExit(f"gunicorn exited; see {self.log}")
             try:
-                status, _, _ = self.get("/sign-in/", {"Host": "127.0.0.1"})
+                status, _, _ = self.get(probe, {"Host": "127.0.0.1"})
                 if status == 200:
                     return
             except OSError:
@@ -468,6 +483,7 @@ def throughput(server: Server, path: str, headers: dict, *, clients, seconds, ca
     wall = time.perf_counter() - started
     return {
         "path": path,
+        "client": "python threads",
         "clients": clients,
         "requests": len(latencies),
         "seconds": wall,
@@ -475,6 +491,39 @@ def throughput(server: Server, path: str, headers: dict, *, clients, seconds, ca
         "statuses": {str(k): v for k, v in sorted(statuses.items())},
         "median_ms": statistics.median(latencies),
         "p95_ms": percentile_95(latencies),
+    }
+
+
+def throughput_ab(server: Server, path: str, headers: dict, *, clients, seconds, cap) -> dict:
+    """Requests per second of ApacheBench (`ab`, a C client: the Python client's threads
+    took a core of the two from the server) with `clients` at once, a new connection per
+    request, for `seconds` or `cap` requests."""
+    command = ["ab", "-q", "-c", str(clients), "-t", str(seconds), "-n", str(cap)]
+    for name, value in headers.items():
+        command += ["-H", f"{name}: {value}"]
+    output = subprocess.run(
+        [*command, f"http://127.0.0.1:{server.port}{path}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+    def figure(label: str) -> float:
+        return float(re.search(rf"^{label}:\s+([\d.]+)", output, re.MULTILINE).group(1))
+
+    failed = int(figure("Failed requests"))
+    non_2xx = re.search(r"^Non-2xx responses:\s+(\d+)", output, re.MULTILINE)
+    complete = int(figure("Complete requests"))
+    return {
+        "path": path,
+        "client": "ab",
+        "clients": clients,
+        "requests": complete,
+        "seconds": figure("Time taken for tests"),
+        "rps": figure("Requests per second"),
+        "statuses": {"failed": failed, "non_2xx": int(non_2xx.group(1)) if non_2xx else 0},
+        "median_ms": float(re.search(r"^\s+50%\s+(\d+)", output, re.MULTILINE).group(1)),
+        "p95_ms": float(re.search(r"^\s+95%\s+(\d+)", output, re.MULTILINE).group(1)),
     }
 
 
@@ -510,9 +559,13 @@ def markdown(run: dict, results: list[Result]) -> str:
     rps = run["throughput"]
     lines += [
         "",
-        f"`{rps['path']}` under {rps['clients']} concurrent clients: **{rps['rps']:.0f} "
+        f"`{rps['path']}` under {rps['clients']} concurrent clients ({rps['client']}, a new "
+        f"connection per request): **{rps['rps']:.0f} "
         f"requests/s** ({rps['requests']} requests in {rps['seconds']:.1f} s, median "
-        f"{rps['median_ms']:.1f} ms, p95 {rps['p95_ms']:.1f} ms, statuses {rps['statuses']}).",
+        f"{rps['median_ms']:.1f} ms, p95 {rps['p95_ms']:.1f} ms, statuses {rps['statuses']}); "
+        f"the Django floor (bench/floor.py: the same 50 rows as JSON, no middleware, token or "
+        f"form) under the same load right after: **{run['floor_throughput']['rps']:.0f} "
+        "requests/s**.",
         "",
         "## The main query of each route (its slowest statement on memories) and its plan",
         "",
@@ -547,9 +600,51 @@ def print_row(r: Result) -> None:
     )
 
 
+SIZES = (10_000, 100_000, 1_000_000)
+
+
+def growth(sizes: list[int], medians: list[float]) -> str:
+    """How a route's median grows with the store, from the smallest size to the largest: the
+    exponent k of median ~ size^k, read as flat (k < 0.15), linear (k >= 0.7) or between."""
+    k = math.log(medians[-1] / medians[0]) / math.log(sizes[-1] / sizes[0])
+    word = "flat" if k < 0.15 else "linear" if k >= 0.7 else "sublinear"
+    return f"{word} (k={k:.2f})"
+
+
+def growth_report(runs: list[dict]) -> str:
+    """The medians of every route at each size, side by side, and how each grows."""
+    sizes = [run["memories"] for run in runs]
+    by_label = [{r["label"]: r for r in run["routes"]} for run in runs]
+    labels = [r["label"] for r in runs[0]["routes"]]
+    heading = " | ".join(f"{size:,}" for size in sizes)
+    lines = [
+        f"# Growth with the store: {', '.join(f'{size:,}' for size in sizes)} memories",
+        "",
+        "Medians in ms (each size's own file has p95, the bare SQL and the plans). Growth: "
+        "the exponent k of median ~ size^k from the smallest store to the largest; flat "
+        "below 0.15, linear from 0.7.",
+        "",
+        "Load average (1, 5, 15 min) before each size: "
+        + "; ".join(f"{run['memories']:,}: {run['load_before']}" for run in runs),
+        "",
+        f"| route | {heading} | growth |",
+        "|---|" + "---:|" * len(sizes) + "---|",
+    ]
+    for label in labels:
+        medians = [runs_routes[label]["median_ms"] for runs_routes in by_label]
+        cells = " | ".join(f"{m:.2f}" for m in medians)
+        lines.append(f"| {label} | {cells} | {growth(sizes, medians)} |")
+    clients = runs[0]["throughput"]["clients"]
+    rps = " | ".join(f"{run['throughput']['rps']:.0f}" for run in runs)
+    lines.append(f"| `/v1/memories` req/s, {clients} clients | {rps} | |")
+    floor = " | ".join(f"{run['floor_throughput']['rps']:.0f}" for run in runs)
+    lines.append(f"| the Django floor (bench/floor.py) req/s, {clients} clients | {floor} | |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--memories", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--data-dir", type=Path, help="default: var/bench/<memories>-<seed>/")
     parser.add_argument("--port", type=int, default=8701)
@@ -566,10 +661,46 @@ def main() -> int:
         default=os.environ.get("MEMADMIN_DATABASE_URL", ""),
         help="--engine postgres: the database to fill and serve (default MEMADMIN_DATABASE_URL)",
     )
+    parser.add_argument("--out", type=Path, help="the results' path without suffix")
     options = parser.parse_args()
-    url = options.database_url if options.engine == "postgres" else ""
-    if options.engine == "postgres" and not url:
+    if options.engine == "postgres" and not options.database_url:
         parser.error("--engine postgres needs --database-url (or MEMADMIN_DATABASE_URL)")
+    if len(options.memories) == 1:
+        return run_size(options, options.memories[0])
+    # One process per size: Django is set up once a process, on one store.
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    passed = list(_passed_on(sys.argv[1:]))
+    status, runs = 0, []
+    for size in sorted(options.memories):
+        out = OUT / f"{stamp}-{size}"
+        command = [sys.executable, __file__, *passed, "--memories", str(size), "--out", str(out)]
+        if options.data_dir:
+            command += ["--data-dir", str(options.data_dir / f"{size}-{options.seed}")]
+        status |= subprocess.run(command, check=False).returncode
+        runs.append(json.loads(out.with_suffix(".json").read_text()))
+    report = growth_report(runs)
+    (OUT / f"{stamp}-growth.md").write_text(report)
+    print("\n" + report + f"\nWrote {OUT / stamp}-growth.md")
+    return status
+
+
+def _passed_on(args: list[str]):
+    """The arguments but --memories and its sizes, --out and --data-dir, for each size's run."""
+    skipping = False
+    for arg in args:
+        if arg in ("--memories", "--out", "--data-dir"):
+            skipping = True
+            continue
+        if skipping and not arg.startswith("--"):
+            continue
+        skipping = False
+        yield arg
+
+
+def run_size(options, memories: int) -> int:
+    """Every route on a store of `memories`; the results in bench/out (or --out)."""
+    options.memories = memories
+    url = options.database_url if options.engine == "postgres" else ""
 
     store = generate.ensure_store(options.memories, options.data_dir, options.seed, url)
     from django.conf import settings
@@ -591,6 +722,7 @@ def main() -> int:
     }
     bare = BarePostgres(url) if url else BareSQLite(store, settings.DATABASES["default"])
     run[bare.engine] = bare.version
+    measure_rps = throughput_ab if shutil.which("ab") else throughput
     server = Server(options.port, store.parent, options.workers, url)
     results = []
     try:
@@ -612,7 +744,7 @@ def main() -> int:
             results.append(result)
             print_row(result)
         api_list = Route("/v1 list", "/v1/memories", api=True)
-        run["throughput"] = throughput(
+        run["throughput"] = measure_rps(
             server,
             api_list.path,
             request_headers(api_list, facts),
@@ -623,23 +755,36 @@ def main() -> int:
     finally:
         server.stop()
         bare.close()
+    floor = Server(options.port + 1, store.parent, options.workers, floor=True)
+    try:
+        run["floor_throughput"] = measure_rps(
+            floor,
+            "/v1/memories",
+            {"Host": "127.0.0.1"},
+            clients=options.clients,
+            seconds=options.rps_seconds,
+            cap=50_000,
+        )
+    finally:
+        floor.stop()
     run["load_after"] = [round(x, 2) for x in os.getloadavg()]
-    rps = run["throughput"]
+    rps, floor_rps = run["throughput"], run["floor_throughput"]
     print(
         f"\n{rps['path']} under {rps['clients']} clients: {rps['rps']:.0f} requests/s, "
-        f"statuses {rps['statuses']}; load average {run['load_after']}"
+        f"statuses {rps['statuses']}; the Django floor (bench/floor.py) "
+        f"{floor_rps['rps']:.0f}; load average {run['load_after']}"
     )
     OUT.mkdir(parents=True, exist_ok=True)
-    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = options.out or OUT / dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     data = {
         **run,
         "routes": [
             {**asdict(r), "main_statement": r.main.sql if r.main else None} for r in results
         ],
     }
-    (OUT / f"{stamp}.json").write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str))
-    (OUT / f"{stamp}.md").write_text(markdown(run, results))
-    print(f"Wrote {OUT / stamp}.json and .md")
+    out.with_suffix(".json").write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    out.with_suffix(".md").write_text(markdown(run, results))
+    print(f"Wrote {out}.json and .md")
     missed = [r.label for r in results if not r.meets]
     scanned = [r.label for r in results if r.full_scans]
     if missed:

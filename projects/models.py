@@ -10,6 +10,9 @@ class ProjectQuerySet(models.QuerySet):
         """Every project's name, in name order: the tier pickers' choices."""
         return list(self.order_by("name").values_list("name", flat=True))
 
+    def names_by_id(self) -> dict[int, str]:
+        return dict(self.values_list("id", "name"))
+
     def named(self, name: str) -> "Project":
         """The project of this name; a name no project has is refused (UnknownProject)."""
         try:

@@ -81,10 +81,10 @@ def list_memories(request: HttpRequest):
                 "capped": found.capped,
             }
         )
-    page = listing.list_memories(filters, limit=limit, offset=offset, now=now)
+    page = listing.list_dicts(filters, limit=limit, offset=offset, now=now)
     return ok(
         {
-            "memories": [memory.to_dict(now) for memory in page.memories],
+            "memories": page.memories,
             "count": page.count,
             "summary": filters.summary(page.count),
         }

@@ -19,7 +19,9 @@ An engine provides five modules:
         lock fails at once (is_busy) instead of waiting, for writes a read may skip.
 
 `index`, the search index over name, description and body and the tables derived from the
-memories table (the reference and tag rows); the migrations create them, frozen
+memories table (the reference and tag rows, the tallies per tier, load and priority that
+memories.reads.tallies reads), kept in each write's own transaction; the migrations create
+them, frozen
     migrated(cursor) -> bool: whether the memories table exists yet.
     missing_triggers(cursor) -> list[str]: the triggers keeping them in step that are gone.
     check() -> IndexReport: the derived tables compared with the memories table.

@@ -5,6 +5,8 @@ one budget; a session on no project sees the global tier alone.
 """
 
 import datetime as dt
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -13,8 +15,8 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from memories.models import GLOBAL_TIER, Memory, Tag
-from memories.reads import listing
-from memories.reads.filters import DENSE, SPARSE, likelihood
+from memories.reads import listing, tallies
+from memories.reads.filters import DENSE, likelihood
 from memories.rules import budget
 from memories.rules.captions import short_age
 from projects.models import Project
@@ -32,27 +34,17 @@ class Listing:
     lines: list[tuple[Memory, str]] = field(default_factory=list)
     bytes: int = 0
     left_out: int = 0
-    # The memories the listing was drawn from, for the tags of those left out.
-    scope: QuerySet | None = None
+    # The most common tags of the memories the listing was drawn from but for those listed
+    # (their ids): counted only when asked for, since the budget report, which builds a view
+    # of every band, never shows them.
+    tags_beside: Callable[[list[int]], list[tuple[str, int]]] | None = None
 
     @cached_property
     def left_out_tags(self) -> list[tuple[str, int]]:
-        """The three most common tags of the memories left out, with their counts.
-
-        Counted only when asked for: at 100,000 memories the count reads every tag of the
-        band, and the budget report, which never shows it, builds a view of every band.
-        """
-        if not self.left_out or self.scope is None:
+        """The three most common tags of the memories left out, with their counts."""
+        if not self.left_out or self.tags_beside is None:
             return []
-        listed = [memory.id for memory, _ in self.lines]
-        counts = (
-            Tag.objects.filter(memory__in=self.scope)
-            .exclude(memory_id__in=listed)
-            .values("tag")
-            .annotate(n=Count("id"))
-            .order_by("-n", "tag")[:3]
-        )
-        return [(row["tag"], row["n"]) for row in counts]
+        return self.tags_beside([memory.id for memory, _ in self.lines])
 
     def footer(self) -> str:
         if not self.left_out:
@@ -99,9 +91,9 @@ def index_line(memory: Memory, now: dt.datetime) -> str:
     )
 
 
-def _held_to_ceilings(rows: list[Memory], total: int, now, tag_scope) -> Listing:
+def _held_to_ceilings(rows: list[Memory], total: int, now, tags_beside) -> Listing:
     """List rows by description within 8 KiB and 200 entries, counting the rest."""
-    listing = Listing(scope=tag_scope)
+    listing = Listing(tags_beside=tags_beside)
     max_bytes = settings.MEMADMIN_INDEX_MAX_BYTES
     max_entries = settings.MEMADMIN_INDEX_MAX_ENTRIES
     for memory in rows:
@@ -113,6 +105,22 @@ def _held_to_ceilings(rows: list[Memory], total: int, now, tag_scope) -> Listing
         listing.bytes += size
     listing.left_out = total - len(listing.lines)
     return listing
+
+
+def _tags_among(memories: list[Memory]):
+    """The most common tags of `memories` but for those listed (a few: the unshown inline)."""
+
+    def tags_beside(listed: list[int]) -> list[tuple[str, int]]:
+        counts = (
+            Tag.objects.filter(memory_id__in=[m.id for m in memories])
+            .exclude(memory_id__in=listed)
+            .values("tag")
+            .annotate(n=Count("id"))
+            .order_by("-n", "tag")[:3]
+        )
+        return [(row["tag"], row["n"]) for row in counts]
+
+    return tags_beside
 
 
 def _band(project):
@@ -190,15 +198,10 @@ class TierReads:
 
     def count(self, tier: int, what: str) -> int:
         """How many of the tier's memories are listable in the index, search-only or expired."""
-        conditions = {
-            "listable": lambda: [_in_force(self.now), Q(load="index")],
-            "search_only": lambda: [_in_force(self.now), Q(load="search")],
-            "expired": lambda: [likelihood(Q(expires_at__lte=self.now), SPARSE)],
-        }
-        return self._once(
-            ("count", tier, what),
-            lambda: self._tier(tier).filter(*conditions[what]()).count(),
-        )
+        tally = self._once(("tally", tier), lambda: tallies.tier_tally(tier, self.now))
+        if what == "expired":
+            return tally.expired_total
+        return tally.in_force({"listable": "index", "search_only": "search"}[what])
 
 
 def agent_view(
@@ -211,7 +214,6 @@ def agent_view(
     now = now or timezone.now()
     reads = reads or TierReads(now)
     tiers = (GLOBAL_TIER,) if project is None else (GLOBAL_TIER, project.id)
-    in_band = _band(project)
 
     inline = sorted((m for tier in tiers for m in reads.inline(tier)), key=_index_key)
     budget_limit = budget.budget_bytes()
@@ -225,17 +227,19 @@ def agent_view(
         else:
             unshown.append(memory)
     inline_total = sum(m.body_bytes for m in inline)
-    unshown_ids = [m.id for m in unshown]
-    unshown_listing = _held_to_ceilings(
-        unshown, len(unshown), now, in_band.filter(id__in=unshown_ids)
-    )
+    unshown_listing = _held_to_ceilings(unshown, len(unshown), now, _tags_among(unshown))
 
     cap = settings.MEMADMIN_INDEX_MAX_ENTRIES + 1
     candidates = sorted(
         (m for tier in tiers for m in reads.index_candidates(tier, cap)), key=_index_key
     )[:cap]
     listable = sum(reads.count(tier, "listable") for tier in tiers)
-    index = _held_to_ceilings(candidates, listable, now, index_candidates(project, now))
+    index = _held_to_ceilings(
+        candidates,
+        listable,
+        now,
+        functools.partial(tallies.left_out_tags, tiers, "index", now),
+    )
     # Grouped for reading, global first; which entries survive was decided in index order.
     index.lines.sort(key=lambda pair: pair[0].project_id is not None)
 

@@ -20,30 +20,27 @@ from memories.rules.tiers import GLOBAL_TIER
 from projects.models import Project
 
 
-def _in_force_inline(statements, load: str = "load") -> str:
-    """The condition on a memory whose body is inline and in force (`load`: its column).
-
-    Declared likely: most memories are in force. Left to guess, the planner reads the whole
-    store through the expiry index as two ranges (114 ms at 100,000 memories, against 0.5 ms).
-    """
-    in_force = statements.likelihood("(expires_at IS NULL OR expires_at > %s)", 0.9)
-    return f"{load} = 'inline' AND body != '' AND {in_force}"
-
-
 def _db_time(moment: dt.datetime) -> str:
     return connection.ops.adapt_datetimefield_value(moment)
 
 
 def inline_totals(now: dt.datetime) -> dict[int, int]:
-    """Inline bytes in force per tier key (0 the global tier, else a project's id)."""
+    """Inline bytes in force per tier key (0 the global tier, else a project's id): the
+    tallies (memories.models.BandTally) less the bodies of the expired inline memories, in
+    one statement (the write door asks on every write)."""
     statements = engine.of(connection).statements
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT tier, SUM({statements.byte_length('body')}) FROM memories_memory "
-            f"WHERE {_in_force_inline(statements)} GROUP BY tier",
+            "SELECT tier, SUM(body_bytes) FROM memories_bandtally WHERE load = 'inline' "
+            "GROUP BY tier UNION ALL "
+            f"SELECT tier, -SUM({statements.byte_length('body')}) FROM memories_memory "
+            "WHERE load = 'inline' AND expires_at <= %s GROUP BY tier",
             [_db_time(now)],
         )
-        return dict(cursor.fetchall())
+        totals: dict[int, int] = {}
+        for tier, size in cursor.fetchall():
+            totals[tier] = totals.get(tier, 0) + size
+    return {tier: size for tier, size in totals.items() if size}
 
 
 def bands(now: dt.datetime, projects: list[Project] | None = None) -> list[Band]:
@@ -69,11 +66,15 @@ def largest_inline(tiers, now, *, limit=3, replacing=(), adding=()) -> list[dict
     skip = {c.memory_id for c in replacing if c.memory_id is not None}
     placeholders = ", ".join(["%s"] * len(tiers))
     statements = engine.of(connection).statements
+    # Through the band index (load, tier): with every tier in the list the planner would
+    # rather read the whole store through the expiry index (57 ms against 0.2 ms at 100,000).
+    expires_at = statements.unindexed("m.expires_at")
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT m.id, m.name, p.name, {statements.byte_length('m.body')} AS size "
             "FROM memories_memory m LEFT JOIN projects_project p ON p.id = m.project_id "
-            f"WHERE m.tier IN ({placeholders}) AND {_in_force_inline(statements, 'm.load')} "
+            f"WHERE m.load = 'inline' AND m.tier IN ({placeholders}) AND m.body != '' "
+            f"AND ({expires_at} IS NULL OR {expires_at} > %s) "
             "ORDER BY size DESC LIMIT %s",
             [*tiers, _db_time(now), limit + len(skip)],
         )

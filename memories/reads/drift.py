@@ -11,10 +11,11 @@ and never need a read, so their read count says nothing and they are left out.
 import datetime as dt
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from memories.models import GLOBAL_TIER, Memory
+from memories.reads import tallies
 from memories.reads.filters import MemoryFilters
 from memories.rules import tiers
 from memories.rules.fields import DEFAULT_PRIORITY
@@ -65,8 +66,7 @@ def priority_histograms() -> list[Histogram]:
     histograms = {GLOBAL_TIER: Histogram(None)}
     for project_id, name in Project.objects.order_by("name").values_list("id", "name"):
         histograms[project_id] = Histogram(name)
-    rows = Memory.objects.values_list("tier", "priority").annotate(n=Count("id")).order_by()
-    for tier, priority, count in rows:
+    for tier, priority, count in tallies.priorities():
         histograms[tier].counts[priority] = count
     return list(histograms.values())
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from memories.models import INDEX_ORDER, Memory
-from memories.reads import pagination
+from memories.models import INDEX_ORDER, LIST_FIELDS, Memory, list_dict
+from memories.reads import pagination, tallies
 from memories.reads.backlinks import citation_counts
 from memories.reads.filters import MemoryFilters
 from projects.models import Project
@@ -49,24 +49,61 @@ def memories(filters: MemoryFilters | None = None, *, sort: str = "index", now=N
     return queryset.order_by(*(key.order() for key in sort_keys(sort)))
 
 
+def _count(filters: MemoryFilters, base: QuerySet, now) -> int:
+    """The tallies' count when they can tell it (a filter they keep), else the rows'."""
+    counted = tallies.count(filters, now)
+    return filters.apply(base, now).count() if counted is None else counted
+
+
 @dataclass
 class Page:
     memories: list[Memory]
     count: int
 
 
-def list_memories(
-    filters: MemoryFilters, *, limit: int = 50, offset: int = 0, sort: str = "index", now=None
-) -> Page:
-    """A page by offset (the API's), walking the sort's index when many match, as
+def _by_offset(filters: MemoryFilters, base: QuerySet, *, limit, offset, sort, now):
+    """The page's queryset and the count, walking the sort's index when many match, as
     page_memories does."""
-    now = now or timezone.now()
-    base = Memory.objects.select_related("project")
-    count = filters.apply(base, now).count()
+    count = _count(filters, base, now)
     walk = count > WALK_AFTER and sort not in UNINDEXED_SORTS
     queryset = filters.apply(base, now, walk_order=walk, sparse=not walk)
     queryset = queryset.order_by(*(key.order() for key in sort_keys(sort)))
-    return Page(memories=list(queryset[offset : offset + limit]), count=count)
+    return queryset[offset : offset + limit], count
+
+
+def list_memories(
+    filters: MemoryFilters, *, limit: int = 50, offset: int = 0, sort: str = "index", now=None
+) -> Page:
+    """A page by offset (the API's)."""
+    now = now or timezone.now()
+    rows, count = _by_offset(
+        filters,
+        Memory.objects.select_related("project"),
+        limit=limit,
+        offset=offset,
+        sort=sort,
+        now=now,
+    )
+    return Page(memories=list(rows), count=count)
+
+
+@dataclass
+class DictPage:
+    memories: list[dict]  # each in its list form (Memory.to_dict)
+    count: int
+
+
+def list_dicts(
+    filters: MemoryFilters, *, limit: int = 50, offset: int = 0, sort: str = "index", now=None
+) -> DictPage:
+    """list_memories in the list form of /v1, read as plain rows."""
+    now = now or timezone.now()
+    rows, count = _by_offset(
+        filters, Memory.objects.all(), limit=limit, offset=offset, sort=sort, now=now
+    )
+    rows = list(rows.values_list(*LIST_FIELDS))
+    names = Project.objects.names_by_id() if any(row[1] for row in rows) else {}
+    return DictPage([list_dict(row, names.get(row[1]), now) for row in rows], count)
 
 
 @dataclass
@@ -97,7 +134,7 @@ def page_memories(
     """
     now = now or timezone.now()
     base = Memory.objects.defer("body", "source", "updated_at")
-    count = filters.apply(base, now).count()
+    count = _count(filters, base, now)
     # A filter admitting many memories reads faster by walking the sort's index than by
     # fetching every match to sort it; one admitting few, the other way round.
     walk = count > WALK_AFTER and sort not in UNINDEXED_SORTS

@@ -49,7 +49,7 @@ def test_an_unexpected_failure_is_a_json_500(api, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(listing, "list_memories", broken)
+    monkeypatch.setattr(listing, "list_dicts", broken)
     response = api.get("/v1/memories")
     assert response.status_code == 500
     assert response.json() == {"error": "Something failed on the server; its log says what."}
@@ -59,7 +59,7 @@ def test_a_locked_database_is_503_with_retry_after(api, monkeypatch):
     def locked(*args, **kwargs):
         raise busy_error()
 
-    monkeypatch.setattr(listing, "list_memories", locked)
+    monkeypatch.setattr(listing, "list_dicts", locked)
     response = api.get("/v1/memories")
     assert response.status_code == 503
     assert response["Retry-After"] == "2"
@@ -70,7 +70,7 @@ def test_another_database_failure_is_a_json_500(api, monkeypatch):
     def failing(*args, **kwargs):
         raise OperationalError("disk I/O error")
 
-    monkeypatch.setattr(listing, "list_memories", failing)
+    monkeypatch.setattr(listing, "list_dicts", failing)
     response = api.get("/v1/memories")
     assert response.status_code == 500
     assert response["Content-Type"] == "application/json"

@@ -68,7 +68,7 @@ def test_a_fixed_number_of_queries(auditor, project, django_assert_num_queries):
     for number in range(30):
         doors.write(f"m{number}", project="webdev", description="m", tags=["t"])
     # Sign-in (3), the project, the page's project list; the view, a tier at a time (2 each):
-    # inline bodies, the index, its count, the search-only and expired counts; the projects
-    # its rows name.
-    with django_assert_num_queries(16):
+    # inline bodies, the index, its tallies and its expired memories; the projects its rows
+    # name.
+    with django_assert_num_queries(14):
         auditor.get("/memories/_agent/?project=webdev")

@@ -29,10 +29,10 @@ def test_report_queries_grow_with_bands_not_with_memories(
     for number in range(30):
         write(f"m{number}", load="inline" if number % 2 else "index", body="x", tags=["t"])
         write(f"p{number}", project="webdev", tags=["t"])
-    # Per tier, read once for every band holding it: its inline bodies, its index, the
-    # index's count, the search-only and expired counts; per band, its largest inline bodies.
-    # And once, the projects the rows name.
-    global_tier, project_tier = 5, 5
+    # Per tier, read once for every band holding it: its inline bodies, its index, its
+    # tallies and its expired memories by load; per band, its largest inline bodies. And once,
+    # the inline totals, the projects, the largest of every band, the projects the rows name.
+    global_tier, project_tier = 4, 4
     global_band, project_band = global_tier + 1, project_tier + 1
     with django_assert_num_queries(3 + 1 + global_band + project_band):
         budget_report()

@@ -11,6 +11,9 @@
   scripts, long identifiers, paths and URLs) is an index search here, not a scan.
 * the reference and tag tables, kept from the refs and tags JSON by triggers, in the
   statement's transaction.
+* the tallies per tier, load and priority (memories, body bytes) and per tier, load and tag
+  (memories) that memories.reads.tallies reads, kept by a trigger in the statement's
+  transaction (migration 0011).
 * the cross-tier name rule (a global name is never also a project's), checked by a trigger
   under a lock on the name, so that two writers cannot both pass it.
 
@@ -104,6 +107,49 @@ BEGIN
 END $$""",
 }
 
+BAND_TALLY = "memories_bandtally"
+TAG_TALLY = "memories_tagtally"
+_TIER = "coalesce({row}.project_id, 0)"
+
+
+def _tally(row: str, sign: str) -> str:
+    """The statements adding (`sign` "+") or taking off ("-") the memory `row` (NEW or OLD)
+    to the tallies of its tier and load; a tally that falls to nothing is dropped, as a
+    recount would not have it."""
+    tier = _TIER.format(row=row)
+    if sign == "+":
+        return f"""
+        INSERT INTO {BAND_TALLY} AS t (tier, load, priority, memories, body_bytes)
+        VALUES ({tier}, {row}.load, {row}.priority, 1, octet_length({row}.body))
+        ON CONFLICT (tier, load, priority) DO UPDATE
+            SET memories = t.memories + 1, body_bytes = t.body_bytes + excluded.body_bytes;
+        INSERT INTO {TAG_TALLY} AS t (tier, load, tag, memories)
+        SELECT {tier}, {row}.load, value, count(*)
+        FROM jsonb_array_elements_text({row}.tags) GROUP BY value
+        ON CONFLICT (tier, load, tag) DO UPDATE SET memories = t.memories + excluded.memories;"""
+    return f"""
+        UPDATE {BAND_TALLY}
+        SET memories = memories - 1, body_bytes = body_bytes - octet_length({row}.body)
+        WHERE tier = {tier} AND load = {row}.load AND priority = {row}.priority;
+        DELETE FROM {BAND_TALLY} WHERE tier = {tier} AND load = {row}.load
+            AND priority = {row}.priority AND memories <= 0;
+        UPDATE {TAG_TALLY} AS t SET memories = t.memories - gone.n
+        FROM (SELECT value, count(*) AS n FROM jsonb_array_elements_text({row}.tags)
+              GROUP BY value) AS gone
+        WHERE t.tier = {tier} AND t.load = {row}.load AND t.tag = gone.value;
+        DELETE FROM {TAG_TALLY} WHERE tier = {tier} AND load = {row}.load AND memories <= 0;"""
+
+
+FUNCTIONS["memories_tally_keep"] = f"""
+CREATE OR REPLACE FUNCTION memories_tally_keep() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN{_tally("OLD", "-")}
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN{_tally("NEW", "+")}
+    END IF;
+    RETURN NULL;
+END $$"""
+
 # name -> CREATE TRIGGER statement.
 TRIGGERS = {
     "memories_search_bi": f"""
@@ -127,6 +173,20 @@ FOR EACH ROW WHEN (NEW.tags IS DISTINCT FROM OLD.tags) EXECUTE FUNCTION memories
     "memories_derived_ad": f"""
 CREATE TRIGGER memories_derived_ad AFTER DELETE ON {MEMORY_TABLE}
 FOR EACH ROW EXECUTE FUNCTION memories_derived_forget()""",
+    "memories_tally_ai": f"""
+CREATE TRIGGER memories_tally_ai AFTER INSERT ON {MEMORY_TABLE}
+FOR EACH ROW EXECUTE FUNCTION memories_tally_keep()""",
+    "memories_tally_ad": f"""
+CREATE TRIGGER memories_tally_ad AFTER DELETE ON {MEMORY_TABLE}
+FOR EACH ROW EXECUTE FUNCTION memories_tally_keep()""",
+    "memories_tally_au": f"""
+CREATE TRIGGER memories_tally_au
+AFTER UPDATE OF project_id, load, priority, body, tags ON {MEMORY_TABLE}
+FOR EACH ROW WHEN (
+    OLD.project_id IS DISTINCT FROM NEW.project_id OR OLD.load IS DISTINCT FROM NEW.load
+    OR OLD.priority IS DISTINCT FROM NEW.priority OR OLD.body IS DISTINCT FROM NEW.body
+    OR OLD.tags IS DISTINCT FROM NEW.tags
+) EXECUTE FUNCTION memories_tally_keep()""",
     "memories_cross_tier_bi": f"""
 CREATE TRIGGER memories_cross_tier_bi BEFORE INSERT ON {MEMORY_TABLE}
 FOR EACH ROW EXECUTE FUNCTION memories_cross_tier()""",
@@ -154,6 +214,23 @@ _DERIVED = (
     ("memories_reference", "target", "refs"),
     ("memories_tag", "tag", "tags"),
 )
+
+
+# A recount of each tally from the memories table, as the trigger keeps it.
+RECOUNTS = {
+    BAND_TALLY: (
+        "SELECT coalesce(project_id, 0), load, priority, count(*), "
+        f"coalesce(sum(octet_length(body)), 0) FROM {MEMORY_TABLE} GROUP BY 1, 2, 3"
+    ),
+    TAG_TALLY: (
+        "SELECT coalesce(m.project_id, 0), m.load, j.value, count(*) "
+        f"FROM {MEMORY_TABLE} m, jsonb_array_elements_text(m.tags) AS j(value) GROUP BY 1, 2, 3"
+    ),
+}
+TALLY_COLUMNS = {
+    BAND_TALLY: "tier, load, priority, memories, body_bytes",
+    TAG_TALLY: "tier, load, tag, memories",
+}
 
 
 def migrated(cursor) -> bool:
@@ -205,16 +282,24 @@ def check() -> IndexReport:
         for table, column, source in _DERIVED:
             expected = _expected_rows(source)
             present = f"SELECT memory_id, position, {column} FROM {table}"
-            cursor.execute(
-                f"SELECT (SELECT count(*) FROM ({expected} EXCEPT ALL {present}) AS gone)"
-                f" + (SELECT count(*) FROM ({present} EXCEPT ALL {expected}) AS extra)"
-            )
-            if cursor.fetchone()[0]:
+            if _differ(cursor, expected, present):
                 report.problems.append(f"{table} does not match the memories' {source}")
+        for table, expected in RECOUNTS.items():
+            if _differ(cursor, expected, f"SELECT {TALLY_COLUMNS[table]} FROM {table}"):
+                report.problems.append(f"{table} does not match a recount of the memories")
     return report
 
 
-REBUILD_STEPS = 4
+def _differ(cursor, expected: str, present: str) -> bool:
+    """Whether two statements' rows differ, either way round."""
+    cursor.execute(
+        f"SELECT (SELECT count(*) FROM ({expected} EXCEPT ALL {present}) AS gone)"
+        f" + (SELECT count(*) FROM ({present} EXCEPT ALL {expected}) AS extra)"
+    )
+    return bool(cursor.fetchone()[0])
+
+
+REBUILD_STEPS = 5
 
 
 def rebuild(progress=None) -> list[str]:
@@ -251,4 +336,8 @@ def rebuild(progress=None) -> list[str]:
                 f"INSERT INTO {table}(memory_id, position, {column}) {_expected_rows(source)}"
             )
             step()
+        for table, recount in RECOUNTS.items():
+            cursor.execute(f"DELETE FROM {table}")
+            cursor.execute(f"INSERT INTO {table}({TALLY_COLUMNS[table]}) {recount}")
+        step()
     return restored + indexes

@@ -1,6 +1,7 @@
 """SQLite's search index and the other derived parts of the store: the FTS5 table over
-name, description and body (porter stems on unicode61 tokens), and the reference and tag
-tables read from the refs and tags JSON.
+name, description and body (porter stems on unicode61 tokens), the reference and tag
+tables read from the refs and tags JSON, and the tallies per tier and load (memories, body
+bytes, tags; migration 0009).
 
 Each is kept in step with memories_memory by triggers, created in raw SQL by migration 0002
 (which froze its copy of the statements below). They are derived and disposable: `rebuild()`
@@ -13,6 +14,37 @@ from memories.engine import IndexReport
 
 MEMORY_TABLE = "memories_memory"
 FTS_TABLE = "memories_fts"
+
+BAND_TALLY = "memories_bandtally"
+TAG_TALLY = "memories_tagtally"
+
+
+def _tally(row: str, sign: str) -> str:
+    """The statements adding (`sign` "+") or taking off ("-") a memory's row (`new` or `old`)
+    to the tallies of its tier and load; a tally that falls to nothing is dropped, as a
+    recount would not have it."""
+    tier, size = f"coalesce({row}.project_id, 0)", f"length(CAST({row}.body AS BLOB))"
+    if sign == "+":
+        return f"""
+    INSERT INTO {BAND_TALLY}(tier, load, priority, memories, body_bytes)
+    VALUES ({tier}, {row}.load, {row}.priority, 1, {size})
+    ON CONFLICT (tier, load, priority) DO UPDATE SET
+        memories = memories + 1, body_bytes = body_bytes + excluded.body_bytes;
+    INSERT INTO {TAG_TALLY}(tier, load, tag, memories)
+    SELECT {tier}, {row}.load, value, 1 FROM json_each({row}.tags) WHERE true
+    ON CONFLICT (tier, load, tag) DO UPDATE SET memories = memories + 1;"""
+    return f"""
+    UPDATE {BAND_TALLY} SET memories = memories - 1, body_bytes = body_bytes - {size}
+    WHERE tier = {tier} AND load = {row}.load AND priority = {row}.priority;
+    DELETE FROM {BAND_TALLY}
+    WHERE tier = {tier} AND load = {row}.load AND priority = {row}.priority AND memories <= 0;
+    UPDATE {TAG_TALLY} SET memories = memories - (
+        SELECT count(*) FROM json_each({row}.tags) AS j WHERE j.value = {TAG_TALLY}.tag
+    )
+    WHERE tier = {tier} AND load = {row}.load
+      AND tag IN (SELECT value FROM json_each({row}.tags));
+    DELETE FROM {TAG_TALLY} WHERE tier = {tier} AND load = {row}.load AND memories <= 0;"""
+
 
 # name -> CREATE TRIGGER statement. Everything a row written past the doors must not break.
 TRIGGERS = {
@@ -58,6 +90,21 @@ END""",
 CREATE TRIGGER memories_refs_ad AFTER DELETE ON {MEMORY_TABLE} BEGIN
     DELETE FROM memories_reference WHERE memory_id = old.id;
     DELETE FROM memories_tag WHERE memory_id = old.id;
+END""",
+    # Statements of the writing statement's own transaction: a rolled-back write takes its
+    # tally with it, and SQLite has one writer at a time, so no two writes race on a row.
+    "memories_tally_ai": f"""
+CREATE TRIGGER memories_tally_ai AFTER INSERT ON {MEMORY_TABLE} BEGIN{_tally("new", "+")}
+END""",
+    "memories_tally_ad": f"""
+CREATE TRIGGER memories_tally_ad AFTER DELETE ON {MEMORY_TABLE} BEGIN{_tally("old", "-")}
+END""",
+    "memories_tally_au": f"""
+CREATE TRIGGER memories_tally_au
+AFTER UPDATE OF project_id, load, priority, body, tags ON {MEMORY_TABLE}
+WHEN old.project_id IS NOT new.project_id OR old.load IS NOT new.load
+  OR old.priority IS NOT new.priority OR old.body IS NOT new.body OR old.tags IS NOT new.tags
+BEGIN{_tally("old", "-")}{_tally("new", "+")}
 END""",
     # A global name is never also a project's. The doors refuse it first with the domain's
     # words; these keep a row written past them from breaking the rule.
@@ -133,16 +180,40 @@ def check() -> IndexReport:
         ):
             expected = f"SELECT m.id, j.key, j.value FROM {MEMORY_TABLE} m, json_each(m.{source}) j"
             present = f"SELECT memory_id, position, {column} FROM {table}"
-            cursor.execute(
-                f"SELECT (SELECT count(*) FROM ({expected} EXCEPT {present})) "
-                f"+ (SELECT count(*) FROM ({present} EXCEPT {expected}))"
-            )
-            if cursor.fetchone()[0]:
+            if _differ(cursor, expected, present):
                 report.problems.append(f"{table} does not match the memories' {source}")
+        for table, expected in RECOUNTS.items():
+            if _differ(cursor, expected, f"SELECT {TALLY_COLUMNS[table]} FROM {table}"):
+                report.problems.append(f"{table} does not match a recount of the memories")
     return report
 
 
-REBUILD_STEPS = 4
+def _differ(cursor, expected: str, present: str) -> bool:
+    """Whether two statements' rows differ, either way round."""
+    cursor.execute(
+        f"SELECT (SELECT count(*) FROM ({expected} EXCEPT {present})) "
+        f"+ (SELECT count(*) FROM ({present} EXCEPT {expected}))"
+    )
+    return bool(cursor.fetchone()[0])
+
+
+# A recount of each tally from the memories table, as the triggers keep it.
+RECOUNTS = {
+    BAND_TALLY: (
+        "SELECT coalesce(project_id, 0), load, priority, count(*), "
+        f"coalesce(sum(length(CAST(body AS BLOB))), 0) FROM {MEMORY_TABLE} GROUP BY 1, 2, 3"
+    ),
+    TAG_TALLY: (
+        "SELECT coalesce(m.project_id, 0), m.load, j.value, count(*) "
+        f"FROM {MEMORY_TABLE} m, json_each(m.tags) j GROUP BY 1, 2, 3"
+    ),
+}
+TALLY_COLUMNS = {
+    BAND_TALLY: "tier, load, priority, memories, body_bytes",
+    TAG_TALLY: "tier, load, tag, memories",
+}
+
+REBUILD_STEPS = 5
 
 
 def rebuild(progress=None) -> list[str]:
@@ -171,5 +242,9 @@ def rebuild(progress=None) -> list[str]:
             f"INSERT INTO memories_tag(memory_id, position, tag) "
             f"SELECT m.id, j.key, j.value FROM {MEMORY_TABLE} m, json_each(m.tags) j"
         )
+        step()
+        for table, recount in RECOUNTS.items():
+            cursor.execute(f"DELETE FROM {table}")
+            cursor.execute(f"INSERT INTO {table}({TALLY_COLUMNS[table]}) {recount}")
         step()
     return restored

@@ -1,0 +1,110 @@
+"""Counts of a tier read off the tallies the database keeps (memories.models.BandTally and
+TagTally), less the tier's expired memories, which the tallies hold too: an expired memory
+leaves the index and the inline band by the clock, with no write to move a tally.
+
+What these cost follows the expired memories of the tiers asked about and their distinct
+tags, not every memory the tiers hold: a count that read the band index took 2 ms a tier at
+100,000 memories, the tags of a band's index 37 ms.
+"""
+
+import datetime as dt
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from django.db.models import Count, Q, Sum, Value
+
+from memories.engine.hints import likelihood
+from memories.models import BandTally, Memory, Tag, TagTally
+from memories.reads.filters import SPARSE
+
+
+@dataclass(frozen=True)
+class TierTally:
+    """A tier's memories per load, every one and the expired ones."""
+
+    memories: dict[str, int]
+    expired: dict[str, int]
+
+    def in_force(self, load: str) -> int:
+        return self.memories.get(load, 0) - self.expired.get(load, 0)
+
+    @property
+    def expired_total(self) -> int:
+        return sum(self.expired.values())
+
+
+def _expired(tiers, now: dt.datetime):
+    # Declared sparse, the condition is read off memory_tier_expiry (tier, expiry, load): the
+    # range of a tier's expired memories. Left to guess, the planner reads the whole tier
+    # off the band index (2.2 ms against 0.1 ms for a tier of 30,000 memories).
+    return Memory.objects.filter(likelihood(Q(expires_at__lte=now), SPARSE), tier__in=tiers)
+
+
+def tier_tally(tier: int, now: dt.datetime) -> TierTally:
+    memories = dict(
+        BandTally.objects.filter(tier=tier)
+        .order_by()
+        .values_list("load")
+        .annotate(n=Sum("memories"))
+    )
+    expired = dict(_expired((tier,), now).order_by().values_list("load").annotate(n=Count("id")))
+    return TierTally(memories, expired)
+
+
+def count(filters, now: dt.datetime) -> int | None:
+    """How many memories `filters` (reads.filters.MemoryFilters) admit, from the tallies when
+    every condition is one they are kept by (tier, load, priority; in force or not), else
+    None: the caller counts the rows.
+
+    A tag filter is left to the rows: it finds a tag in any case, and a memory holding two
+    spellings of one tag is in two tag tallies. An in-force condition costs the range of the
+    expired memories the others admit.
+    """
+    if filters.unverified or filters.referencing or filters.tag or filters.expired is True:
+        return None
+    kept = BandTally.objects.all()
+    tier = filters.tier_key()
+    if tier is not None:
+        kept = kept.filter(tier=tier)
+    if filters.load:
+        kept = kept.filter(load=filters.load)
+    if filters.priority_min is not None:
+        kept = kept.filter(priority__gte=filters.priority_min)
+    if filters.priority_max is not None:
+        kept = kept.filter(priority__lte=filters.priority_max)
+    total = kept.aggregate(n=Sum("memories"))["n"] or 0
+    if filters.expired is False:
+        expired = replace(filters, expired=True)
+        total -= expired.apply(Memory.objects.all(), now, sparse=True).count()
+    return total
+
+
+def priorities() -> list[tuple[int, int, int]]:
+    """(tier, priority, memories) of every tier, expired memories counted."""
+    return list(
+        BandTally.objects.order_by().values_list("tier", "priority").annotate(n=Sum("memories"))
+    )
+
+
+def left_out_tags(
+    tiers, load: str, now: dt.datetime, listed: list[int], *, limit: int = 3
+) -> list[tuple[str, int]]:
+    """The `limit` most common tags of the tiers' memories of `load` in force, but for those
+    `listed`, with their counts: the tallies less the tags of the expired and the listed.
+
+    One statement: the tallies and, counted -1 each, the tags to take off.
+    """
+    taken_off = Tag.objects.filter(
+        Q(memory_id__in=listed)
+        | Q(memory_id__in=_expired(tiers, now).filter(load=load).values("id"))
+    ).values_list("tag", Value(-1))
+    rows = (
+        TagTally.objects.filter(tier__in=tiers, load=load)
+        .values_list("tag", "memories")
+        .union(taken_off, all=True)
+    )
+    counts: Counter[str] = Counter()
+    for tag, n in rows:
+        counts[tag] += n
+    ranked = sorted((item for item in counts.items() if item[1] > 0), key=lambda t: (-t[1], t[0]))
+    return ranked[:limit]

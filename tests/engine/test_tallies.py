@@ -1,0 +1,120 @@
+"""The tallies per tier, load and priority (memories, body bytes, tags): kept by the engine in
+the writing statement's transaction through every door, checked against a recount by
+`memory verify`, mended by `--rebuild`."""
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import connection, transaction
+
+from memories.engine.sqlite import index as sqlite_index
+from memories.models import BandTally, Memory, TagTally, TrashedMemory
+from memories.rules.errors import DomainError
+from memories.writes import bulk, doors, history, imports, snapshot, undo
+from projects import writes as project_doors
+
+
+def _recount() -> dict:
+    """What the tallies should hold, counted the slow way."""
+    band = {}
+    for memory in Memory.objects.all():
+        key = (memory.project_id or 0, memory.load, memory.priority)
+        count, size = band.get(key, (0, 0))
+        band[key] = (count + 1, size + memory.body_bytes)
+    tags = {}
+    for memory in Memory.objects.all():
+        for tag in memory.tags:
+            key = (memory.project_id or 0, memory.load, tag)
+            tags[key] = tags.get(key, 0) + 1
+    return {"band": band, "tags": tags}
+
+
+def _held() -> dict:
+    band = {
+        (t.tier, t.load, t.priority): (t.memories, t.body_bytes) for t in BandTally.objects.all()
+    }
+    tags = {(t.tier, t.load, t.tag): t.memories for t in TagTally.objects.all()}
+    return {"band": band, "tags": tags}
+
+
+def _in_step() -> None:
+    assert _held() == _recount()
+    assert sqlite_index.check().ok
+
+
+def test_every_door_keeps_the_tallies_in_step(write, project, other_project):
+    write("alpha", body="ab", tags=["ops", "ops", "people"], priority=2)
+    write("beta", body="ééé", load="inline", project="webdev", tags=["ops"])
+    write("gamma", body="", load="search", tags=["docs"])
+    _in_step()
+    doors.write("alpha", body="longer body", tags=["people"], priority=4)
+    doors.edit("beta", project="webdev", old_string="ééé", new_string="e")
+    doors.move("gamma", to="infra")
+    _in_step()
+    bulk.set_load([Memory.objects.get(name="alpha").id], "inline")
+    bulk.shift_priority([m.id for m in Memory.objects.all()], 3)
+    bulk.move([Memory.objects.get(name="beta").id], None)
+    _in_step()
+    doors.delete("gamma", project="infra")
+    _in_step()
+    undo.restore(TrashedMemory.objects.get().id)
+    _in_step()
+    with history.change_set("several", door=history.BULK) as group:
+        doors.write("delta", description="new one", tags=["x"], body="dddd")
+        doors.delete("alpha")
+    _in_step()
+    undo.undo(group.id)
+    _in_step()
+    project_doors.rename("webdev", "frontend")
+    _in_step()
+
+
+def test_a_refused_write_leaves_the_tallies_as_they_were(write, small_budget):
+    write("rule", body="x" * 90, load="inline")
+    before = _held()
+    with pytest.raises(DomainError):
+        doors.write("second", description="too big", body="y" * 50, load="inline")
+    with pytest.raises(RuntimeError), transaction.atomic():
+        doors.write("third", description="rolled back", body="z", tags=["gone"])
+        raise RuntimeError
+    assert _held() == before
+    _in_step()
+
+
+def test_an_import_keeps_the_tallies_in_step(write, project, tmp_path):
+    write("kept", body="k", tags=["a"])
+    write("other", project="webdev", body="o", load="inline", tags=["b"])
+    snapshot.export_directory(tmp_path / "dump")
+    doors.delete("kept")
+    doors.write("other", project="webdev", body="changed", tags=["c"])
+    imports.import_memories(snapshot.read_directory(tmp_path / "dump"), force=True)
+    _in_step()
+
+
+def test_verify_finds_a_tally_out_of_step_and_rebuild_mends_it(write, capsys):
+    write("deploy", body="host", tags=["ops"])
+    call_command("memory", "verify")
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE memories_bandtally SET memories = memories + 1")
+        cursor.execute("DELETE FROM memories_tagtally")
+    report = sqlite_index.check()
+    assert any("memories_bandtally" in problem for problem in report.problems)
+    assert any("memories_tagtally" in problem for problem in report.problems)
+    with pytest.raises(CommandError, match="out of step"):
+        call_command("memory", "verify")
+    call_command("memory", "verify", "--rebuild")
+    call_command("memory", "verify")
+    _in_step()
+
+
+def test_a_dropped_tally_trigger_is_reported_and_put_back(write):
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TRIGGER memories_tally_au")
+    write("deploy", body="host")
+    doors.write("deploy", body="a longer host")
+    report = sqlite_index.check()
+    assert "triggers missing: memories_tally_au" in report.problems
+    assert sqlite_index.rebuild() == ["memories_tally_au"]
+    _in_step()
+    doors.write("deploy", body="moved on again")
+    _in_step()
