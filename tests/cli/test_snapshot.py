@@ -27,7 +27,7 @@ from tests.cli.conftest import (
     tree,
     write_snapshot,
 )
-from tests.reliability.conftest import ROOT, manage
+from tests.reliability.conftest import ROOT, manage, store_env
 
 
 def _empty_the_store() -> None:
@@ -504,7 +504,7 @@ def test_an_export_cut_short_by_the_file_size_limit_leaves_no_truncated_file(tmp
     result = subprocess.run(
         [sys.executable, "manage.py", "memory", "export", "--directory", str(target)],
         cwd=ROOT,
-        env={**os.environ, "MEMADMIN_DATA_DIR": str(store)},
+        env=store_env(store),
         preexec_fn=limit_file_size,
         capture_output=True,
         text=True,
