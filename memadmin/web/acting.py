@@ -1,7 +1,7 @@
 """Who the dashboard's writes are recorded as: the signed-in user, through the page door.
 
-/v1 is left to its `authorize` decorator (door "api", the token and its user): the API
-reads no session, so a cookie sent along must not name anyone there. A form field named
+/v1 and /mcp are left to their own doors (door "api" or "mcp", the token and its user): they
+read no session, so a cookie sent along must not name anyone there. A form field named
 `reason` is recorded with the writes of its request.
 """
 
@@ -14,6 +14,7 @@ from memories.rules.errors import InvalidField
 from memories.writes import history
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+TOKEN_ONLY = ("/v1", "/mcp")  # paths whose views say who acts, from the bearer token
 
 
 class ActingMiddleware:
@@ -21,7 +22,7 @@ class ActingMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.path_info.startswith("/v1"):
+        if request.path_info.startswith(TOKEN_ONLY):
             return self.get_response(request)
         reason = None
         if request.method not in SAFE_METHODS and request.POST.get("reason", "").strip():

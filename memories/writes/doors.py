@@ -603,6 +603,16 @@ class DeleteResult:
     project: str | None
     referenced_by: list[Memory]
 
+    def still_referenced(self) -> str:
+        """The sentence naming the memories that still cite the deleted one ("" for none)."""
+        if not self.referenced_by:
+            return ""
+        citing = ", ".join(tiers.memory_label(m.name, m.project_name) for m in self.referenced_by)
+        return (
+            f"Still referenced by {citing}; their references are left in place, as markers of "
+            "a fact to revisit."
+        )
+
 
 def delete(name: str, *, project=UNSET, if_match: str | None = None) -> DeleteResult:
     """Delete a memory; the memories still citing it keep their references, as markers."""
