@@ -54,10 +54,12 @@ class Answer:
 
 
 class Served:
-    """A store in data_dir served by gunicorn; `request` speaks to it with a write token."""
+    """A store in data_dir served by gunicorn (`env`: settings of its own); `request` speaks to
+    it with a write token."""
 
-    def __init__(self, data_dir: Path, workers: int):
+    def __init__(self, data_dir: Path, workers: int, env: dict | None = None):
         self.data_dir = data_dir
+        environment = {**os.environ, "MEMADMIN_DATA_DIR": str(data_dir), **(env or {})}
         listening = listening_socket()
         self.port = listening.getsockname()[1]
         self.db = data_dir / "memadmin.sqlite3"
@@ -80,7 +82,7 @@ class Served:
                     "120",
                 ],
                 cwd=ROOT,
-                env={**os.environ, "MEMADMIN_DATA_DIR": str(data_dir)},
+                env=environment,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 pass_fds=[listening.fileno()],
