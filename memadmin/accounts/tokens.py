@@ -139,7 +139,8 @@ def refusal(user, role: str | None, scope: str, *, token: ApiToken | None = None
     a tool error."""
     name = user.get_username()
     if role is None:
-        return f"The account '{name}' has no role, so its tokens can do nothing."
+        holder = "it" if token is None else "its tokens"
+        return f"The account '{name}' has no role, so {holder} can do nothing."
     if scope == WRITE:
         if token is not None and token.scope != WRITE:
             return "This token is read-only; writing needs a write token."

@@ -289,7 +289,7 @@ def memory_search(session: Session, args: dict) -> str:
         page = listing.list_memories(filters, limit=limit, offset=offset, now=now)
         heading, count = [filters.summary(page.count)], page.count
         rows = [(memory, "") for memory in page.memories]
-    lines = [line + "." for line in heading]
+    lines = [heading[0] + ".", *heading[1:]]
     if rows and (offset or offset + len(rows) < count):
         more = f" Pass offset {offset + len(rows)} for more." if offset + len(rows) < count else ""
         lines.append(f"Showing {offset + 1} to {offset + len(rows)}.{more}")
