@@ -118,6 +118,14 @@ WHERE id = %s
 """
 
 UNSET = ANY_TIER  # an argument left out: keep what is there / find the name in any tier
+# The fields write() takes under the names a PUT body or a tool's arguments give them; each
+# door reads expires and verified in its own way.
+FIELDS = ("description", "body", "tags", "references", "priority", "load", "source")
+
+
+def fields_given(data: dict) -> dict:
+    """The FIELDS of a request's data, None where one is left out (write() keeps it)."""
+    return {key: data.get(key) for key in FIELDS}
 
 
 @dataclass
