@@ -12,6 +12,8 @@ Stateless, every POST carries the token and `?project=`, so each is authorized o
 the protocol's optional event stream (GET) and session end (DELETE) have nothing to serve.
 """
 
+import json
+
 import anyio
 from asgiref.sync import async_to_sync
 from django.core.exceptions import RequestDataTooBig
@@ -28,6 +30,10 @@ from memories.rules.errors import DomainError
 from memories.writes import history
 
 TOO_LARGE = "The request body is larger than this server accepts."
+UNREADABLE = (
+    "The body is not a JSON-RPC 2.0 message this server can read: one object with jsonrpc "
+    '"2.0", a method and, for a request, an id.'
+)
 
 
 def _refused(status: int, message: str, code: int = INVALID_REQUEST) -> JsonResponse:
@@ -73,11 +79,28 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         history.acting(door=history.MCP, user=token.user, token=token),
     ):
         status, headers, content = async_to_sync(_exchange)(_scope(request), body)
+    if status >= 400:
+        content = _in_one_sentence(content)
     response = HttpResponse(content, status=status)
     for name, value in headers:
         if name.lower() != b"content-length":
             response[name.decode("latin-1")] = value.decode("latin-1")
     return response
+
+
+def _in_one_sentence(content: bytes) -> bytes:
+    """The SDK's refusal of a malformed message lists its validation errors line by line;
+    the client is told in one sentence instead."""
+    try:
+        answer = json.loads(content)
+    except ValueError:
+        return content
+    error = answer.get("error") if isinstance(answer, dict) else None
+    if not isinstance(error, dict) or "\n" not in str(error.get("message", "")):
+        return content
+    error["message"] = UNREADABLE
+    error.pop("data", None)
+    return json.dumps(answer).encode()
 
 
 def _scope(request: HttpRequest) -> dict:

@@ -275,6 +275,31 @@ def _accepting() -> dict:
     return {"Accept": "application/json, text/event-stream"}
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"not json",
+        b"[]",
+        b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]',
+        b'{"id": 1, "method": "ping"}',
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": "x"}',
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "memory_read", '
+        b'"arguments": [1]}}',
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "memory_read", '
+        b'"arguments": {"name": "\\ud800"}}}',
+        b'{"jsonrpc": "2.0", "id": 1, "method": "no/such/method"}',
+        b'"\\u0000"',
+    ],
+)
+def test_a_malformed_message_is_a_protocol_error_of_one_line(live, body):
+    answer = live.request("POST", "/mcp", body, headers=_accepting())
+    assert answer.status in (200, 400)
+    error = answer.json()["error"]
+    assert error["code"] < 0
+    assert "\n" not in error["message"] and "Traceback" not in error["message"]
+    assert live.call("memory_search", {})[0] is False  # the server goes on
+
+
 def test_an_event_stream_is_not_opened_and_an_oversized_body_is_refused(live):
     answer = live.request("GET", "/mcp", headers={"Accept": "text/event-stream"})
     assert (answer.status, answer.headers["Allow"]) == (405, "POST")
