@@ -30,6 +30,8 @@ from memories.rules.errors import DomainError
 from memories.writes import history
 
 TOO_LARGE = "The request body is larger than this server accepts."
+# What a client accepts that says nothing (the SDK refuses it otherwise): the answers it gives.
+ANSWERS = "application/json, text/event-stream"
 UNREADABLE = (
     "The body is not a JSON-RPC 2.0 message this server can read: one object with jsonrpc "
     '"2.0", a method and, for a request, an id.'
@@ -119,7 +121,7 @@ def _scope(request: HttpRequest) -> dict:
         "root_path": "",
         "headers": [
             (name.lower().encode("latin-1", "replace"), value.encode("latin-1", "replace"))
-            for name, value in request.headers.items()
+            for name, value in {"Accept": ANSWERS, **request.headers}.items()
         ],
         "server": (meta.get("SERVER_NAME", ""), int(port) if port.isdigit() else 80),
         "client": (meta.get("REMOTE_ADDR", ""), 0),

@@ -77,7 +77,7 @@ class Tool:
         arguments = arguments or {}
         unknown = sorted(set(arguments) - set(self.parameters))
         if unknown:
-            listed = ", ".join(f"'{key}'" for key in unknown)
+            listed = ", ".join(f"'{key[:100]}'" for key in unknown)
             raise InvalidField(
                 unknown[0],
                 f"{self.name} has no argument {listed}; it takes {', '.join(self.parameters)}.",

@@ -98,3 +98,15 @@ def test_the_index_resource_is_exactly_the_tier_views_text(token, project, audit
     assert text == agent_view(project).text()
     page = auditor_page.get("/memories/_agent/?project=webdev").content.decode()
     assert escape(text).strip() in page
+
+
+def test_a_client_that_says_nothing_of_what_it_accepts_is_answered_json(token):
+    answer = Client().post(
+        "/mcp",
+        json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/list"}),
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert answer.status_code == 200 and answer["Content-Type"] == "application/json"
+    assert answer.json()["id"] == 7
+    assert len(answer.json()["result"]["tools"]) == 5

@@ -150,3 +150,9 @@ def test_an_ambiguous_edit_is_refused_unless_replace_all(db):
     text = call("memory_edit", name="list", old_string="- d\n", new_string="")
     assert text.endswith("\n\n- z\n- c\n- e")  # the lines around the deleted text
     assert Memory.objects.get(name="list").body == "- z\n- b\n- z\n- c\n- e"
+
+
+def test_an_unknown_argument_is_named_in_a_sentence_of_bounded_length(db):
+    text = refusal("memory_read", **{"name": "x", "k" * 5000: 1})
+    assert text.startswith("memory_read has no argument 'kkk")
+    assert text.endswith("'; it takes name, offset.") and len(text) < 200
