@@ -57,11 +57,11 @@ class MemoryFilters:
         if self.band is ANY_TIER:
             return None
         if self.band is None:
-            return (0,)
+            return (tiers.GLOBAL_TIER,)
         if "_band_id" not in self.__dict__:
             project = Project.objects.only("id").named(self.band)
             object.__setattr__(self, "_band_id", project.id)
-        return (0, self.__dict__["_band_id"])
+        return (tiers.GLOBAL_TIER, self.__dict__["_band_id"])
 
     def apply(
         self,
@@ -122,10 +122,10 @@ class MemoryFilters:
     @property
     def active(self) -> bool:
         """Whether any filter narrows the store (the global tier, project None, does)."""
-        tiers = ("project", "band")
-        if any(getattr(self, name) is not ANY_TIER for name in tiers):
+        scopes = ("project", "band")
+        if any(getattr(self, name) is not ANY_TIER for name in scopes):
             return True
-        return any(getattr(self, f.name) is not None for f in fields(self) if f.name not in tiers)
+        return any(getattr(self, f.name) is not None for f in fields(self) if f.name not in scopes)
 
     def labels(self) -> list[str]:
         """Each active filter in words, for summaries such as '12 memories in webdev, ...'."""
