@@ -2,7 +2,7 @@
 
 from memories.models import Action, Door
 from memories.reads import history as history_reads
-from memories.reads.search import SENSES
+from memories.reads.search import MATCHED_BY
 from memories.rules import diffs
 from memories.rules import fields as f
 
@@ -56,6 +56,10 @@ LARGEST = {
     "items": _obj({"name": TEXT, "project": NULLABLE_TEXT, "bytes": {"type": "integer"}}),
 }
 COUNT = {"type": "integer", "minimum": 0}
+BAND = {
+    "type": ["string", "null"],
+    "description": "the project whose session's band it would pass; null: a session on none",
+}
 
 ERROR_DETAILS = {
     "field": {"type": "string", "description": "the field or parameter at fault"},
@@ -65,6 +69,7 @@ ERROR_DETAILS = {
     "total_bytes": {"type": "integer"},
     "budget_bytes": {"type": "integer"},
     "largest": LARGEST,
+    "band": BAND,
     "etag": {"type": "string", "description": "the memory's current ETag"},
     "matches": {"type": "integer"},
     "memory_count": {"type": "integer"},
@@ -87,8 +92,9 @@ SCHEMAS = {
             "total_bytes": {"type": "integer"},
             "budget_bytes": {"type": "integer"},
             "largest": LARGEST,
+            "band": BAND,
         },
-        "required": ["error", "total_bytes", "budget_bytes", "largest"],
+        "required": ["error", "total_bytes", "budget_bytes", "largest", "band"],
     },
     "AmbiguousName": {
         "type": "object",
@@ -139,7 +145,7 @@ SCHEMAS = {
             "score": {"type": "number", "description": "higher ranks first"},
             "matched_by": {
                 "type": "string",
-                "enum": list(SENSES),
+                "enum": list(MATCHED_BY),
                 "description": "which sense of the search answered",
             },
             "scanned_terms": {
