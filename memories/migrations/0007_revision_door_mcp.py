@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memories", "0005_memory_name_project"),
+        ("memories", "0006_tag_folded"),
     ]
 
     operations = [
