@@ -95,7 +95,7 @@ def test_a_project_session_writes_searches_reads_edits_and_deletes(live):
     )
     assert read.splitlines()[:2] == [
         "Memory 'walk-tz', priority 3, load index: Walker is in UTC+8",
-        "Saved today, not verified since. This is what you recorded then, not live state.",
+        "Recorded today, not verified since. This is what you recorded then, not live state.",
     ]
     assert "Source: Walker, in chat" in read
     assert "References: walk-office (Walker's office); https://example.org/walker" in read
