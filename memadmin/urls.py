@@ -1,15 +1,18 @@
-"""The site's URLconf: one include per section; under /v1 every answer is JSON."""
+"""The site's URLconf: one include per section; under /v1 every answer is JSON, /mcp is the
+MCP endpoint."""
 
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from memadmin.api.responses import json_under_api
 from memadmin.api.urls import not_found
+from memadmin.mcp import http as mcp
 from memadmin.pages import errors, overview
 
 urlpatterns = [
     path("v1/", include("memadmin.api.urls")),
     path("v1", not_found),
+    path("mcp", mcp.endpoint, name="mcp"),
     path("", overview.overview, name="overview"),
     path(
         "sign-in/",

@@ -276,6 +276,7 @@ class Door(models.TextChoices):
     PAGE = "page", "page"
     BULK = "bulk", "bulk"
     API = "api", "API"
+    MCP = "mcp", "MCP"
     COMMAND = "command", "command"
     IMPORT = "import", "import"
     DIRECT = "direct", "direct"  # no context set: a test, the shell, a script

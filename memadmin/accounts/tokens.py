@@ -25,6 +25,9 @@ LABEL_MAX_CHARS = 100
 # last_used_at is a write on every call otherwise; a minute is precise enough to spot a
 # token nobody uses, and reads stay reads.
 LAST_USED_RESOLUTION = dt.timedelta(minutes=1)
+READ, WRITE = ApiToken.Scope.READ, ApiToken.Scope.WRITE
+# What an endpoint answers (401) to a request with no live token.
+TOKEN_REQUIRED = "A valid API token is required: send Authorization: Bearer <token>."
 
 
 def _hash(secret: str) -> str:
@@ -147,3 +150,19 @@ def _stamp_last_used(token: ApiToken, now) -> None:
             raise
         return
     token.last_used_at = now
+
+
+def refusal(user, role: str | None, scope: str, *, token: ApiToken | None = None) -> str | None:
+    """Why `user` (holding `role`, through `token` if given) may not act at `scope` (read or
+    write), in one sentence; None when they may. /v1 answers it with a 403, MCP with a 403 or
+    a tool error."""
+    name = user.get_username()
+    if role is None:
+        holder = "it" if token is None else "its tokens"
+        return f"The account '{name}' has no role, so {holder} can do nothing."
+    if scope == WRITE:
+        if token is not None and token.scope != WRITE:
+            return "This token is read-only; writing needs a write token."
+        if role not in roles.WRITERS:
+            return f"The account '{name}' is an {role} and cannot write."
+    return None

@@ -8,10 +8,9 @@ from django.http import HttpRequest
 
 from memadmin.accounts import roles, tokens
 from memadmin.api.responses import error
-from memadmin.models import ApiToken
 from memories.writes import history
 
-READ, WRITE = ApiToken.Scope.READ, ApiToken.Scope.WRITE
+READ, WRITE = tokens.READ, tokens.WRITE
 
 
 def authorize(scope: str) -> Callable:
@@ -26,27 +25,14 @@ def authorize(scope: str) -> Callable:
         def wrapper(request: HttpRequest, **kwargs):
             token = tokens.authenticate(request.headers.get("Authorization"))
             if token is None:
-                response = error(
-                    "A valid API token is required: send Authorization: Bearer <token>.", 401
-                )
+                response = error(tokens.TOKEN_REQUIRED, 401)
                 response["WWW-Authenticate"] = 'Bearer realm="memadmin"'
                 return response
             user = token.user
             role = roles.role_of(user)  # read once: it is a query
-            if role is None:
-                return error(
-                    f"The account '{user.get_username()}' has no role, so its tokens can do "
-                    "nothing.",
-                    403,
-                )
-            if scope == WRITE:
-                if token.scope != WRITE:
-                    return error("This token is read-only; writing needs a write token.", 403)
-                if role not in roles.WRITERS:
-                    return error(
-                        f"The account '{user.get_username()}' is an {role} and cannot write.",
-                        403,
-                    )
+            refused = tokens.refusal(user, role, scope, token=token)
+            if refused is not None:
+                return error(refused, 403)
             request.api_token = token
             with history.acting(door=history.API, user=user, token=token):
                 return view(request, **kwargs)

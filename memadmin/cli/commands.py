@@ -147,13 +147,8 @@ def search_memories(out: OutputWrapper, *, queries, limit, format, **options) ->
     if format == "json":
         _dump(out, {"memories": [hit.to_dict() for hit in result.hits]})
         return
-    wanted = ", ".join(f"‘{query}’" for query in form.cleaned_data["q"])
-    summary = filters.summary(result.count, searched=True)
-    out.write(f"{summary} matching {wanted}, best first")
-    if result.last_resort:
-        out.write("Nothing matched as words; the whole query was scanned as text.")
-    if result.capped:
-        out.write("A text scan stopped at its limit: there may be more.")
+    for line in result.summary(form.cleaned_data["q"], filters):
+        out.write(line)
     for hit in result.hits:
         memory = hit.memory
         marks = [f"{memory.read_count} reads", f"age {short_age(memory.created_at)}"]
@@ -384,11 +379,7 @@ def remove_memory(out: OutputWrapper, *, name, project, **_) -> None:
         result = doors.delete(name, project=memory_fields.tier(project))
     out.write(f"Removed memory '{result.name}' from {tiers.phrase(result.project)}.")
     if result.referenced_by:
-        out.write(
-            "Still referenced by "
-            + ", ".join(tiers.memory_label(m.name, m.project_name) for m in result.referenced_by)
-            + "; their references are left in place, as markers of a fact to revisit."
-        )
+        out.write(result.still_referenced())
 
 
 def move_memory(out: OutputWrapper, *, name, project, to, **_) -> None:

@@ -1,7 +1,7 @@
 """Who the dashboard's writes are recorded as: the signed-in user, through the page door.
 
-/v1 is left to its `authorize` decorator (door "api", the token and its user): the API
-reads no session, so a cookie sent along must not name anyone there. A form field named
+/v1 and /mcp are left to their own doors (door "api" or "mcp", the token and its
+user): they read no session, so a cookie sent along must not name anyone there. A form field named
 `reason` is recorded with the writes of its request; it is read by `posted_reason` once
 `memadmin.web.access` has let the request in, never here: a visitor who may not write must
 not get their body read (a large upload would be spooled to disk first).
@@ -13,13 +13,15 @@ from django.http import HttpRequest, HttpResponse
 
 from memories.writes import history
 
+TOKEN_ONLY = ("/v1", "/mcp")  # paths whose views say who acts, from the bearer token
+
 
 class ActingMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.path_info.startswith("/v1"):
+        if request.path_info.startswith(TOKEN_ONLY):
             return self.get_response(request)
         with history.acting(door=history.PAGE, user=request.user):
             return self.get_response(request)

@@ -28,6 +28,9 @@ DENSE, SPARSE = 0.9, 0.05
 @dataclass(frozen=True)
 class MemoryFilters:
     project: object = ANY_TIER  # ANY_TIER, None (the global tier) or a project name
+    # What a session sees: ANY_TIER (no session), None (a session on no project: the global
+    # tier) or a project name (its tier and the global one). A session's own scope, so no label.
+    band: object = ANY_TIER
     expired: bool | None = None
     unverified: str | None = None  # a period such as "90d"
     referencing: str | None = None
@@ -49,6 +52,17 @@ class MemoryFilters:
             project = Project.objects.only("id").named(self.project)
             object.__setattr__(self, "_project_id", project.id)
         return self.__dict__["_project_id"]
+
+    def band_tiers(self) -> tuple[int, ...] | None:
+        """The tier keys of `band`, or None when no session's band narrows the store."""
+        if self.band is ANY_TIER:
+            return None
+        if self.band is None:
+            return (tiers.GLOBAL_TIER,)
+        if "_band_id" not in self.__dict__:
+            project = Project.objects.only("id").named(self.band)
+            object.__setattr__(self, "_band_id", project.id)
+        return (tiers.GLOBAL_TIER, self.__dict__["_band_id"])
 
     def apply(
         self,
@@ -76,6 +90,9 @@ class MemoryFilters:
         tier = self.tier_key()
         if tier is not None:
             queryset = queryset.filter(tier=tier)
+        band = self.band_tiers()
+        if band is not None:
+            queryset = queryset.filter(tier__in=band)
         if self.expired is True:
             queryset = queryset.filter(_compare(column, "expires_at", "lte", now))
         elif self.expired is False:
@@ -110,9 +127,10 @@ class MemoryFilters:
     @property
     def active(self) -> bool:
         """Whether any filter narrows the store (the global tier, project None, does)."""
-        if self.project is not ANY_TIER:
+        scopes = ("project", "band")
+        if any(getattr(self, name) is not ANY_TIER for name in scopes):
             return True
-        return any(getattr(self, f.name) is not None for f in fields(self) if f.name != "project")
+        return any(getattr(self, f.name) is not None for f in fields(self) if f.name not in scopes)
 
     def labels(self) -> list[str]:
         """Each active filter in words, for summaries such as '12 memories in webdev, ...'."""
@@ -259,5 +277,9 @@ class MemoryFilterForm(TierForm):
     def filters(self) -> MemoryFilters:
         """The validated filters; call after is_valid()."""
         return MemoryFilters(
-            **{f.name: self.cleaned_data.get(f.name) for f in fields(MemoryFilters)}
+            **{
+                f.name: self.cleaned_data.get(f.name)
+                for f in fields(MemoryFilters)
+                if f.name in self.fields
+            }
         )

@@ -37,3 +37,18 @@ def locate(name: str, project=ANY_TIER) -> Memory:
     if project is not None:
         Project.objects.named(project)
     raise MemoryNotFound(name, project)
+
+
+def locate_in_band(name: str, project: str | None) -> Memory:
+    """The memory a session on `project` (None: a session on no project) means by `name`.
+
+    The session sees the global tier and its project's, which never hold the same name (the
+    cross-tier rule), so a name means one memory there. An unknown project is refused.
+    """
+    tiers = [GLOBAL_TIER]
+    if project is not None:
+        tiers.append(Project.objects.only("id").named(project).id)
+    found = Memory.objects.select_related("project").filter(name=name, tier__in=tiers).first()
+    if found is None:
+        raise MemoryNotFound(name, project, band=True)
+    return found

@@ -163,6 +163,16 @@ class SearchResult:
     last_resort: bool  # True when the whole-query plain-text scan answered
     capped: bool = False  # a scan stopped at SCAN_LIMIT matches: count is a lower bound
 
+    def summary(self, queries: list[str], filters: MemoryFilters) -> list[str]:
+        """What was found, in words: a count of what matched which queries, and how."""
+        wanted = ", ".join(f"‘{query}’" for query in queries)
+        lines = [f"{filters.summary(self.count, searched=True)} matching {wanted}, best first"]
+        if self.last_resort:
+            lines.append("Nothing matched as words; the whole query was scanned as text.")
+        if self.capped:
+            lines.append("A text scan stopped at its limit: there may be more.")
+        return lines
+
 
 # Reading a query ---------------------------------------------------------------------------
 

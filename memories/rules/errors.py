@@ -39,8 +39,14 @@ class UnknownProject(DomainError):
 class MemoryNotFound(DomainError):
     status = 404
 
-    def __init__(self, name: str, project: str | None = None, *, anywhere: bool = False):
+    def __init__(
+        self, name: str, project: str | None = None, *, anywhere: bool = False, band: bool = False
+    ):
+        """`band`: looked for where a session on `project` looks, the project's tier and the
+        global tier."""
         where = "" if anywhere else f" in {tiers.phrase(project)}"
+        if band and project is not None:
+            where += " or the global tier"
         super().__init__(f"There is no memory named '{name}'{where}.", name=name)
 
 

@@ -67,6 +67,14 @@ WHERE id = %s
 """
 
 UNSET = ANY_TIER  # an argument left out: keep what is there / find the name in any tier
+# The fields write() takes under the names a PUT body or a tool's arguments give them; each
+# door reads expires and verified in its own way.
+FIELDS = ("description", "body", "tags", "references", "priority", "load", "source")
+
+
+def fields_given(data: dict) -> dict:
+    """The FIELDS of a request's data, None where one is left out (write() keeps it)."""
+    return {key: data.get(key) for key in FIELDS}
 
 
 @dataclass
@@ -524,6 +532,16 @@ class DeleteResult:
     name: str
     project: str | None
     referenced_by: list[Memory]
+
+    def still_referenced(self) -> str:
+        """The sentence naming the memories that still cite the deleted one ("" for none)."""
+        if not self.referenced_by:
+            return ""
+        citing = ", ".join(tiers.memory_label(m.name, m.project_name) for m in self.referenced_by)
+        return (
+            f"Still referenced by {citing}; their references are left in place, as markers of "
+            "a fact to revisit."
+        )
 
 
 def delete(name: str, *, project=UNSET, if_match: str | None = None) -> DeleteResult:

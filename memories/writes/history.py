@@ -6,6 +6,7 @@ Callers say who is acting; the doors record one Revision per memory they change.
 
     with history.acting(door=history.PAGE, user=request.user):            # a page view
     with history.acting(door=history.API, user=token.user, token=token):  # /v1's authorize
+    with history.acting(door=history.MCP, user=token.user, token=token):  # an MCP request
     with history.acting(door=history.COMMAND, label="manage.py memory import"):  # a command
     with history.acting(reason="the old figure was a typo"):  # adds to the enclosing context
 
@@ -43,10 +44,11 @@ from memories.models import (
 from memories.rules.errors import InvalidField
 from memories.rules.fields import rfc3339
 
-PAGE, BULK, API, COMMAND, IMPORT, DIRECT = (
+PAGE, BULK, API, MCP, COMMAND, IMPORT, DIRECT = (
     Door.PAGE.value,
     Door.BULK.value,
     Door.API.value,
+    Door.MCP.value,
     Door.COMMAND.value,
     Door.IMPORT.value,
     Door.DIRECT.value,

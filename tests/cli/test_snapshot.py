@@ -2,7 +2,6 @@
 
 import datetime as dt
 import io
-import os
 import resource
 import subprocess
 import sys

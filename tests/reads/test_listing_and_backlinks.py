@@ -48,6 +48,34 @@ def test_tier_filters(write, project):
         listing.list_memories(MemoryFilters(project="nope"))
 
 
+def test_a_sessions_band_is_the_global_tier_and_its_projects(write, project, other_project):
+    write("g")
+    write("w", project="webdev")
+    write("i", project="infra")
+    band = MemoryFilters(band="webdev")
+    assert sorted(names(listing.list_memories(band))) == ["g", "w"]
+    assert names(listing.list_memories(MemoryFilters(band=None))) == ["g"]
+    assert band.active and not MemoryFilters().active
+    assert band.summary(2) == "2 memories, most important first"  # the session's own scope
+    with pytest.raises(UnknownProject):
+        listing.list_memories(MemoryFilters(band="nope"))
+
+
+def test_a_name_is_located_in_a_sessions_band(write, project, other_project):
+    write("notes", project="webdev")
+    write("rules")
+    write("stack", project="infra")
+    assert lookup.locate_in_band("notes", "webdev").project_name == "webdev"
+    assert lookup.locate_in_band("rules", "webdev").project_id is None
+    assert lookup.locate_in_band("rules", None).project_id is None
+    with pytest.raises(MemoryNotFound, match="in project 'webdev' or the global tier"):
+        lookup.locate_in_band("stack", "webdev")
+    with pytest.raises(MemoryNotFound, match="named 'notes' in the global tier.$"):
+        lookup.locate_in_band("notes", None)
+    with pytest.raises(UnknownProject):
+        lookup.locate_in_band("notes", "nowhere")
+
+
 def test_expired_unverified_referencing_tag_load_filters(write):
     past = (timezone.now() - dt.timedelta(hours=1)).isoformat()
     write("expired", expires=past, tags=["ops"])

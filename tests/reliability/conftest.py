@@ -188,11 +188,16 @@ class Served:
 
     `shares`: another server whose database this one serves too (a second app server over
     one PostgreSQL, with a data dir of its own), with that server's token. `pages`: collect
-    the static files the pages link to first.
+    the static files the pages link to first. `env`: settings of its own.
     """
 
     def __init__(
-        self, data_dir: Path, workers: int, shares: "Served | None" = None, pages: bool = False
+        self,
+        data_dir: Path,
+        workers: int,
+        shares: "Served | None" = None,
+        pages: bool = False,
+        env: dict | None = None,
     ):
         self.data_dir = data_dir
         self.log = data_dir / "gunicorn.log"
@@ -211,7 +216,13 @@ class Served:
         if pages:
             manage(data_dir, "collectstatic", "--noinput", "-v0")
         self.process, self.port = start_gunicorn(
-            data_dir, self.log, "--workers", str(workers), "--timeout", "120", **store_env(data_dir)
+            data_dir,
+            self.log,
+            "--workers",
+            str(workers),
+            "--timeout",
+            "120",
+            **{**store_env(data_dir), **(env or {})},
         )
         wait_until_answering(
             self.process, self.log, lambda: self.request("GET", "/v1/openapi.json").status == 200

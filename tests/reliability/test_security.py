@@ -36,7 +36,12 @@ def routes() -> list[tuple[str, object]]:
     return list(walk(get_resolver().url_patterns))
 
 
-PAGE_ROUTES = [route for route, _ in routes() if not route.startswith("v1")]
+def token_only(route: str) -> bool:
+    """/v1 and /mcp: bearer tokens alone, never a session cookie."""
+    return route.startswith("v1") or route == "mcp"
+
+
+PAGE_ROUTES = [route for route, _ in routes() if not token_only(route)]
 
 
 @pytest.fixture
@@ -88,9 +93,17 @@ def url_for(route: str, values: dict) -> str:
     return "/" + path
 
 
-def test_only_the_api_is_exempt_from_csrf():
+def test_only_the_api_and_mcp_are_exempt_from_csrf():
     exempt = [route for route, view in routes() if getattr(view, "csrf_exempt", False)]
-    assert exempt and all(route.startswith("v1") for route in exempt), exempt
+    assert exempt and all(token_only(route) for route in exempt), exempt
+    assert "mcp" in exempt
+
+
+def test_mcp_reads_no_session_cookie(admin):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(admin)
+    answer = client.post("/mcp", "{}", content_type="application/json")
+    assert answer.status_code == 401
 
 
 @pytest.mark.parametrize("route", PAGE_ROUTES)

@@ -1,0 +1,40 @@
+"""An MCP session: the project it is on and whether it may write, known before any tool runs.
+
+`/mcp` opens one per request (the protocol is served stateless: every request carries the
+token and the URL's `project=`), `manage.py mcp` one for the process. The tools read it with
+`current()`: the SDK runs them on its own tasks, which carry the context they were started
+in, so a context variable reaches them where an argument could not.
+"""
+
+import contextlib
+import contextvars
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from projects.models import Project
+
+
+@dataclass(frozen=True)
+class Session:
+    project: Project | None  # None: a session on no project, which sees the global tier alone
+    write_refusal: str | None = None  # why the session may not write; None: it may
+
+    @property
+    def project_name(self) -> str | None:
+        return self.project.name if self.project else None
+
+
+_session: contextvars.ContextVar[Session] = contextvars.ContextVar("memadmin_mcp_session")
+
+
+def current() -> Session:
+    return _session.get()
+
+
+@contextlib.contextmanager
+def opened(session: Session) -> Iterator[Session]:
+    reset = _session.set(session)
+    try:
+        yield session
+    finally:
+        _session.reset(reset)
