@@ -25,6 +25,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 from memadmin.accounts import roles, tokens
 from memadmin.mcp import session
 from memadmin.mcp.server import SERVER
+from memadmin.web.middleware import answers_its_own_body
 from memories.reads.params import session_project
 from memories.rules.errors import DomainError
 from memories.writes import history
@@ -48,6 +49,7 @@ def _refused(status: int, message: str, code: int = INVALID_REQUEST) -> JsonResp
 
 
 @csrf_exempt
+@answers_its_own_body
 def endpoint(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
         response = _refused(

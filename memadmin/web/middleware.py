@@ -83,6 +83,13 @@ def takes_upload(what: str) -> Callable:
     return mark
 
 
+def answers_its_own_body(view: Callable) -> Callable:
+    """Mark a view that refuses a body over the limit itself, in its own protocol's words, and
+    reads nothing before it has checked who sent it (the MCP endpoint: a JSON-RPC error)."""
+    view.answers_its_own_body = True
+    return view
+
+
 def body_limit(request: HttpRequest, view: Callable) -> tuple[int, str]:
     """The most a request to `view` may carry, and the sentence refusing more. An upload's
     allowance is for a signed-in user; anyone else is held to a form's (the view then
@@ -112,6 +119,8 @@ class RequestSizeMiddleware:
         return self.get_response(request)
 
     def process_view(self, request: HttpRequest, view: Callable, args, kwargs):
+        if getattr(view, "answers_its_own_body", False):
+            return None
         declared = request.META.get("CONTENT_LENGTH") or ""
         limit, sentence = body_limit(request, view)
         if declared.isdigit() and int(declared) > limit:

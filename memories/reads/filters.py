@@ -269,7 +269,8 @@ class MemoryFilterForm(TierForm):
         return self.cleaned_data["load"] or None
 
     def clean_mode(self):
-        value = self.cleaned_data["mode"].strip().lower() or memory_fields.SEARCH_MODES[0]
+        # Absent or empty: the default; given, exactly one of the modes (the document's enum).
+        value = self.data.get("mode") or memory_fields.SEARCH_MODES[0]
         if value not in memory_fields.SEARCH_MODES:
             raise forms.ValidationError(memory_fields.SEARCH_MODE_MESSAGE)
         return value

@@ -18,6 +18,7 @@ from schemathesis.checks import CHECKS as REGISTERED_CHECKS
 
 from memadmin.accounts import tokens
 from memadmin.wsgi import application
+from memories.rules.fields import NAME_RE
 from memories.writes import doors
 from projects import writes as project_doors
 from tests.scale import LONG
@@ -70,7 +71,8 @@ SEARCHES = [["deploys"], ["deploym"], ["host-7"], ["kind", "rules"], ["東京"]]
 # requests are pointed at ones the store holds: the success paths get fuzzed too.
 @schema.hook
 def flatmap_path_parameters(context, path_parameters):
-    if not path_parameters:
+    if not path_parameters or not NAME_RE.fullmatch(path_parameters.get("name", "")):
+        # A name generated to break the pattern is left broken: negative data stays negative.
         return st.just(path_parameters)
     known = PROJECTS if context.operation.path.startswith("/v1/projects") else MEMORIES
     return st.one_of(

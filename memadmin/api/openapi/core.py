@@ -490,8 +490,9 @@ LIST_PARAMETERS = [
     ),
     _query(
         "mode",
-        {"type": "string", "enum": list(SEARCH_MODES), "default": SEARCH_MODES[0]},
-        "with q: find by words and meaning fused (hybrid), by words alone, or by meaning alone",
+        {"type": "string", "enum": ["", *SEARCH_MODES], "default": SEARCH_MODES[0]},
+        "with q: find by words and meaning fused (hybrid), by words alone, or by meaning alone;"
+        " empty is the default",
     ),
     _query("limit", {"type": "integer", "minimum": 1, "maximum": 500}, "page size (default 50)"),
     _query("offset", {"type": "integer", "minimum": 0, "maximum": 10_000_000}, "rows to skip"),
