@@ -62,6 +62,7 @@ class Repoint:
     memory: Memory
     version: int
     references: list[str]
+    replaces: list[str]  # the sources' names it named
 
     def to_dict(self) -> dict:
         return {
@@ -263,7 +264,15 @@ def _with_repoints(clusters: list[Cluster]) -> None:
         ordered = sorted(
             held.values(), key=lambda m: (m.priority, -m.created_at.timestamp(), -m.id)
         )
-        cluster.repoints = [Repoint(m, 0, merged(m.references, [], rename=rename)) for m in ordered]
+        cluster.repoints = [
+            Repoint(
+                m,
+                0,
+                merged(m.references, [], rename=rename),
+                [r for r in m.references if r in rename],
+            )
+            for m in ordered
+        ]
     touched = [
         m.id for c in clusters for m in (c.survivor, *c.sources, *(r.memory for r in c.repoints))
     ]
