@@ -6,6 +6,7 @@ import re
 import pytest
 
 from memories.models import ChangeSet, Memory
+from tests.pages.conftest import chrome_free
 
 URL = "/hygiene/consolidation/"
 
@@ -112,3 +113,10 @@ def test_a_post_without_a_cluster_is_refused(operator, store, data):
     response = operator.post(URL, data)
     assert response.status_code == 400
     assert Memory.objects.count() == 5
+
+
+def test_the_tier_picker_redraws_the_plan_alone(auditor, store, htmx):
+    response = auditor.get(URL, {"project": "webdev"}, **htmx)
+    html = response.content.decode()
+    assert chrome_free(html) and "copy-b" in html and "deploy-night" not in html
+    assert response["HX-Push-Url"] == URL + "?project=webdev"

@@ -428,4 +428,5 @@ def consolidation_page(request: HtmxHttpRequest) -> HttpResponse:
         "receipt": receipt,
         "action": _url("insights:consolidation", params),
     }
-    return render_page(request, "insights/consolidation.html", context)
+    response = render_page(request, "insights/consolidation.html", context, fragment="plan")
+    return _pushed(request, response, context["action"])
