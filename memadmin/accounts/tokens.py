@@ -95,15 +95,19 @@ def revoke(token: ApiToken) -> ApiToken:
     return token
 
 
+def revocable_token(user, token_id: int) -> ApiToken:
+    """One of the user's own tokens, or for an admin anyone's; else TokenNotFound."""
+    tokens = all_tokens() if roles.can_administer(user) else user_tokens(user)
+    try:
+        return tokens.get(id=token_id)
+    except (ApiToken.DoesNotExist, ValueError, TypeError):
+        raise TokenNotFound(token_id) from None
+
+
 def revoke_token(user, token_id: int) -> ApiToken:
     """A user revokes one of their own tokens; an admin revokes anyone's."""
-    tokens = all_tokens() if roles.can_administer(user) else user_tokens(user)
     with transaction.atomic():
-        try:
-            token = tokens.get(id=token_id)
-        except (ApiToken.DoesNotExist, ValueError, TypeError):
-            raise TokenNotFound(token_id) from None
-        return revoke(token)
+        return revoke(revocable_token(user, token_id))
 
 
 def authenticate(raw_header_value) -> ApiToken | None:

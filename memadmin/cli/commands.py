@@ -26,7 +26,7 @@ from memories.reads.filters import MemoryFilterForm
 from memories.reads.search import search
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
-from memories.rules.captions import age, short_age
+from memories.rules.captions import age, short_age, verified_since_recorded
 from memories.rules.errors import AmbiguousName, DomainError, NameTaken
 from memories.rules.fields import rfc3339
 from memories.writes import doors, imports, snapshot, vectors
@@ -123,7 +123,7 @@ def list_memories(out: OutputWrapper, *, format, **options) -> None:
                     str(m.priority),
                     m.load,
                     short_age(m.created_at, now),
-                    short_age(m.verified_at, now) if m.verified_at > m.created_at else "-",
+                    short_age(m.verified_at, now) if verified_since_recorded(m) else "-",
                     str(m.read_count),
                     ("[expired] " if m.is_expired(now) else "") + m.description,
                 ]
@@ -214,7 +214,7 @@ def get_memory(out: OutputWrapper, *, name, project, format, **_) -> None:
         (
             "verified",
             _when(memory.verified_at, now)
-            if memory.verified_at > memory.created_at
+            if verified_since_recorded(memory)
             else "not verified since it was created",
         ),
         ("expires", expires),
@@ -389,6 +389,16 @@ def remove_memory(out: OutputWrapper, *, name, project, **_) -> None:
             + ", ".join(tiers.memory_label(m.name, m.project_name) for m in result.referenced_by)
             + "; their references are left in place, as markers of a fact to revisit."
         )
+
+
+def move_memory(out: OutputWrapper, *, name, project, to, **_) -> None:
+    """Re-file a memory in another tier through the move door, as PUT's "project" key does."""
+    with refusals():
+        result = doors.move(name, project=memory_fields.tier(project), to=memory_fields.tier(to))
+    memory = result.memory
+    out.write(f"Moved memory '{memory.name}' to {tiers.phrase(memory.project_name)}.")
+    for note in result.notes:
+        out.write(f"Note: {note}")
 
 
 # ---------------------------------------------------------------------------------------

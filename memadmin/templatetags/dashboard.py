@@ -21,10 +21,11 @@ from django.utils.safestring import SafeString
 
 from memories.models import NAME_SLOT, memory_url
 from memories.rules import budget, tiers
-from memories.rules.captions import relative
+from memories.rules.captions import relative, verified_since_recorded
 
 register = template.Library()
 register.filter("tier_words", tiers.label)  # the tier in words: 'global' or the project's name
+register.filter("verified_since_recorded", verified_since_recorded)
 
 # Django's escape() and conditional_escape() do this escaping (html.escape) behind a
 # lazy-string check (keep_lazy) that costs several times the escaping: format_html, which
@@ -204,6 +205,7 @@ SENSE_WORDS = {
     "plain_text": "text match",
     "last_resort": "whole-query scan",
     "semantic": "similar in meaning",
+    "reference": "cites it",
 }
 
 
@@ -252,7 +254,9 @@ title="references out">{refs_out}</a> / <a href="{referencing_url}" \
 title="memories referencing {name}">{cited_by}</a></td>
   </tr>{refusal}
 </tbody>"""
-EDIT_FORM = """<form class="inline-edit" method="post" action="{url}"
+# novalidate: the server answers every value (a refusal beside the row), where the browser's
+# own number check would block the request and say nothing.
+EDIT_FORM = """<form class="inline-edit" method="post" action="{url}" novalidate
             hx-post="{url}" hx-target="#memory-{id}" hx-swap="outerHTML"
             hx-trigger="change, submit" hx-sync="this:replace">
         <input type="hidden" name="csrfmiddlewaretoken" value="{csrf}">\

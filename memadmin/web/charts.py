@@ -114,6 +114,9 @@ def stacked_bars(rows: list[Row], limit: int, *, title: str, limit_label: str) -
     )
 
 
+TICK_ROOM = 20  # the width of a priority label (up to 3 digits) and a gap, in viewBox units
+
+
 def histogram(
     counts: dict[int, int], *, title: str, highlight_max: int | None = None, noun="memories"
 ) -> SafeString:
@@ -124,9 +127,10 @@ def histogram(
     low, high = min(counts), max(counts)
     values = list(range(low, high + 1))
     tallest = max(counts.values())
-    width, height, bottom, left = 600, 160, 130, 34
+    # Drawn at about the size it is shown (a third of the page), so its text stays readable.
+    width, height, bottom, left = 340, 150, 116, 26
     slot = (width - left - 6) / len(values)
-    step = 1 if len(values) <= 25 else 5 if len(values) <= 60 else 10
+    step = next(s for s in (1, 2, 5, 10, 20, 50, 100) if s * slot >= TICK_ROOM)
     bars = []
     for position, value in enumerate(values):
         count = counts.get(value, 0)
@@ -150,9 +154,9 @@ def histogram(
         "",
         '<text class="chart-tick" x="{}" y="{}">{}</text>',
         (
-            (_n(left + position * slot + slot / 2), bottom + 14, value)
+            (_n(left + position * slot + slot / 2), bottom + 15, value)
             for position, value in enumerate(values)
-            if (value - low) % step == 0
+            if value % step == 0
         ),
     )
     return format_html(

@@ -5,7 +5,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory, Reference
 
@@ -124,10 +124,19 @@ def resolve_in_band(options: list[tuple], tier: int) -> tuple | None:
 
 
 def dangling_references() -> QuerySet:
-    """References whose target no memory in any tier is named."""
-    named = Memory.objects.filter(name=OuterRef("target"))
+    """References naming no memory of the citing memory's band: the rule of resolve_in_band
+    (and of the graph and Hygiene), so a project memory citing a name only another project
+    holds is dangling, and a global one citing a name a single project holds is not."""
+    holders = Memory.objects.filter(name=OuterRef("target")).order_by()
+    # By project_id rather than tier: the (name, project_id) index answers it alone.
+    in_band = holders.filter(
+        Q(project_id__isnull=True) | Q(project_id=OuterRef("memory__project_id"))
+    )
+    namesake = Memory.objects.filter(name=OuterRef("name")).exclude(id=OuterRef("id"))
+    sole_holder = holders.filter(~Exists(namesake))
     return (
         Reference.objects.select_related("memory", "memory__project")
-        .filter(~Exists(named))
+        .filter(~Exists(in_band))
+        .exclude(Q(memory__tier=GLOBAL_TIER) & Exists(sole_holder))
         .order_by("target", "memory_id")
     )

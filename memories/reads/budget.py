@@ -101,9 +101,12 @@ def refuse_if_past_budget(
     if found is None:
         return
     largest = largest_inline(found.tiers, now, replacing=before, adding=after)
+    band_tier = found.tiers[-1]
+    band = None if band_tier == GLOBAL_TIER else Project.objects.get(id=band_tier).name
     raise InlineBudgetExceeded(
-        refusal_sentence(found.total, budget, largest),
+        refusal_sentence(found.total, budget, largest, band=band),
         total_bytes=found.total,
         budget_bytes=budget,
         largest=largest,
+        band=band,
     )

@@ -8,7 +8,8 @@ import datetime as dt
 from dataclasses import dataclass, fields
 
 from django import forms
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, Q, QuerySet, Value
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from memories.engine.hints import Unindexed, likelihood
@@ -92,7 +93,11 @@ class MemoryFilters:
             citing = Reference.objects.filter(target=self.referencing).values("memory_id")
             queryset = queryset.filter(_compare(column, "id", "in", citing))
         if self.tag:
-            tagged = Tag.objects.filter(tag=self.tag).values("memory_id")
+            tagged = (
+                Tag.objects.alias(folded=Lower("tag"))
+                .filter(folded=Lower(Value(self.tag)))
+                .values("memory_id")
+            )
             queryset = queryset.filter(_compare(column, "id", "in", tagged))
         if self.load:
             queryset = queryset.filter(_compare(column, "load", "exact", self.load))

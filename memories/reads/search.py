@@ -24,7 +24,11 @@ The four senses of the seed, each hit saying which one answered (`matched_by`):
    such a run as one token (one pass for all such terms, newest first, stopping after
    SCAN_LIMIT matches for each term it holds: `capped` says when it stopped); a joined identifier is
    looked up through the index by its pieces and confirmed as text.
-4. `last_resort`: when nothing else answers, each whole query is scanned for as plain text
+4. `reference`: a memory citing a query as one of its references (`docs/runbook.md`,
+   `INC-2291`, another memory's name) that no other sense found: read from the normalized
+   reference table by the ORM, not scored by the index, so listed after the hits the text
+   senses rank, in index order (`REFERENCE_SENSE`, score 0).
+5. `last_resort`: when nothing else answers, each whole query is scanned for as plain text
    and the result says so (`SearchResult.last_resort`).
 
 User text reaches the index only as quoted strings, so its syntax in a query (`"`, `NEAR(`,
@@ -50,9 +54,10 @@ from django.utils import timezone
 
 from memories import engine
 from memories.engine.ranking import SENSES, Formula, Part, Plan
-from memories.models import Memory
+from memories.models import INDEX_ORDER, Memory, Reference
 from memories.reads import meaning
 from memories.reads.filters import MemoryFilters
+from memories.rules import captions
 from memories.rules.fields import MAX_QUERIES, MAX_QUERY_CHARS
 from projects.models import Project
 
@@ -70,6 +75,7 @@ PREFIX_WEIGHT = 0.8  # a prefix guess ranks below an exact word match of the sam
 SCAN_LIMIT = 2000  # text matches kept per scanned term, newest first, in one shared pass
 SHORT_BODY_CHARS = 400  # a hit carries its body when it is at most this long
 JOINED_MIN_CHARS = 8  # `deploy-host` is an identifier; `e-mail` is two words
+REFERENCE_SENSE = "reference"  # found by a reference alone: a sense outside the engine
 
 # Search by meaning (mode hybrid and meaning; bench/meaning gives the figures these were
 # chosen by). A memory is similar in meaning to a query from this cosine up:
@@ -85,7 +91,7 @@ RRF_K = 60
 WEIGHT_POWER = 0.25
 FUSED_CANDIDATES = 100  # the words' best hits fused with the meaning's (more for deep pages)
 SEMANTIC = "semantic"  # matched_by of a hit found by meaning alone
-MATCHED_BY = (*SENSES, SEMANTIC)
+MATCHED_BY = (*SENSES, REFERENCE_SENSE, SEMANTIC)  # every sense a hit may say answered
 
 FORMULA = Formula(
     name_weight=NAME_WEIGHT,
@@ -131,7 +137,7 @@ class Hit:
 
     @property
     def verified_since_recorded(self) -> bool:
-        return self.memory.verified_at > self.memory.created_at
+        return captions.verified_since_recorded(self.memory)
 
     @property
     def short_body(self) -> str | None:
@@ -177,6 +183,16 @@ class Query:
     def parts(self) -> int:
         """What a memory can hold of the query: the words (as one) and each term."""
         return (1 if self.words else 0) + len(self.terms)
+
+    @property
+    def looks_cited(self) -> bool:
+        """Whether the query reads as a reference rather than words: one path, URL or id."""
+        return not self.words and len(self.terms) == 1 and self.terms[0].joined
+
+
+def looks_cited(text: str) -> bool:
+    """Whether `text` reads as a path, URL or id, which the Referencing filter finds."""
+    return parse(text).looks_cited
 
 
 def clean(text: str) -> str:
@@ -225,12 +241,14 @@ class _Filter:
     params: list
 
 
-def _filter_sql(filters: MemoryFilters, now: dt.datetime) -> _Filter | None:
-    """The filters' condition on memories_memory, from the same code the listing uses.
+def _filter_sql(filters: MemoryFilters, now: dt.datetime, ids=None) -> _Filter | None:
+    """The filters' condition on memories_memory, from the same code the listing uses (and
+    the memory among `ids`, when given).
 
     None when the filters admit nothing.
     """
-    query = filters.apply(Memory.objects.all(), now).query
+    memories = Memory.objects.all() if ids is None else Memory.objects.filter(id__in=ids)
+    query = filters.apply(memories, now).query
     if not query.where:
         return _Filter(None, [])
     try:
@@ -433,16 +451,31 @@ def search(
     if flt is None:
         return SearchResult(hits=[], count=0, last_resort=False)
     if mode == "words":
-        return _by_words(parsed, flt, now, limit, offset)
+        return _by_words(parsed, flt, filters, now, limit, offset)
     window = max(FUSED_CANDIDATES, offset + limit)
     close, complete = _by_meaning(parsed, filters, now, window)
     if mode == "meaning":
         return _meaning_page(close, complete, limit, offset)
-    return _fused(_by_words(parsed, flt, now, window, 0), close, limit, offset)
+    return _fused(_by_words(parsed, flt, filters, now, window, 0), close, limit, offset)
 
 
-def _by_words(parsed, flt, now, limit, offset) -> SearchResult:
-    count, capped, hits = _run(parsed, _parts(parsed, last_resort=False), flt, now, limit, offset)
+def _by_words(parsed, flt, filters, now, limit, offset) -> SearchResult:
+    parts = _parts(parsed, last_resort=False)
+    count, capped, hits = _run(parsed, parts, flt, now, limit, offset)
+    cited = _cited_only(parsed, parts, filters, now)
+    if cited:
+        start = max(offset - count, 0)
+        room = limit - len(hits)
+        hits += [
+            Hit(memory=memory, score=0.0, matched_by=REFERENCE_SENSE)
+            for memory in _in_order(cited[start : start + room] if room > 0 else [])
+        ]
+        return SearchResult(
+            hits=hits,
+            count=count + len(cited),
+            last_resort=False,
+            capped=capped or len(cited) >= SCAN_LIMIT,
+        )
     last_resort = count == 0
     if last_resort:
         count, capped, hits = _run(
@@ -557,3 +590,25 @@ def _fused(words: SearchResult, close: list[_Close], limit: int, offset: int) ->
         last_resort=words.last_resort,
         capped=words.capped,
     )
+
+
+def _cited_only(parsed: list[Query], parts, filters: MemoryFilters, now) -> list[int]:
+    """The ids of the memories within the filters that cite a query as a reference and that
+    no text sense finds, in index order (at most SCAN_LIMIT)."""
+    citing = Reference.objects.filter(target__in=[query.text for query in parsed])
+    ids = list(
+        filters.apply(Memory.objects.filter(id__in=citing.values("memory_id")), now)
+        .order_by(*INDEX_ORDER)
+        .values_list("id", flat=True)[:SCAN_LIMIT]
+    )
+    if not ids:
+        return []
+    among = _filter_sql(filters, now, ids)
+    by_text = _run(parsed, parts, among, now, len(ids), 0)[2] if among else []
+    found = {hit.memory.id for hit in by_text}
+    return [memory_id for memory_id in ids if memory_id not in found]
+
+
+def _in_order(ids: list[int]) -> list[Memory]:
+    by_id = Memory.objects.select_related("project").in_bulk(ids)
+    return [by_id[memory_id] for memory_id in ids if memory_id in by_id]

@@ -119,15 +119,35 @@ def breach(
     return None
 
 
-def refusal_sentence(total: int, budget: int, largest: list[dict]) -> str:
-    """The seed's words: the total, the budget, the largest inline memories, the remedy."""
-    names = [f"'{row['name']}' ({kib(row['bytes'])})" for row in largest]
-    if len(names) > 1:
-        shorten = ", ".join(names[:-1]) + " or " + names[-1]
+def band_words(project: str | None) -> str:
+    """A band in a sentence: whose session reads it and the tiers it adds up."""
+    return "the global band" if project is None else f"the {project} band (global + {project})"
+
+
+def refusal_sentence(total: int, budget: int, largest: list[dict], *, band: str | None) -> str:
+    """The seed's words, naming the band a change would take past the budget (`band`: the
+    project whose session reads it, None for a session on no project): the total, the
+    budget, the largest inline memories, the remedy.
+
+    The remedy names those of the largest that hold more than the band is over, whose
+    shortening alone can bring it back; when none can, it says how far over the band is and
+    names them all: shortening a memory of 0.1 KiB is no remedy for a band 2 KiB over.
+    """
+    over = total - budget
+    enough = [row for row in largest if row["bytes"] >= over]
+    names = [f"'{row['name']}' ({kib(row['bytes'])})" for row in enough or largest]
+    if not names:
+        remedy = "shorten one of them, or set `load: index` on one that is not a standing rule"
+    elif enough:
+        shorten = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+        remedy = f"shorten {shorten}, or set `load: index` on one that is not a standing rule"
     else:
-        shorten = names[0] if names else "one of them"
+        together = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        remedy = (
+            f"it is {kib(over)} over, more than any one of them holds: shorten {together}, or "
+            "set `load: index` on those that are not standing rules"
+        )
     return (
         f"inline memories would total {kib(total)} against the {kib(budget)} inline budget "
-        f"(`MEMADMIN_INLINE_MAX_BYTES`); shorten {shorten}, or set `load: index` on one "
-        "that is not a standing rule"
+        f"(`MEMADMIN_INLINE_MAX_BYTES`) in {band_words(band)}; {remedy}"
     )

@@ -59,12 +59,17 @@ def short_age(moment: dt.datetime, now: dt.datetime | None = None) -> str:
     return f"{days // 365}y"
 
 
+def verified_since_recorded(memory) -> bool:
+    """Whether someone has confirmed the memory since it was written (verified_at is stamped
+    with created_at at creation and moved only by an explicit verification)."""
+    return memory.verified_at > memory.created_at
+
+
 def record_caption(memory, now: dt.datetime | None = None) -> str:
     """'Recorded 47 days ago, verified yesterday' (or '..., not verified since')."""
     now = now or timezone.now()
-    recorded = age(memory.created_at, now)
-    first = "Saved today" if recorded == "today" else f"Recorded {recorded}"
-    if memory.verified_at > memory.created_at:
+    first = f"Recorded {age(memory.created_at, now)}"
+    if verified_since_recorded(memory):
         caption = f"{first}, verified {age(memory.verified_at, now)}"
     else:
         caption = f"{first}, not verified since"

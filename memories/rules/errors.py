@@ -70,13 +70,22 @@ class NameTaken(NameClash):
 class InlineBudgetExceeded(DomainError):
     status = 409
 
-    def __init__(self, message: str, *, total_bytes: int, budget_bytes: int, largest: list[dict]):
+    def __init__(
+        self,
+        message: str,
+        *,
+        total_bytes: int,
+        budget_bytes: int,
+        largest: list[dict],
+        band: str | None,
+    ):
         super().__init__(
-            message, total_bytes=total_bytes, budget_bytes=budget_bytes, largest=largest
+            message, total_bytes=total_bytes, budget_bytes=budget_bytes, largest=largest, band=band
         )
         self.total_bytes = total_bytes
         self.budget_bytes = budget_bytes
         self.largest = largest
+        self.band = band  # the project whose session's band it would pass; None: no project
 
 
 class PreconditionFailed(DomainError):

@@ -1,5 +1,6 @@
 """The bulk doors: one single-memory door applied to many memories in one transaction."""
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -23,26 +24,37 @@ class BulkRefusal:
 
 @dataclass
 class BulkResult:
-    """What a bulk action did: every memory changed, or (when any was refused) none."""
+    """What a bulk action did: every memory changed, or (when any was refused) none.
+
+    `targets` are the memories the action changes; `unchanged` those it was asked to change
+    that hold what it would set already, which it leaves alone (no write, no revision).
+    """
 
     targets: list[Memory]
     outcomes: list = field(default_factory=list)  # each door's result, in index order
     refused: list[BulkRefusal] = field(default_factory=list)
     missing: int = 0  # ids asked for that no longer name a memory
+    unchanged: list[Memory] = field(default_factory=list)
+    change_set_id: int | None = None  # the change set recorded, to be undone whole
 
     @property
     def applied(self) -> bool:
         return not self.refused
 
 
-def _apply_to_each(ids, change, summary: str) -> BulkResult:
-    """Apply one single-memory door to each memory, in index order, in ONE transaction.
+def _apply_to_each(
+    ids, change, summary: str, *, changes: Callable[[Memory], bool] = lambda memory: True
+) -> BulkResult:
+    """Apply one single-memory door to each memory `changes` says it would change, in index
+    order, in ONE transaction.
 
     All or nothing. Every memory is tried, each in its own savepoint, so each refusal is known
     with its row, and a later row is measured as if the earlier ones had landed (the budget
     of a band fills up in index order, as the agent reads it). If any row is refused, the
     whole batch is rolled back and every refusal reported; nothing of it lands. What lands is
-    one change set of the history, `summary` naming it, to be inspected and undone whole.
+    one change set of the history, `summary` naming it, to be inspected and undone whole. A
+    memory that already holds what the action sets is no change: not written, not recorded,
+    not counted, so nothing of it is undone.
     """
     ids = list(dict.fromkeys(ids))
     if not ids:
@@ -54,10 +66,13 @@ def _apply_to_each(ids, change, summary: str) -> BulkResult:
             f"{BULK_LIMIT:,} at a time: narrow the filters.",
         )
     with transaction.atomic():
-        targets = memories_by_id(ids)
-        result = BulkResult(targets=targets, missing=len(ids) - len(targets))
+        found = memories_by_id(ids)
+        result = BulkResult(targets=[], missing=len(ids) - len(found))
+        for memory in found:
+            (result.targets if changes(memory) else result.unchanged).append(memory)
+        targets = result.targets
         noun = "memory" if len(targets) == 1 else "memories"
-        with history.change_set(f"{summary} on {len(targets)} {noun}", door=history.BULK):
+        with history.change_set(f"{summary} on {len(targets)} {noun}", door=history.BULK) as group:
             for memory in targets:
                 try:
                     with transaction.atomic():
@@ -67,6 +82,8 @@ def _apply_to_each(ids, change, summary: str) -> BulkResult:
         if result.refused:
             transaction.set_rollback(True)
             result.outcomes = []
+        elif targets:
+            result.change_set_id = group.id
     return result
 
 
@@ -82,19 +99,25 @@ def set_priority(ids, priority) -> BulkResult:
         ids,
         lambda m: doors.write(m.name, project=_tier_of(m), priority=priority),
         f"Set priority {priority}",
+        changes=lambda m: m.priority != priority,
     )
+
+
+def _shifted(memory: Memory, by: int) -> int:
+    """The priority shifted by `by`, held within 0 (most important) and 100."""
+    return min(max(memory.priority + by, f.PRIORITY_MIN), f.PRIORITY_MAX)
 
 
 def shift_priority(ids, by) -> BulkResult:
     """Add `by` to each priority, held within 0 (most important) and 100."""
     if isinstance(by, bool) or not isinstance(by, int):
         raise InvalidField("shift", "Shift the priority by a whole number.")
-
-    def shift(memory: Memory) -> doors.WriteResult:
-        moved = min(max(memory.priority + by, f.PRIORITY_MIN), f.PRIORITY_MAX)
-        return doors.write(memory.name, project=_tier_of(memory), priority=moved)
-
-    return _apply_to_each(ids, shift, f"Shift priority by {by:+d}")
+    return _apply_to_each(
+        ids,
+        lambda m: doors.write(m.name, project=_tier_of(m), priority=_shifted(m, by)),
+        f"Shift priority by {by:+d}",
+        changes=lambda m: _shifted(m, by) != m.priority,
+    )
 
 
 def set_load(ids, load) -> BulkResult:
@@ -102,7 +125,45 @@ def set_load(ids, load) -> BulkResult:
     if load is None:
         raise InvalidField("load", "Give the load to set: inline, index or search.")
     return _apply_to_each(
-        ids, lambda m: doors.write(m.name, project=_tier_of(m), load=load), f"Set load {load}"
+        ids,
+        lambda m: doors.write(m.name, project=_tier_of(m), load=load),
+        f"Set load {load}",
+        changes=lambda m: m.load != load,
+    )
+
+
+def _one_tag(tag) -> str:
+    tags = f.tags([tag]) if isinstance(tag, str) and tag.strip() else None
+    if not tags:
+        raise InvalidField("tag", "Give the tag to add or remove.")
+    return tags[0]
+
+
+def _without(tags: list[str], tag: str) -> list[str]:
+    """The tags but `tag`, in any case: tags are told apart regardless of case, as the tag
+    filter finds them."""
+    return [kept for kept in tags if kept.casefold() != tag.casefold()]
+
+
+def add_tag(ids, tag) -> BulkResult:
+    """Add `tag` after each memory's tags; one that has it (in any case) is unchanged."""
+    tag = _one_tag(tag)
+    return _apply_to_each(
+        ids,
+        lambda m: doors.write(m.name, project=_tier_of(m), tags=[*m.tags, tag]),
+        f"Add tag {tag}",
+        changes=lambda m: _without(m.tags, tag) == m.tags,
+    )
+
+
+def remove_tag(ids, tag) -> BulkResult:
+    """Remove `tag` (in any case) from each memory's tags; one without it is unchanged."""
+    tag = _one_tag(tag)
+    return _apply_to_each(
+        ids,
+        lambda m: doors.write(m.name, project=_tier_of(m), tags=_without(m.tags, tag)),
+        f"Remove tag {tag}",
+        changes=lambda m: _without(m.tags, tag) != m.tags,
     )
 
 
@@ -117,7 +178,10 @@ def move(ids, to) -> BulkResult:
     if to is not None:
         Project.objects.named(f.project_name(to))
     return _apply_to_each(
-        ids, lambda m: doors.move(m.name, project=_tier_of(m), to=to), f"Move to {tiers.noun(to)}"
+        ids,
+        lambda m: doors.move(m.name, project=_tier_of(m), to=to),
+        f"Move to {tiers.noun(to)}",
+        changes=lambda m: m.project_name != to,
     )
 
 

@@ -10,6 +10,8 @@
   // any other as a radial tree, which costs little however large it is.
   const FORCE_LAYOUT_MAX = 150;
   const SHAPES = { name: "diamond", path: "rectangle", url: "hexagon", id: "triangle" };
+  const FIT_ZOOM_MAX = 1.6;
+  const FOUND_ZOOM = 1.5; // a found node is shown at least this close, its neighbours labelled
 
   function colours() {
     const css = getComputedStyle(document.documentElement);
@@ -62,7 +64,9 @@
           color: c.text,
           "text-valign": "bottom",
           "text-margin-y": 3,
-          "min-zoomed-font-size": 9,
+          // Labels appear once zoomed in far enough for them to part (10 px drawn at 1.2x);
+          // further out, the node pointed at or found is the one labelled.
+          "min-zoomed-font-size": 12,
           "text-outline-width": 2,
           "text-outline-color": c.surface,
           "border-width": 1,
@@ -86,7 +90,18 @@
         selector: "node.outside",
         style: { "background-opacity": 0.15, "border-width": 3, "border-color": c.search },
       },
-      { selector: "node.centre", style: { "border-width": 4, "border-color": c.text } },
+      {
+        selector: "node.centre",
+        style: {
+          "border-width": 4,
+          "border-color": c.text,
+          "font-weight": "bold",
+          "z-index": 9,
+          "text-background-color": c.surface,
+          "text-background-opacity": 0.9,
+          "text-background-padding": 2,
+        },
+      },
       {
         selector: "edge",
         style: {
@@ -108,6 +123,19 @@
         },
       },
       { selector: "node:active, node:selected", style: { "overlay-opacity": 0.15 } },
+      {
+        selector: "node.focus, node:selected",
+        style: {
+          "font-size": "data(focusFont)",
+          "min-zoomed-font-size": 0,
+          "font-weight": "bold",
+          "z-index": 10,
+          "text-background-color": c.surface,
+          "text-background-opacity": 0.9,
+          "text-background-padding": 2,
+        },
+      },
+      { selector: "node:selected", style: { "border-width": 4, "border-color": c.cross } },
     ];
     for (const [kind, shape] of Object.entries(SHAPES)) {
       rules.push({ selector: `node.kind-${kind}`, style: { shape } });
@@ -161,18 +189,45 @@
     return at;
   }
 
-  // A small cluster of a small picture, laid out by force (cytoscape's cose).
+  // The same numbers from the same seed (mulberry32), so a layout drawn twice is the same.
+  function seeded(seed) {
+    let state = seed >>> 0;
+    return () => {
+      state = (state + 0x6d2b79f5) >>> 0;
+      let t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  function seedOf(ids) {
+    let hash = 2166136261;
+    for (const char of ids.join("\n")) hash = Math.imul(hash ^ char.charCodeAt(0), 16777619);
+    return hash >>> 0;
+  }
+
+  // A small cluster of a small picture, laid out by force (cytoscape's cose). Cose draws its
+  // starting places and some of its moves from Math.random: seeded from the cluster's own
+  // node ids for the layout's run (synchronous without animation), the same store is drawn
+  // the same way on every load.
   function force(cy, ids) {
     const nodes = cy.collection(ids.map((id) => cy.getElementById(id)));
-    nodes.union(nodes.edgesWith(nodes)).layout({
-      name: "cose",
-      animate: false,
-      fit: false,
-      randomize: true,
-      idealEdgeLength: 45,
-      nodeRepulsion: 6000,
-      numIter: 400,
-    }).run();
+    const random = Math.random;
+    Math.random = seeded(seedOf(ids));
+    try {
+      nodes.union(nodes.edgesWith(nodes)).layout({
+        name: "cose",
+        animate: false,
+        fit: false,
+        randomize: true,
+        idealEdgeLength: 45,
+        nodeRepulsion: 6000,
+        numIter: 400,
+      }).run();
+    } finally {
+      Math.random = random;
+    }
     return new Map(ids.map((id) => [id, { ...cy.getElementById(id).position() }]));
   }
 
@@ -223,6 +278,68 @@
     }
     cy.nodes().positions((node) => final.get(node.id()));
     cy.fit(undefined, 20);
+    // A few nodes fitted to a large canvas would be drawn huge.
+    if (cy.zoom() > FIT_ZOOM_MAX) {
+      cy.zoom(FIT_ZOOM_MAX);
+      cy.center();
+    }
+  }
+
+  // The label of a node pointed at or found, readable at any zoom.
+  function focusLabel(cy, nodes) {
+    nodes.data("focusFont", 13 / cy.zoom());
+  }
+
+  // The node a search names: its label exactly, then ignoring case, then starting with the
+  // text, then containing it; in the server's order, the most connected first within a kind.
+  function find(cy, text) {
+    const wanted = text.trim();
+    const lower = wanted.toLowerCase();
+    if (!wanted) return null;
+    const labelled = cy.nodes().map((node) => [node, String(node.data("label"))]);
+    const tests = [
+      (label) => label === wanted,
+      (label) => label.toLowerCase() === lower,
+      (label) => label.toLowerCase().startsWith(lower),
+      (label) => label.toLowerCase().includes(lower),
+    ];
+    for (const test of tests) {
+      const hit = labelled.find(([, label]) => test(label));
+      if (hit) return hit[0];
+    }
+    return null;
+  }
+
+  function searchable(cy, holder, form, hover) {
+    const input = form.querySelector("input[type=search]");
+    const said = form.querySelector("[data-graph-search-result]");
+    const names = form.querySelector("datalist");
+    if (names) {
+      names.replaceChildren(...cy.nodes().map((node) => {
+        const option = document.createElement("option");
+        option.value = node.data("label");
+        return option;
+      }));
+    }
+    form.hidden = false;
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const node = find(cy, input.value);
+      if (!node) {
+        said.textContent = `No node of this graph is named or contains "${input.value.trim()}".`;
+        return;
+      }
+      cy.nodes(":selected").unselect();
+      node.select();
+      // Its own centre in the middle (cy.center would take its label into the box).
+      const zoom = Math.max(cy.zoom(), FOUND_ZOOM);
+      const at = node.position();
+      cy.viewport({ zoom, pan: { x: cy.width() / 2 - at.x * zoom, y: cy.height() / 2 - at.y * zoom } });
+      focusLabel(cy, node);
+      holder.dataset.graphFound = node.id();
+      said.textContent = `Centred on ${node.data("label")}.`;
+      if (hover) hover.textContent = describe(node.data());
+    });
   }
 
   function destination(holder, node) {
@@ -278,9 +395,17 @@
     });
     cy.on("mouseover", "node", (event) => {
       if (hover) hover.textContent = describe(event.target.data());
+      focusLabel(cy, event.target);
+      event.target.addClass("focus");
       holder.classList.add("pointing");
     });
-    cy.on("mouseout", "node", () => holder.classList.remove("pointing"));
+    cy.on("mouseout", "node", (event) => {
+      event.target.removeClass("focus");
+      holder.classList.remove("pointing");
+    });
+    cy.on("zoom", () => focusLabel(cy, cy.nodes(".focus, :selected")));
+    const search = container.querySelector("[data-graph-search]");
+    if (search) searchable(cy, holder, search, hover);
     // The drawn graph stays reachable from its element, for the console and the browser tests.
     holder.graph = cy;
     holder.dataset.graphState = "drawn";

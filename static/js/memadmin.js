@@ -32,6 +32,30 @@ document.addEventListener("htmx:afterRequest", (event) => {
   if (target) target.removeAttribute("aria-busy");
 });
 
+// The main menu: one group open at a time, Escape or a click elsewhere closes it, and on
+// narrow screens the Menu button folds the whole bar (without script it stays unfolded).
+const menuGroups = () => document.querySelectorAll(".site-nav details");
+document.addEventListener("click", (event) => {
+  const toggle = event.target.closest(".nav-toggle");
+  if (toggle) {
+    const open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", String(open));
+    document.getElementById(toggle.getAttribute("aria-controls")).classList.toggle("is-open", open);
+    return;
+  }
+  // A summary's click (Enter on it is one too) opens its group: close the others.
+  const within = event.target.closest(".site-nav details");
+  for (const group of menuGroups()) if (group !== within) group.open = false;
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape") return;
+  for (const group of menuGroups()) {
+    if (!group.open) continue;
+    group.open = false;
+    group.querySelector("summary").focus();
+  }
+});
+
 // The row checkboxes of the list and their "select every row on this page" box.
 document.addEventListener("change", (event) => {
   const box = event.target;
@@ -56,7 +80,7 @@ function syncBulkInputs() {
   const action = document.querySelector("[data-bulk-action]");
   if (!action) return;
   for (const holder of document.querySelectorAll("[data-bulk-for]")) {
-    const wanted = holder.dataset.bulkFor === action.value;
+    const wanted = holder.dataset.bulkFor.split(" ").includes(action.value);
     holder.hidden = !wanted;
     for (const input of holder.querySelectorAll("input, select")) input.disabled = !wanted;
   }
@@ -86,4 +110,29 @@ document.addEventListener("click", async (event) => {
     button.textContent = "Selected: press Ctrl+C";
   }
   setTimeout(() => { button.textContent = label; }, 2000);
+});
+
+// The search box keeps one empty box for a synonym: a search typed and sent by htmx redraws
+// only the results, so the box the full page would draw after the filled ones is added here.
+function ensureSynonymBox() {
+  const inputs = document.querySelectorAll("#filters .search-input");
+  if (!inputs.length || [...inputs].some((input) => input.value.trim() === "")) return;
+  const last = inputs[inputs.length - 1];
+  const number = inputs.length + 1;
+  const or = document.createElement("span");
+  or.className = "muted";
+  or.setAttribute("aria-hidden", "true");
+  or.textContent = "or";
+  const label = document.createElement("label");
+  label.className = "visually-hidden";
+  label.htmlFor = `f-q-${number}`;
+  label.textContent = "or, a synonym";
+  const box = last.cloneNode(false);
+  box.id = `f-q-${number}`;
+  box.value = "";
+  box.placeholder = "a synonym";
+  last.after(or, label, box);
+}
+document.addEventListener("htmx:afterSettle", (event) => {
+  if (event.detail.target && event.detail.target.id === "results") ensureSynonymBox();
 });

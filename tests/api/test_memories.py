@@ -326,7 +326,20 @@ def test_put_past_the_inline_budget_is_409_with_the_data_and_lands_nothing(api, 
         {"name": "tone", "project": None, "bytes": 20},
     ]
     assert data["error"].startswith("inline memories would total")
+    assert data["band"] is None and "in the global band;" in data["error"]
     assert not Memory.objects.filter(name="tone").exists()
+
+
+def test_a_budget_refusal_names_the_band_it_would_pass(api, write, project, settings):
+    settings.MEMADMIN_INLINE_MAX_BYTES = 100
+    write("big", project="webdev", load="inline", body="w" * 95)
+    response = api(
+        "PUT", "/v1/memories/small", {"description": "x", "load": "inline", "body": "g" * 10}
+    )
+    data = response.json()
+    assert response.status_code == 409 and data["band"] == "webdev"
+    assert "in the webdev band (global + webdev); shorten 'big' (0.1 KiB)" in data["error"]
+    assert data["largest"][0] == {"name": "big", "project": "webdev", "bytes": 95}
 
 
 def test_put_name_clash_across_tiers_is_409(api, write, project):

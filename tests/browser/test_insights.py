@@ -131,3 +131,60 @@ def test_the_audit_pages_fit_the_screen(sign_in, store, live_server, width):
         )
         assert scroll <= client, (path, scroll, client)
     assert not page.errors
+
+
+def test_the_histogram_labels_are_readable(sign_in, store, live_server):
+    page = sign_in("auditor")
+    page.goto(live_server.url + "/budget/")
+    ticks = page.locator(".chart-histogram .chart-tick, .chart-histogram .chart-axis-label")
+    heights = [box["height"] for box in (t.bounding_box() for t in ticks.all())]
+    assert heights and min(heights) >= 10, heights
+
+
+def positions(page) -> dict:
+    return page.locator("#graph .graph-canvas").evaluate(
+        "(element) => Object.fromEntries(element.graph.nodes().map((n) => "
+        "[n.data('label'), [Math.round(n.position('x')), Math.round(n.position('y'))]]))"
+    )
+
+
+def test_an_auditors_graph_search_centres_the_node(sign_in, store, live_server):
+    page = sign_in("auditor")
+    errors = watch(page)
+    page.goto(live_server.url + "/graph/")
+    page.wait_for_selector("#graph [data-graph-state=drawn]")
+    first = positions(page)
+    # Labels wait for a zoom that parts them; the whole store fitted is too far out here.
+    zoom = page.locator("#graph .graph-canvas").evaluate("(element) => element.graph.zoom()")
+    page.get_by_label("Find a node").fill("note-13")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "() => document.querySelector('#graph .graph-canvas').dataset.graphFound"
+    )
+    found = page.locator("#graph .graph-canvas").evaluate(
+        "(element) => { const cy = element.graph; const node = cy.$(':selected');"
+        " return {label: node.data('label'), x: node.renderedPosition('x'),"
+        " y: node.renderedPosition('y'), width: cy.width(), height: cy.height(),"
+        " zoom: cy.zoom(), font: node.renderedStyle('font-size')}; }"
+    )
+    assert found["label"] == "note-13"
+    assert abs(found["x"] - found["width"] / 2) < 2 and abs(found["y"] - found["height"] / 2) < 2
+    assert found["zoom"] >= max(zoom, 1.5)
+    assert float(found["font"].removesuffix("px")) >= 12  # its label is drawn, readable
+    assert page.inner_text("[data-graph-search-result]") == "Centred on note-13."
+    assert page.inner_text("[data-graph-hover]").startswith("note-13 (global")
+    # A part of a name finds it too; a name no node has says so.
+    page.get_by_label("Find a node").fill("DEPLOY-H")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "() => document.querySelector('[data-graph-search-result]').textContent"
+        " === 'Centred on deploy-host.'"
+    )
+    page.get_by_label("Find a node").fill("nothing-like-it")
+    page.keyboard.press("Enter")
+    assert "No node of this graph" in page.inner_text("[data-graph-search-result]")
+    # The same store is laid out the same way on every load.
+    page.reload()
+    page.wait_for_selector("#graph [data-graph-state=drawn]")
+    assert positions(page) == first
+    assert not errors and not page.errors

@@ -9,6 +9,8 @@ from memories.engine.sqlite import index as sqlite_index
 from memories.models import Memory
 from memories.reads import backlinks, budget
 from memories.rules.budget import band_total, budget_bytes
+from memories.rules.errors import InlineBudgetExceeded
+from memories.writes import doors
 from projects.models import Project
 
 
@@ -49,3 +51,19 @@ def test_first_login_creates_and_prints_the_same_sign_in(db, settings, tmp_path,
     call_command("first_login")
     assert capsys.readouterr().out == first
     assert (tmp_path / "first-login.txt").stat().st_mode & 0o777 == 0o600
+
+
+def test_the_demo_keeps_one_band_over_and_the_rest_writable(db):
+    """legacy is over the budget, to show it; every other band has room to spare, so only
+    inline writes to legacy and to the global tier (in every band, legacy's too) are refused."""
+    call_command("seed_demo")
+    over = [band.project for band in budget.bands(timezone.now()) if band.over]
+    assert over == ["legacy"]
+    for project in ("webdev", "infra", "movie", "research"):
+        doors.write(
+            f"new-{project}", project=project, description="d", body="x" * 2048, load="inline"
+        )
+    doors.write("new-global-index", description="an index memory spends nothing inline", body="x")
+    for project in ("legacy", None):
+        with pytest.raises(InlineBudgetExceeded):
+            doors.write("refused", project=project, description="d", body="x", load="inline")

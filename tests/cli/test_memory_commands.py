@@ -1,4 +1,4 @@
-"""`manage.py memory list|get|show|add|edit|remove|verify|embed`: each command and flag."""
+"""`manage.py memory list|get|show|add|edit|remove|move|verify|embed`: each command and flag."""
 
 import datetime as dt
 import io
@@ -556,3 +556,78 @@ def test_long_runs_draw_a_bar_on_a_terminal_and_stay_quiet_when_piped(db, tmp_pa
         "memory", "import", str(tmp_path / "b"), "--force", stderr=piped, stdout=io.StringIO()
     )
     assert piped.getvalue() == ""
+
+
+# --- move ---------------------------------------------------------------------------------
+
+
+def test_move_refiles_a_memory_and_keeps_the_rest(run, store):
+    before = Memory.objects.get(name="runbook")
+    out, _ = run("memory", "move", "runbook", "--to", "webdev")
+    assert out == "Moved memory 'runbook' to project 'webdev'.\n"
+    moved = doors.locate("runbook", "webdev")
+    assert (moved.id, moved.body, moved.tags, moved.created_at) == (
+        before.id,
+        before.body,
+        before.tags,
+        before.created_at,
+    )
+    out, _ = run("memory", "move", "runbook", "--project", "webdev", "--to", "")
+    assert out == "Moved memory 'runbook' to the global tier.\n"
+    assert doors.locate("runbook", None).project is None
+
+
+def api_refusal(data: dict, **query) -> str:
+    from django.contrib.auth.models import Group, User
+    from django.test import Client
+
+    from memadmin.accounts import tokens
+
+    user, _ = User.objects.get_or_create(username="mover")
+    user.groups.add(Group.objects.get(name="operator"))
+    token = tokens.create_token(user, "write")[1]
+    path = "/v1/memories/" + query.pop("name") + "".join(f"?project={p}" for p in query.values())
+    response = Client().put(
+        path, data, content_type="application/json", headers={"Authorization": f"Bearer {token}"}
+    )
+    assert response.status_code >= 400, response.content
+    return response.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("name", "project", "to"),
+    [
+        ("notes", "webdev", "nowhere"),  # no such project
+        ("notes", "webdev", "bad name"),  # not a project's name
+        ("notes", "webdev", None),  # movie holds 'notes' too: a global name is no project's
+    ],
+)
+def test_move_refuses_as_the_api_project_key_does(run, store, name, project, to):
+    before = store_state()
+    args = [name, "--to", to or ""] + (["--project", project] if project else [])
+    with pytest.raises(CommandError) as refused:
+        run("memory", "move", *args)
+    assert store_state() == before
+    query = {"name": name} | ({"project": project} if project else {})
+    assert str(refused.value) == api_refusal({"project": to}, **query)
+    assert store_state() == before
+
+
+def test_move_of_a_memory_no_tier_holds(run, store):
+    with pytest.raises(CommandError, match="There is no memory named 'absent'."):
+        run("memory", "move", "absent", "--to", "webdev")
+    with pytest.raises(CommandError, match="held by several projects .* name one with --project"):
+        run("memory", "move", "notes", "--to", "")
+
+
+def test_move_refuses_past_the_inline_budget(run, db, small_budget):
+    project_doors.add("webdev")
+    doors.write("rule", description="r", load="inline", body="x" * 60)
+    doors.write("big", project="webdev", description="b", load="inline", body="y" * 30)
+    project_doors.add("infra")
+    doors.write("other", project="infra", description="o", load="inline", body="z" * 30)
+    before = store_state()
+    # Into webdev's band it would join 60 + 30 = 90 with 30 more: past the 100 bytes.
+    with pytest.raises(CommandError, match=r"inline memories would total 0\.1 KiB against"):
+        run("memory", "move", "other", "--project", "infra", "--to", "webdev")
+    assert store_state() == before

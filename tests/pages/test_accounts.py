@@ -62,8 +62,14 @@ def test_change_a_role_and_turn_an_account_off_and_on(admin, db, htmx):
     assert roles.role_of(dave) == roles.OPERATOR
     signed_in = Client()
     signed_in.force_login(dave)
+    assert '<span class="account-state">on</span>' in admin.get("/accounts/").content.decode()
     response = admin.post(f"/accounts/{dave.id}/", {"active": "false"}, **htmx)
     assert "is turned off" in response.content.decode()
+    # Each row says its state, beside the button that changes it.
+    assert (
+        '<span class="account-state">off: cannot sign in or use its tokens</span>'
+        in response.content.decode()
+    )
     assert signed_in.get("/memories/").status_code == 302  # signed out by it
     admin.post(f"/accounts/{dave.id}/", {"active": "true"}, **htmx)
     dave.refresh_from_db()

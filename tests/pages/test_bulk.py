@@ -6,8 +6,9 @@ import pytest
 from django.contrib.messages import get_messages
 from django.utils import timezone
 
-from memories.models import Memory
+from memories.models import ChangeSet, Memory, Revision
 from memories.writes import doors
+from projects import writes as projects_writes
 from tests.conftest import backdate
 from tests.pages.conftest import chrome_free
 
@@ -72,7 +73,9 @@ def test_a_refused_batch_changes_nothing_and_says_why_beside_each_row(
     assert response.status_code == 409
     assert Memory.objects.filter(load="inline").count() == 0
     assert "Nothing was changed: 1 of 3 memories would be refused" in html
-    assert "&#x27;b&#x27;: inline memories would total" in html
+    assert "'b': inline memories would total" in html
+    assert "(<code>MEMADMIN_INLINE_MAX_BYTES</code>) in the global band" in html
+    assert '<a class="refusal-link" href="/budget/">See the global band’s budget</a>' in html
     # a (60 bytes) fits the 100-byte band; b would take it to 120; c has no body
     refused_rows = [row for row in html.split("<tbody") if 'class="refusal"' in row]
     assert len(refused_rows) == 1 and ">b</a>" in refused_rows[0]
@@ -151,4 +154,82 @@ def test_without_javascript_the_outcome_is_a_message_on_the_list(operator, three
         "/memories/_bulk/", {"action": "verify", "id": [a.id], "query": "project="}
     )
     assert response.status_code == 302 and response["Location"] == "/memories/?project="
-    assert [str(m) for m in get_messages(response.wsgi_request)] == ["Marked 1 memory verified."]
+    group = ChangeSet.objects.get()
+    assert [str(m) for m in get_messages(response.wsgi_request)] == [
+        f'Marked 1 memory verified. <a class="undo-link" href="/history/changes/{group.id}/'
+        '#undo-heading">Undo this change set</a>'
+    ]
+
+
+def test_a_bulk_change_that_changes_nothing_is_not_counted_recorded_or_undone(operator, three):
+    a, b, c = three
+    doors.write("a", project=None, load="inline")
+    revisions = Revision.objects.count()
+    response = bulk(operator, ids=[a.id, b.id, c.id], action="set_load", load="inline")
+    html = response.content.decode()
+    assert "Set load inline on 2 memories. 1 memory holds that already: left as they were." in html
+    assert Revision.objects.count() == revisions + 2
+    group = ChangeSet.objects.get()
+    assert group.summary == "Set load inline on 2 memories"
+    assert f'href="/history/changes/{group.id}/#undo-heading">Undo this change set</a>' in html
+    undone = operator.post(f"/history/changes/{group.id}/", follow=True).content.decode()
+    assert "2 memories put back" in undone
+    assert Memory.objects.get(name="a").load == "inline"  # never part of the change
+
+
+def test_a_bulk_change_of_nothing_at_all_records_no_change_set(operator, three):
+    a, b, _ = three
+    response = bulk(operator, ids=[a.id, b.id], action="set_load", load="index")
+    html = response.content.decode()
+    assert "Nothing was changed. 2 memories hold that already: left as they were." in html
+    assert "Undo" not in html.split('id="flash"')[1]
+    assert not ChangeSet.objects.exists()
+
+
+def test_bulk_add_and_remove_a_tag_through_the_doors_and_undo(operator, three):
+    a, b, c = three
+    doors.write("b", project=None, tags=["Ops"])
+    response = bulk(operator, ids=[a.id, b.id, c.id], action="add_tag", tag="ops")
+    assert "Added the tag ops to 2 memories. 1 memory holds that already" in (
+        response.content.decode()
+    )
+    assert Memory.objects.get(name="a").tags == ["ops"]
+    assert Memory.objects.get(name="b").tags == ["Ops"]
+    added = ChangeSet.objects.get()
+    response = bulk(operator, ids=[a.id, b.id, c.id], action="remove_tag", tag="OPS")
+    assert "Removed the tag OPS from 3 memories." in response.content.decode()
+    assert [m.tags for m in Memory.objects.order_by("name")] == [[], [], []]
+    removal = ChangeSet.objects.exclude(id=added.id).get()
+    operator.post(f"/history/changes/{removal.id}/")
+    assert [m.tags for m in Memory.objects.order_by("name")] == [["ops"], ["Ops"], ["ops"]]
+
+
+def test_bulk_tag_needs_a_tag(operator, three):
+    a, _, _ = three
+    response = bulk(operator, ids=[a.id], action="add_tag", tag=" ")
+    assert response.status_code == 400
+    assert "Add the tag what? Give a value." in response.content.decode()
+
+
+def test_a_budget_refusal_of_many_rows_names_the_band_once_with_a_link(
+    operator, db, project, settings
+):
+    projects_writes.add("legacy")
+    settings.MEMADMIN_INLINE_MAX_BYTES = 1000
+    doors.write("rule", project="legacy", description="rule", body="r" * 900, load="inline")
+    moving = [
+        doors.write(
+            f"w{n}", project="webdev", description=f"w {n}", body="w" * 60, load="inline"
+        ).memory.id
+        for n in range(4)
+    ]
+    response = bulk(operator, ids=moving, action="move", to="", query="project=webdev")
+    html = response.content.decode()
+    assert response.status_code == 409
+    banner = html.split('id="flash"')[1]
+    assert banner.count("inline memories would total") == 1
+    assert "in the legacy band (global + legacy)" in banner
+    assert '<a class="refusal-link" href="/budget/?project=legacy">' in banner
+    assert "<code>load: index</code>" in banner and "`" not in banner
+    assert html.count("It would take the legacy band (global + legacy) past") == 3
+    assert Memory.objects.filter(project__name="webdev").count() == 4

@@ -2,6 +2,7 @@
 
 import datetime as dt
 import html
+import re
 
 import pytest
 from django.contrib.messages import get_messages
@@ -296,3 +297,37 @@ def test_create_refuses_a_bad_name(operator, db):
     )
     assert response.status_code == 400
     assert "starts with a letter or digit" in response.content.decode()
+
+
+def test_a_note_recorded_today_says_so(auditor, db):
+    doors.write("fresh", description="written just now")
+    html = auditor.get("/memories/fresh/?project=").content.decode()
+    assert "Recorded today, not verified since." in html
+    assert "Saved today" not in html
+
+
+def test_the_header_and_the_fields_agree_on_verification(auditor, db):
+    never = backdate(doors.write("never", description="never checked").memory, days=31)
+    html = auditor.get(never.get_absolute_url()).content.decode()
+    assert "Recorded 31 days ago, not verified since." in html
+    assert '<dt>Verified</dt><dd><span class="muted">not since recorded</span></dd>' in html
+    checked = backdate(
+        doors.write("checked", description="checked").memory, days=31, verified_days=3
+    )
+    html = auditor.get(checked.get_absolute_url()).content.decode()
+    assert "Recorded 31 days ago, verified 3 days ago." in html
+    assert re.search(r"<dt>Verified</dt><dd><time [^>]+>3 days ago</time></dd>", html)
+
+
+def test_the_edit_form_is_folded_until_asked_for(operator, auditor, memory):
+    html = operator.get("/memories/note/?project=").content.decode()
+    assert '<details class="panel edit-panel" id="edit">' in html
+    assert 'href="#edit-form">Edit</a>' in html and 'id="edit-form"' in html
+    assert "One per line." in html and "One a line" not in html
+    # The backlink graph loads in place once in view, right under the body, above the form.
+    assert 'hx-trigger="intersect once"' in html
+    assert html.index('id="memory-graph"') < html.index('id="edit"')
+    # A refused save opens it again, with what went wrong.
+    refused = edit(operator, memory, priority="101").content.decode()
+    assert '<details class="panel edit-panel" id="edit" open>' in refused
+    assert "Edit</a>" not in auditor.get("/memories/note/?project=").content.decode()

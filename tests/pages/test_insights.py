@@ -104,7 +104,7 @@ def test_an_auditor_sees_no_edit_controls(auditor, store):
 
 def test_an_operator_sets_load_index_from_the_budget_report(operator, store):
     page = operator.get("/budget/").content.decode()
-    assert "Set load: index" in page and "named only" in page
+    assert "Set load: index" in page and "named, not given" in page
     response = operator.post(
         "/budget/set-load/", {"id": ids("deploy-host"), "next": "/budget/?project=webdev"}
     )
@@ -218,6 +218,19 @@ def test_budget_report(auditor, store):
     assert "Priorities of the global tier" in page and "Important but never read" in page
     assert auditor.get("/budget/?project=nope").status_code == 404
     assert auditor.get("/budget/?project=bad%20name").status_code == 400
+
+
+def test_the_cut_line_says_given_once(auditor, store, settings):
+    settings.MEMADMIN_INLINE_MAX_BYTES = 32768
+    page = auditor.get("/budget/").content.decode()
+    assert "given in full: 80 bytes of the 32.0 KiB budget spent with it" in page
+    assert "given given" not in re.sub(r"<[^>]+>|\s+", " ", page).replace("  ", " ")
+
+
+def test_the_histograms_are_drawn_at_their_shown_size(auditor, store):
+    page = auditor.get("/budget/").content.decode()
+    # Shown a third of the page wide (about 340 px): a wider picture shrinks its text.
+    assert re.search(r'class="chart chart-histogram" viewBox="0 0 340 150"', page)
 
 
 def test_hygiene_lists_and_their_fixes(operator, store):

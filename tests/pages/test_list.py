@@ -264,6 +264,7 @@ def test_the_inputs_limits_are_the_form_fields(operator, store):
         "value": "ops",
         "maxlength": str(fields.MAX_TAG_LENGTH),
         "autocomplete": "off",
+        "list": "tag-suggestions",
     }
     assert drawn["f-referencing"]["maxlength"] == str(fields.MAX_REFERENCE_LENGTH)
     assert drawn["f-referencing"]["value"] == "rule"
@@ -328,8 +329,9 @@ def test_a_search_page_runs_a_fixed_number_of_queries(auditor, db, django_assert
         for number in range(size):
             doors.write(f"s{size}-{number}", description="deploy notes", references=["x"])
         # With the meaning beside the words: the vectors' state and the near ones held
-        # against the filters (every one is found by its words here: none to load).
-        with django_assert_num_queries(9):
+        # against the filters (every one is found by its words here: none to load); and the
+        # references citing the query among them.
+        with django_assert_num_queries(10):
             auditor.get("/memories/?q=deploy")
 
 

@@ -29,12 +29,12 @@ def test_add_rename_remove(operator, store, htmx):
     renamed = operator.post("/projects/webdev/rename/", {"new_name": "frontend"}, **htmx)
     assert "its memories moved with it" in renamed.content.decode()
     assert doors.locate("web", "frontend").project.name == "frontend"
-    operator.post("/projects/infra/remove/", **htmx)
+    operator.post("/projects/infra/remove/", {"confirm": "true"}, **htmx)
     assert set(Project.objects.values_list("name", flat=True)) == {"frontend"}
 
 
 def test_remove_is_refused_while_memories_remain(operator, store, htmx):
-    response = operator.post("/projects/webdev/remove/", **htmx)
+    response = operator.post("/projects/webdev/remove/", {"confirm": "true"}, **htmx)
     html = response.content.decode()
     assert response.status_code == 409
     assert "cannot be removed while 1 memory remains in it" in html
@@ -60,8 +60,42 @@ def test_refusals_are_shown_where_they_happened(operator, store, htmx, path, dat
 
 
 def test_without_javascript_the_outcome_is_a_message(operator, store):
-    response = operator.post("/projects/webdev/remove/", follow=True)
+    response = operator.post("/projects/webdev/remove/", {"confirm": "true"}, follow=True)
     assert "cannot be removed while 1 memory remains" in response.content.decode()
+
+
+@pytest.mark.parametrize("with_htmx", [True, False])
+def test_removing_a_project_asks_first(operator, store, htmx, with_htmx):
+    Project.objects.create(name="infra", created_at=Project.objects.get().created_at)
+    asked = operator.post("/projects/infra/remove/", **(htmx if with_htmx else {}))
+    html = asked.content.decode()
+    assert asked.status_code == 200 and Project.objects.filter(name="infra").exists()
+    assert "<strong>Remove project infra?</strong> It holds 0 memories" in html
+    assert '<input type="hidden" name="confirm" value="true">' in html
+    assert 'hx-post="/projects/infra/remove/"' in html and ">Cancel</a>" in html
+    assert chrome_free(html) == with_htmx
+    operator.post("/projects/infra/remove/", {"confirm": "true"})
+    assert not Project.objects.filter(name="infra").exists()
+
+
+def test_a_refusal_replaces_the_previous_success_and_keeps_the_typed_name(operator, store, htmx):
+    added = operator.post("/projects/", {"name": "infra"}, **htmx).content.decode()
+    assert 'hx-swap-oob="true"><p class="flash flash-success"' in added
+    refused = operator.post("/projects/webdev/rename/", {"new_name": "infra"}, **htmx)
+    html = refused.content.decode()
+    assert refused.status_code == 409
+    # The flash area is emptied: the refusal is beside its row, under nothing green.
+    flash = html[html.index('<div id="flash"') :]
+    assert 'hx-swap-oob="true">' in flash and "<p" not in flash
+    assert 'value="infra" maxlength="64" required autocomplete="off" aria-invalid="true"' in html
+    assert 'class="refusal"' in html
+
+
+def test_without_javascript_a_refused_rename_keeps_the_typed_name(operator, store):
+    response = operator.post("/projects/webdev/rename/", {"new_name": "bad name"})
+    html = response.content.decode()
+    assert response.status_code == 400 and "starts with a letter" in html
+    assert 'value="bad name"' in html and "<html" in html
 
 
 def test_an_auditor_may_not_change_projects(auditor, store):

@@ -41,7 +41,7 @@ def test_a_budget_refusal_is_shown_beside_its_row_and_nothing_lands(
     assert response.status_code == 409
     assert 'class="refusal"' in html and 'role="alert"' in html
     assert "inline memories would total 0.1 KiB against the 0.1 KiB inline budget" in html
-    assert "shorten" in html and "set `load: index`" in html
+    assert "shorten" in html and "set <code>load: index</code>" in html  # code shown as code
     assert '<option value="index" selected>' in html  # the row shows what is stored
     assert Memory.objects.get(name="note").load == "index"
 
@@ -74,7 +74,7 @@ def test_without_javascript_a_refusal_comes_back_as_a_message(operator, note, sm
     doors.write("rule", description="rule", body="r" * 60, load="inline")
     response = operator.post("/memories/note/row/?project=", {"load": "inline"}, follow=True)
     html = response.content.decode()
-    assert "&#x27;note&#x27; was not changed: inline memories would total" in html
+    assert "'note' was not changed: inline memories would total" in html
 
 
 def test_an_offsite_next_is_ignored(operator, note):

@@ -39,11 +39,27 @@ def test_the_list_and_revoke(operator, db, htmx):
     token = ApiToken.objects.get()
     html = operator.get("/tokens/").content.decode()
     assert f"{token.prefix}…" in html and "nightly job" in html and "Revoke" in html
-    response = operator.post(f"/tokens/{token.id}/revoke/", **htmx)
+    # It asks first, in the token's row, and revokes nothing until confirmed.
+    asked = operator.post(f"/tokens/{token.id}/revoke/", **htmx).content.decode()
+    assert chrome_free(asked)
+    assert f"<strong>Revoke {token.prefix}… “nightly job”?</strong>" in asked
+    assert '<input type="hidden" name="confirm" value="true">' in asked and ">Cancel</a>" in asked
+    token.refresh_from_db()
+    assert not token.revoked
+    response = operator.post(f"/tokens/{token.id}/revoke/", {"confirm": "true"}, **htmx)
     assert response.status_code == 200 and chrome_free(response.content.decode())
     assert "it no longer opens the API" in response.content.decode()
     token.refresh_from_db()
     assert token.revoked
+
+
+def test_without_javascript_revoking_asks_first_too(operator, db):
+    create(operator)
+    token = ApiToken.objects.get()
+    asked = operator.post(f"/tokens/{token.id}/revoke/").content.decode()
+    assert "<html" in asked and "this cannot be undone" in asked
+    token.refresh_from_db()
+    assert not token.revoked
 
 
 def test_an_auditor_may_hold_read_tokens_only(auditor, db):
@@ -58,13 +74,15 @@ def test_an_auditor_may_hold_read_tokens_only(auditor, db):
 def test_nobody_revokes_another_users_token_but_an_admin(operator, auditor, admin, db):
     create(auditor)
     token = ApiToken.objects.get()
-    refused = operator.post(f"/tokens/{token.id}/revoke/")
+    refused = operator.post(f"/tokens/{token.id}/revoke/")  # not even asked about
+    assert refused.status_code == 404
+    refused = operator.post(f"/tokens/{token.id}/revoke/", {"confirm": "true"})
     assert refused.status_code == 404
     assert f"There is no API token {token.id} you may revoke." in refused.content.decode()
     assert "Every other user" not in operator.get("/tokens/").content.decode()
     everyone = admin.get("/tokens/").content.decode()
     assert "Every other user's tokens" in everyone and "alice" in everyone
-    assert admin.post(f"/tokens/{token.id}/revoke/").status_code == 302
+    assert admin.post(f"/tokens/{token.id}/revoke/", {"confirm": "true"}).status_code == 302
     token.refresh_from_db()
     assert token.revoked
 

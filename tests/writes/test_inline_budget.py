@@ -43,11 +43,35 @@ def test_seed_sentence_format(settings):
         {"name": "deploy", "project": None, "bytes": int(6.2 * 1024)},
         {"name": "tone", "project": None, "bytes": int(1.1 * 1024)},
     ]
-    assert refusal_sentence(int(33.4 * 1024), 32 * 1024, largest) == (
+    assert refusal_sentence(int(33.4 * 1024), 32 * 1024, largest, band=None) == (
         "inline memories would total 33.4 KiB against the 32.0 KiB inline budget "
-        "(`MEMADMIN_INLINE_MAX_BYTES`); shorten 'handbook' (20.1 KiB), 'deploy' (6.2 KiB) or "
-        "'tone' (1.1 KiB), or set `load: index` on one that is not a standing rule"
+        "(`MEMADMIN_INLINE_MAX_BYTES`) in the global band; shorten 'handbook' (20.1 KiB) or "
+        "'deploy' (6.2 KiB), or set `load: index` on one that is not a standing rule"
+    )  # 'tone' (1.1 KiB) is named by `largest`, but shortening it cannot take off 1.4 KiB
+
+
+def test_the_remedy_says_how_far_over_when_no_one_memory_is_enough():
+    largest = [
+        {"name": "a", "project": None, "bytes": 100},
+        {"name": "b", "project": None, "bytes": 50},
+    ]
+    assert refusal_sentence(1300, 1000, largest, band="webdev").endswith(
+        "in the webdev band (global + webdev); it is 0.3 KiB over, more than any one of them "
+        "holds: shorten 'a' (0.1 KiB) and 'b' (0.0 KiB), or set `load: index` on those that "
+        "are not standing rules"
     )
+
+
+def test_a_global_write_names_the_fullest_project_as_the_band_it_would_pass(
+    write, project, other_project, settings
+):
+    settings.MEMADMIN_INLINE_MAX_BYTES = 100
+    write("w", project="webdev", load="inline", body="w" * 90)
+    write("i", project="infra", load="inline", body="i" * 10)
+    with pytest.raises(InlineBudgetExceeded) as error:
+        write("g", load="inline", body="g" * 20)
+    assert error.value.band == "webdev"
+    assert "in the webdev band (global + webdev); shorten 'w'" in error.value.message
 
 
 def test_an_update_that_grows_past_the_budget_lands_nothing(write, small_budget):

@@ -57,6 +57,10 @@ LARGEST = {
     "items": _obj({"name": TEXT, "project": NULLABLE_TEXT, "bytes": {"type": "integer"}}),
 }
 COUNT = {"type": "integer", "minimum": 0}
+BAND = {
+    "type": ["string", "null"],
+    "description": "the project whose session's band it would pass; null: a session on none",
+}
 
 ERROR_DETAILS = {
     "field": {"type": "string", "description": "the field or parameter at fault"},
@@ -66,6 +70,7 @@ ERROR_DETAILS = {
     "total_bytes": {"type": "integer"},
     "budget_bytes": {"type": "integer"},
     "largest": LARGEST,
+    "band": BAND,
     "etag": {"type": "string", "description": "the memory's current ETag"},
     "matches": {"type": "integer"},
     "memory_count": {"type": "integer"},
@@ -88,8 +93,9 @@ SCHEMAS = {
             "total_bytes": {"type": "integer"},
             "budget_bytes": {"type": "integer"},
             "largest": LARGEST,
+            "band": BAND,
         },
-        "required": ["error", "total_bytes", "budget_bytes", "largest"],
+        "required": ["error", "total_bytes", "budget_bytes", "largest", "band"],
     },
     "AmbiguousName": {
         "type": "object",

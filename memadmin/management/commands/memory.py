@@ -22,7 +22,7 @@ def _tier_option(parser, what: str) -> None:
 
 class Command(BaseCommand):
     help = (
-        "Work with the memory store: list, get, show, add, edit, remove, export, import, "
+        "Work with the memory store: list, get, show, add, edit, remove, move, export, import, "
         "verify [--rebuild], embed [--rebuild], search QUERY..."
     )
 
@@ -101,6 +101,18 @@ class Command(BaseCommand):
         remove.add_argument("name")
         _tier_option(remove, "holding it, when several projects hold the name")
 
+        move = commands.add_parser(
+            "move", help="re-file a memory in another tier, keeping everything else"
+        )
+        move.add_argument("name")
+        _tier_option(move, "holding it, when several projects hold the name")
+        move.add_argument(
+            "--to",
+            required=True,
+            metavar="PROJECT",
+            help='the tier to move it to: a project\'s name, or "" for the global tier',
+        )
+
         export = commands.add_parser("export", help="write one Markdown file per memory")
         export.add_argument(
             "--directory", required=True, metavar="DIR", help="a new or empty directory"
@@ -164,6 +176,9 @@ class Command(BaseCommand):
 
     def handle_remove(self, **options):
         cli.remove_memory(self.stdout, **options)
+
+    def handle_move(self, **options):
+        cli.move_memory(self.stdout, **options)
 
     def handle_export(self, **options):
         cli.export(self.stdout, self.stderr, **options)

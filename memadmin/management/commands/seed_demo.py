@@ -2,8 +2,11 @@
 
 Every memory goes in through the write door. Afterwards its dates and read counts are moved
 into the past with plain UPDATEs (the doors stamp "now", and a demo of a store that is two
-years old needs two years of history), and one project's band is pushed over the inline
-budget past the doors, as a store looks after the budget was lowered beneath what it holds.
+years old needs two years of history), and one project's band, legacy's, is pushed over the
+inline budget past the doors, as a store looks after the budget was lowered beneath what it
+holds. Every other band keeps room to spare, so what the demo refuses is what that one band
+refuses: inline bytes added to legacy, or to the global tier, whose memories are in legacy's
+band too (the overview says so beside the figure).
 """
 
 import datetime as dt

@@ -22,6 +22,7 @@ def _tokens_context(request: HtmxHttpRequest, **extra) -> dict:
         "secret": "",
         "error": "",
         "revoked": None,
+        "confirming": None,  # the id of the token whose revocation is asked about
         "everyone": None,
         **extra,
     }
@@ -64,8 +65,11 @@ def api_tokens(request: HtmxHttpRequest) -> HttpResponse:
 @require_POST
 @requires_role(write=roles.AUDITOR)
 def api_token_revoke(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
-    """Revoke one of your tokens (an admin may revoke anyone's)."""
+    """Revoke one of your tokens (an admin may revoke anyone's), once asked and confirmed."""
     try:
+        if request.POST.get("confirm") != "true":
+            confirming = tokens.revocable_token(request.user, token_id)
+            return _tokens_page(request, confirming=confirming.id)
         token = tokens.revoke_token(request.user, token_id)
     except DomainError as error:
         return _tokens_page(request, status=error.status, error=error.message)

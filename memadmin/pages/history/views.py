@@ -1,12 +1,11 @@
 """The history pages: a memory's History tab, the audit log and its exports, one revision,
 change sets and their undo, the trash with restore and purge."""
 
-import csv
 import json
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import HttpResponse, QueryDict, StreamingHttpResponse
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
@@ -15,6 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memadmin.accounts import roles
 from memadmin.pages.query import ANY_TIER_VALUE, canonical_query
 from memadmin.web.access import has_role, requires_role
+from memadmin.web.exports import csv_lines, download
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memadmin.web.responses import error_response
 from memories.models import NAME_SLOT, Action, Door, Memory, Revision, TrashedMemory, memory_url
@@ -169,17 +169,6 @@ def log(request: HtmxHttpRequest) -> HttpResponse:
     return render_page(request, "history/log.html", context, fragment="results", status=status)
 
 
-def _csv_value(value) -> str:
-    """Text a spreadsheet will not run as a formula."""
-    text = "" if value is None else str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
 @require_GET
 @requires_role()
 def log_export(request: HtmxHttpRequest, fmt: str) -> HttpResponse:
@@ -188,44 +177,38 @@ def log_export(request: HtmxHttpRequest, fmt: str) -> HttpResponse:
     if not form.is_valid():
         return error_response(request, 400, form.first_error())
     rows = history_reads.export_rows(form.filters())
-    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
     if fmt == "csv":
-        writer = csv.writer(_Echo())
-
-        def lines():
-            yield writer.writerow(CSV_COLUMNS)
-            for entry in rows:
-                data = entry.to_dict()
-                yield writer.writerow(
-                    _csv_value(value)
-                    for value in [
-                        data["id"],
-                        data["at"],
-                        data["memory"]["name"],
-                        data["memory"]["project"],
-                        data["action"],
-                        data["door"],
-                        data["actor"],
-                        data["user"],
-                        data["token"],
-                        data["reason"],
-                        data["change_set"],
-                        entry.summary(),
-                    ]
-                )
-
-        response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
+        chunks = csv_lines(
+            CSV_COLUMNS,
+            (
+                [
+                    data["id"],
+                    data["at"],
+                    data["memory"]["name"],
+                    data["memory"]["project"],
+                    data["action"],
+                    data["door"],
+                    data["actor"],
+                    data["user"],
+                    data["token"],
+                    data["reason"],
+                    data["change_set"],
+                    entry.summary(),
+                ]
+                for entry in rows
+                for data in [entry.to_dict()]
+            ),
+        )
     else:
 
-        def chunks():
+        def chunks_of_json():
             yield '{"revisions": ['
             for number, entry in enumerate(rows):
                 yield ("," if number else "") + json.dumps(entry.to_dict(), ensure_ascii=False)
             yield "]}"
 
-        response = StreamingHttpResponse(chunks(), content_type="application/json")
-    response["Content-Disposition"] = f'attachment; filename="memadmin-audit-{stamp}.{fmt}"'
-    return response
+        chunks = chunks_of_json()
+    return download(chunks, fmt, "audit")
 
 
 # One revision, and restoring its version ---------------------------------------------------

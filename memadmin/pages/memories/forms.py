@@ -64,6 +64,8 @@ BULK_ACTIONS = [
     ("set_priority", "Set priority to"),
     ("shift_priority", "Shift priority by"),
     ("set_load", "Set load to"),
+    ("add_tag", "Add the tag"),
+    ("remove_tag", "Remove the tag"),
     ("verify", "Mark verified"),
     ("move", "Move to tier"),
     ("delete", "Delete"),
@@ -87,9 +89,16 @@ class BulkForm(FirstErrorMixin, forms.Form):
     )
     load = forms.ChoiceField(required=False, choices=[(x, x) for x in memory_fields.LOADS])
     to = forms.CharField(required=False, max_length=64)
+    tag = forms.CharField(required=False, max_length=memory_fields.MAX_TAG_LENGTH)
     confirm = forms.BooleanField(required=False)
 
-    NEEDS = {"set_priority": "priority", "shift_priority": "shift", "set_load": "load"}
+    NEEDS = {
+        "set_priority": "priority",
+        "shift_priority": "shift",
+        "set_load": "load",
+        "add_tag": "tag",
+        "remove_tag": "tag",
+    }
 
     def clean_scope(self):
         return self.cleaned_data["scope"] or "selected"
@@ -157,9 +166,9 @@ class MemoryForm(RefusalsMixin, forms.Form):
         widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "true"}),
         max_length=memory_fields.MAX_BODY_CHARS,
     )
-    tags = LinesField(required=False, help_text="One a line.")
+    tags = LinesField(required=False, help_text="One per line.")
     references = LinesField(
-        required=False, help_text="One a line: a memory name, a path, a URL or an external id."
+        required=False, help_text="One per line: a memory name, a path, a URL or an external id."
     )
     priority = forms.IntegerField(
         min_value=memory_fields.PRIORITY_MIN,
@@ -167,11 +176,9 @@ class MemoryForm(RefusalsMixin, forms.Form):
         help_text="0 is the most important.",
     )
     load = forms.ChoiceField(
-        choices=[
-            ("inline", "inline: the body is in every turn"),
-            ("index", "index: listed by its description"),
-            ("search", "search: reached by memory_search alone"),
-        ]
+        choices=[("inline", "inline"), ("index", "index"), ("search", "search")],
+        help_text="inline: the body is in every turn; index: listed by its description; "
+        "search: reached by memory_search alone.",
     )
     source = forms.CharField(required=False, max_length=2048)
     expires = forms.CharField(

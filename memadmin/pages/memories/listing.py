@@ -10,9 +10,12 @@ from django.shortcuts import redirect
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import escape, format_html
+from django.utils.safestring import SafeString
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import push_url
 
+from memadmin.pages.memories import exports
 from memadmin.pages.memories.forms import (
     BULK_ACTIONS,
     PAGE_SIZES,
@@ -21,17 +24,20 @@ from memadmin.pages.memories.forms import (
     RowForm,
 )
 from memadmin.pages.query import ANY_TIER_VALUE, canonical_query
+from memadmin.templatetags.dashboard import html_join
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
+from memadmin.web.refusals import refusal_html
 from memadmin.web.responses import error_response
 from memories.models import NAME_SLOT, Memory, memory_url, tier_query
-from memories.reads import backlinks, budget, listing, lookup
+from memories.reads import backlinks, budget, facets, listing, lookup
 from memories.reads.filters import PERIOD_CHOICES
 from memories.reads.params import tier_param
-from memories.reads.search import Hit, search
+from memories.reads.search import Hit, looks_cited, search
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
-from memories.rules.errors import DomainError
+from memories.rules.budget import band_words
+from memories.rules.errors import DomainError, InlineBudgetExceeded
 from memories.writes import bulk, doors
 from projects.models import Project
 
@@ -103,8 +109,9 @@ class Row:
         self.tag_links = [(tag, links.listed("tag", tag)) for tag in memory.tags]
 
 
-def _list_url(params: QueryDict, **changes: str | None) -> str:
-    """The list's address for these parameters, some replaced (a None value drops one).
+def _list_url(params: QueryDict, view: str = "memories:list", **changes: str | None) -> str:
+    """The list's address (or `view`'s) for these parameters, some replaced (a None value
+    drops one).
 
     Built from the parameters' pairs rather than a changed copy of the QueryDict, whose deep
     copy cost a page a dozen times over.
@@ -114,7 +121,7 @@ def _list_url(params: QueryDict, **changes: str | None) -> str:
     ]
     pairs += [(key, value) for key, value in changes.items() if value is not None]
     encoded = urlencode(pairs)
-    return reverse("memories:list") + ("?" + encoded if encoded else "")
+    return reverse(view) + ("?" + encoded if encoded else "")
 
 
 def _headers(params: QueryDict, sort: str | None) -> list[dict]:
@@ -133,6 +140,11 @@ def _headers(params: QueryDict, sort: str | None) -> list[dict]:
             header["href"] = _list_url(
                 params, sort=None if target == "index" else target, after=None, before=None
             )
+        header["classes"] = " ".join(
+            word
+            for word, wanted in (("num", header["numeric"]), ("sortable", header["href"]))
+            if wanted
+        )
         headers.append(header)
     return headers
 
@@ -168,7 +180,11 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
     filters = form.filters()
     sort = form.cleaned_data["sort"]
     limit = form.cleaned_data["limit"]
+    whole = {"after": None, "before": None, "offset": None, "limit": None}
     context.update(
+        csv_url=_list_url(params, format="csv", **whole),
+        json_url=_list_url(params, format="json", **whole),
+        facets_url=_list_url(params, "memories:facets", sort=None, **whole),
         filters=filters,
         sort=sort,
         headers=_headers(params, None if form.cleaned_data["q"] else sort),
@@ -254,7 +270,11 @@ def _search_context(context, form, filters, refusals, saved, now) -> dict:
     summary = ", ".join([summary, *filters.labels()]) + ", best first"
     if result.last_resort:
         summary += " (no word matched: found by scanning the text for the whole query)"
+    cited = [query for query in queries if looks_cited(query)]
     context.update(
+        referencing_offer=_list_url(params, q=None, offset=None, referencing=cited[0])
+        if cited and not result.count and not filters.referencing
+        else None,
         searching=True,
         count=result.count,
         summary=summary,
@@ -288,6 +308,8 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
     url = _list_url(params)
     if params.urlencode() != request.GET.urlencode() and not request.htmx:
         return redirect(url)
+    if "format" in params:
+        return exports.list_export(request, params, params["format"])
     context = listing_context(params)
     response = render_page(
         request, "memories/list.html", context, fragment="results", status=context["status"]
@@ -295,6 +317,58 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
     if request.htmx:
         push_url(response, url)
     return response
+
+
+def _facet_links(params: QueryDict, found: list[facets.Facet]) -> list[dict]:
+    """Each facet's values as links adding their filter to the list's (a value already
+    filtered on: a link taking it off)."""
+
+    def link(facet: facets.Facet, value: facets.FacetValue) -> dict:
+        current = params.get(facet.key)
+        # A tag is filtered on in any case (reads.filters), and counted in lower case.
+        selected = current is not None and (
+            current.lower() == value.value if facet.key == "tag" else current == value.value
+        )
+        return {
+            "label": value.label,
+            "count": value.count,
+            "selected": selected,
+            "url": _list_url(
+                params,
+                **{facet.key: None if selected else value.value},
+                after=None,
+                before=None,
+                offset=None,
+            ),
+        }
+
+    return [
+        {
+            "key": facet.key,
+            "title": facet.title,
+            "values": [link(facet, value) for value in facet.values],
+            "more": [link(facet, value) for value in facet.more],
+            "others": facet.others,
+        }
+        for facet in found
+    ]
+
+
+@require_GET
+@requires_role()
+def memory_facets(request: HtmxHttpRequest) -> HttpResponse:
+    """The counts per tier, load, tag, expiry and verification of what the list's filters
+    admit, each a link adding its filter: loaded beside the list once it is drawn."""
+    params = canonical_query(request.GET)
+    form = MemoryListForm(params)
+    if not form.is_valid():
+        return error_response(request, 400, form.first_error())
+    try:
+        found = facets.facets(form.filters(), timezone.now())
+    except DomainError as error:
+        return error_response(request, error.status, error.message)
+    context = {"facets": _facet_links(params, found), "list_url": _list_url(params)}
+    return render_page(request, "memories/facets.html", context, fragment="facets")
 
 
 def _row_response(request: HtmxHttpRequest, row: Row, status: int) -> HttpResponse:
@@ -331,10 +405,10 @@ def memory_row(request: HtmxHttpRequest, name: str) -> HttpResponse:
                 load=form.cleaned_data["load"] or None,
             )
         except DomainError as error:
-            refusal, status = error.message, error.status
+            refusal, status = refusal_html(error), error.status
     if not request.htmx:
         if refusal:
-            messages.error(request, f"'{name}' was not changed: {refusal}")
+            messages.error(request, format_html("'{}' was not changed: {}", name, refusal))
         else:
             messages.success(request, f"Saved '{name}'.")
         return redirect(back)
@@ -360,30 +434,100 @@ BULK_DOORS = {
     "verify": lambda ids, data: bulk.verify(ids),
     "move": lambda ids, data: bulk.move(ids, data["to"]),
     "delete": lambda ids, data: bulk.delete(ids),
+    "add_tag": lambda ids, data: bulk.add_tag(ids, data["tag"]),
+    "remove_tag": lambda ids, data: bulk.remove_tag(ids, data["tag"]),
 }
 
 
-def _done_sentence(action: str, data: dict, result: bulk.BulkResult) -> str:
+def _done_sentence(action: str, data: dict, result: bulk.BulkResult) -> SafeString:
+    """What a bulk action changed, what it left as it was, and the way back."""
     count = len(result.targets)
     noun = "memory" if count == 1 else "memories"
     if action == "set_priority":
-        return f"Set priority {data['priority']} on {count} {noun}."
-    if action == "shift_priority":
-        return f"Shifted the priority of {count} {noun} by {data['shift']:+d}."
-    if action == "set_load":
-        return f"Set load {data['load']} on {count} {noun}."
-    if action == "verify":
-        return f"Marked {count} {noun} verified."
-    if action == "move":
-        return f"Moved {count} {noun} to {tiers.label(data['to'])}."
-    deleted = f"Deleted {count} {noun}."
-    still = sorted(
-        {m.name for outcome in result.outcomes for m in outcome.referenced_by}
-        - {m.name for m in result.targets}
+        done = f"Set priority {data['priority']} on {count} {noun}."
+    elif action == "shift_priority":
+        done = f"Shifted the priority of {count} {noun} by {data['shift']:+d}."
+    elif action == "set_load":
+        done = f"Set load {data['load']} on {count} {noun}."
+    elif action == "add_tag":
+        done = f"Added the tag {data['tag']} to {count} {noun}."
+    elif action == "remove_tag":
+        done = f"Removed the tag {data['tag']} from {count} {noun}."
+    elif action == "verify":
+        done = f"Marked {count} {noun} verified."
+    elif action == "move":
+        done = f"Moved {count} {noun} to {tiers.label(data['to'])}."
+    else:
+        done = f"Deleted {count} {noun}."
+        still = sorted(
+            {m.name for outcome in result.outcomes for m in outcome.referenced_by}
+            - {m.name for m in result.targets}
+        )
+        if still:
+            done += " Still referencing them, as markers to revisit: " + ", ".join(still) + "."
+    if not count:
+        done = "Nothing was changed."
+    if result.unchanged:
+        left = len(result.unchanged)
+        done += (
+            f" {left} {'memory holds' if left == 1 else 'memories hold'} that already: "
+            "left as they were."
+        )
+    if result.change_set_id is None:
+        return SafeString(escape(done))
+    return format_html(
+        '{} <a class="undo-link" href="{}#undo-heading">Undo this change set</a>',
+        done,
+        reverse("history:change_set", args=[result.change_set_id]),
     )
-    if still:
-        deleted += " Still referencing them, as markers to revisit: " + ", ".join(still) + "."
-    return deleted
+
+
+REFUSALS_NAMED = 5
+
+
+def _refused_sentence(result: bulk.BulkResult) -> tuple[SafeString, dict[int, SafeString]]:
+    """The banner of a refused batch and the note beside each refused row.
+
+    The rows one band's budget refuses share one sentence, given once with its figures (those
+    of the first row past the budget, in index order) and a link to that band's budget; each
+    such row says only which band it would pass.
+    """
+    by_band: dict[str | None, list[bulk.BulkRefusal]] = {}
+    refusals, others = {}, []
+    for refusal in result.refused:
+        error = refusal.error
+        if isinstance(error, InlineBudgetExceeded):
+            by_band.setdefault(error.band, []).append(refusal)
+            refusals[refusal.memory.id] = format_html(
+                "It would take {} past the inline budget (the reason is above the list).",
+                band_words(error.band),
+            )
+        else:
+            others.append(refusal)
+            refusals[refusal.memory.id] = refusal_html(error)
+    parts = []
+    for refused in by_band.values():
+        more = len(refused) - 1
+        parts.append(
+            format_html(
+                "'{}'{}: {}",
+                refused[0].memory.name,
+                f" and {more} more after it" if more else "",
+                refusal_html(refused[0].error),
+            )
+        )
+    parts += [
+        format_html("'{}': {}", r.memory.name, refusal_html(r.error))
+        for r in others[:REFUSALS_NAMED]
+    ]
+    count, total = len(result.refused), len(result.targets)
+    sentence = format_html(
+        "Nothing was changed: {} of {} memories would be refused (each is marked on its row). {}",
+        count,
+        total,
+        html_join(" ", parts),
+    )
+    return sentence, refusals
 
 
 def _matching_ids(form: MemoryListForm) -> list[int]:
@@ -431,14 +575,7 @@ def memory_bulk(request: HtmxHttpRequest) -> HttpResponse:
     except DomainError as error:
         return _bulk_answer(request, params, error.message, status=error.status)
     if result.refused:
-        refusals = {r.memory.id: r.error.message for r in result.refused}
-        count = len(result.refused)
-        sentence = (
-            f"Nothing was changed: {count} of {len(result.targets)} memories would be refused "
-            "(the reason is beside each row on this page): "
-            + "; ".join(f"'{r.memory.name}': {r.error.message}" for r in result.refused[:5])
-            + ("; …" if count > 5 else "")
-        )
+        sentence, refusals = _refused_sentence(result)
         status = max(r.error.status for r in result.refused)
         return _bulk_answer(request, params, sentence, status=status, refusals=refusals)
     sentence = _done_sentence(data["action"], data, result)

@@ -13,16 +13,25 @@ from memadmin.web.http import HtmxHttpRequest, render_page
 from memories.rules import budget
 from memories.rules.errors import DomainError
 from projects import writes as project_writes
+from projects.models import Project
 from projects.reads import tier_usage
 
 
-def _context(errors: dict | None = None, added: str = "", add_error: str = "") -> dict:
+def _context(
+    errors: dict | None = None,
+    added: str = "",
+    add_error: str = "",
+    typed: dict | None = None,
+    confirming: str = "",
+) -> dict:
     return {
         "tiers": tier_usage(timezone.now()),
         "budget_bytes": budget.budget_bytes(),
         "errors": errors or {},  # project name: why its rename or removal was refused
+        "typed": typed or {},  # project name: the new name a refused rename was sent with
         "added": added,
         "add_error": add_error,
+        "confirming": confirming,  # the project whose removal is asked about
     }
 
 
@@ -30,33 +39,31 @@ def _answer(
     request: HtmxHttpRequest,
     *,
     sentence: str = "",
-    errors: dict | None = None,
-    added: str = "",
-    add_error: str = "",
     status: int = 200,
+    **context,
 ) -> HttpResponse:
-    """The table redrawn with any refusal beside its row, or (without htmx) a redirect.
+    """The table redrawn with this action's outcome alone: its sentence in the flash area, or
+    its refusal beside its row (and nothing left over from an earlier action).
 
-    `sentence` says what was done; `errors` maps a project's name to why it was refused.
+    Without htmx a success redirects (its sentence carried as a message) and anything else
+    is the whole page, so a refused name is still in its box.
     """
-    errors = errors or {}
     if not request.htmx:
         if sentence:
             messages.success(request, sentence)
-        for text in [add_error, *errors.values()]:
-            if text:
-                messages.error(request, text)
-        return redirect("projects:list")
-    context = _context(errors, added, add_error)
-    shown = {tier.project.name for tier in context["tiers"] if tier.project}
+            return redirect("projects:list")
+        return render_page(request, "projects/list.html", _context(**context), status=status)
+    page = _context(**context)
+    shown = {tier.project.name for tier in page["tiers"] if tier.project}
     flash = [{"level_tag": "success", "message": sentence}] if sentence else []
     # A refusal about a project the table has no row for (it is gone) goes to the flash area.
     flash += [
-        {"level_tag": "error", "message": text} for n, text in errors.items() if n not in shown
+        {"level_tag": "error", "message": text}
+        for n, text in page["errors"].items()
+        if n not in shown
     ]
-    html = render_to_string("projects/list.html#table", context, request)
-    if flash:
-        html += render_to_string("memories/list.html#flash_oob", {"messages": flash}, request)
+    html = render_to_string("projects/list.html#table", page, request)
+    html += render_to_string("memories/list.html#flash_oob", {"messages": flash}, request)
     return HttpResponse(html, status=status)
 
 
@@ -84,7 +91,9 @@ def project_rename(request: HtmxHttpRequest, name: str) -> HttpResponse:
     try:
         project = project_writes.rename(name, new_name)
     except DomainError as error:
-        return _answer(request, errors={name: error.message}, status=error.status)
+        return _answer(
+            request, errors={name: error.message}, typed={name: new_name}, status=error.status
+        )
     return _answer(
         request, sentence=f"Renamed '{name}' to '{project.name}'; its memories moved with it."
     )
@@ -93,7 +102,10 @@ def project_rename(request: HtmxHttpRequest, name: str) -> HttpResponse:
 @require_POST
 @requires_role()
 def project_remove(request: HtmxHttpRequest, name: str) -> HttpResponse:
+    """Asks first (the row turns into the question), then removes through the door."""
     try:
+        if request.POST.get("confirm") != "true":
+            return _answer(request, confirming=Project.objects.named(name).name)
         project_writes.remove(name)
     except DomainError as error:
         return _answer(request, errors={name: error.message}, status=error.status)

@@ -288,3 +288,26 @@ def test_the_audit_log_runs_the_same_queries_for_a_full_page(
     with django_assert_max_num_queries(9):
         response = client.get("/history/?project=")
     assert len(_revision_ids(response.content.decode())) == 50
+
+
+def test_the_change_sets_undo_column_offers_undo_to_writers(store, signed_in):
+    with history.change_set("Raise both", door=history.BULK) as group:
+        doors.write("rule", priority=0)
+    undo_link = f'<a href="/history/changes/{group.id}/#undo-heading">Undo…</a>'
+    assert undo_link in signed_in(roles.OPERATOR).get("/history/changes/").content.decode()
+    auditor_page = signed_in(roles.AUDITOR).get("/history/changes/").content.decode()
+    assert undo_link not in auditor_page and "can be undone by an operator" in auditor_page
+    operator = signed_in(roles.OPERATOR)
+    operator.post(f"/history/changes/{group.id}/")
+    listing = operator.get("/history/changes/").content.decode()
+    undo_set = ChangeSet.objects.get(undoes=group)
+    assert f'undone by <a href="/history/changes/{undo_set.id}/">set {undo_set.id}</a>' in listing
+    assert f"Undo (redo set {group.id})…" in listing
+
+
+def test_the_audit_log_words_changes_as_the_history_tab_does(store, signed_in):
+    doors.write("rule", verified=True)
+    log = signed_in(roles.AUDITOR).get("/history/").content.decode()
+    assert "<dt>Verified</dt>" in log and "<dt>Priority</dt>" in log
+    assert "verified_at" not in log
+    assert not re.search(r">\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+", log)  # no raw ISO times

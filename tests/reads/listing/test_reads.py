@@ -59,8 +59,9 @@ def test_the_overview_figures(cited, small_budget):
     figures = overview.overview()
     assert figures.total == 10 and figures.expired == 1 and figures.unverified == 1
     assert [(t.project, t.count) for t in figures.tiers] == [(None, 5), ("infra", 2), ("webdev", 3)]
-    assert figures.dangling_references == 3 and figures.dangling_target_count == 2
-    assert figures.dangling_targets == [("nowhere", 2), ("docs/a", 1)]
+    # c1 (global) citing "p", which two projects hold, is dangling as its page shows it.
+    assert figures.dangling_references == 4 and figures.dangling_target_count == 3
+    assert figures.dangling_targets == [("nowhere", 2), ("docs/a", 1), ("p", 1)]
     assert [b.project for b in figures.bands_over] == ["webdev"]
 
 
@@ -94,6 +95,8 @@ def test_record_caption(db):
     memory = doors.write("n", description="n").memory
     now = memory.created_at + dt.timedelta(days=47)
     assert captions.record_caption(memory, now) == "Recorded 47 days ago, not verified since"
+    # The seed's wording for the bug it fixed is "Saved today"; a note of today is recorded.
+    assert captions.record_caption(memory) == "Recorded today, not verified since"
     assert captions.read_caption(memory, now).endswith(
         "This is what you recorded then, not live state."
     )

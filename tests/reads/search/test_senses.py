@@ -1,5 +1,6 @@
 """The four senses of the seed, each with its own examples, and synonym lists."""
 
+from memories.reads.filters import MemoryFilters
 from memories.reads.search import SENSES
 from tests.reads.search.conftest import names
 
@@ -172,3 +173,40 @@ def test_blank_queries_find_nothing(find, write):
     for queries in ([], [""], ["   "], ["\x00"]):
         result = find(*queries)
         assert result.hits == [] and result.count == 0
+
+
+def test_a_memory_citing_the_query_is_found_by_reference(db, write, find):
+    write("runbook-user", references=["docs/runbook.md"], body="see the runbook")
+    write("incident", references=["INC-2291"], priority=1)
+    write("mentions", body="The steps are in docs/runbook.md, read it first.")
+    result = find("docs/runbook.md")
+    assert [(hit.memory.name, hit.matched_by) for hit in result.hits] == [
+        ("mentions", "plain_text"),
+        ("runbook-user", "reference"),
+    ]
+    assert result.count == 2
+    assert [(h.memory.name, h.matched_by, h.score) for h in find("INC-2291").hits] == [
+        ("incident", "reference", 0.0)
+    ]
+
+
+def test_a_memory_found_by_text_and_by_reference_is_listed_once(db, write, find):
+    write("both", references=["docs/runbook.md"], body="docs/runbook.md holds it")
+    result = find("docs/runbook.md")
+    assert [(h.memory.name, h.matched_by) for h in result.hits] == [("both", "plain_text")]
+    assert result.count == 1
+
+
+def test_reference_hits_page_after_the_text_hits_and_keep_the_filters(db, write, find, project):
+    for number in range(3):
+        write(f"says-{number}", body=f"INC-2291 note {number}")
+    for number in range(3):
+        write(f"cites-{number}", references=["INC-2291"], priority=number)
+    write("web-cites", project="webdev", references=["INC-2291"])
+    everything = [h.memory.name for h in find("INC-2291", limit=50).hits]
+    assert everything[3:] == ["cites-0", "cites-1", "cites-2", "web-cites"]
+    page = find("INC-2291", limit=2, offset=2)
+    assert [h.memory.name for h in page.hits] == [everything[2], "cites-0"]
+    assert page.count == 7
+    only_global = find("INC-2291", filters=MemoryFilters(project=None))
+    assert "web-cites" not in [h.memory.name for h in only_global.hits]

@@ -1,0 +1,45 @@
+"""A memory's page in Chromium: the edit form folded behind Edit, its Load choice readable
+whole, and the local backlink graph drawn on the page without scrolling to it."""
+
+import pytest
+
+from memories.writes import doors
+
+pytestmark = pytest.mark.browser
+
+# Whether the chosen option's text fits its select: drawn in the select's font, plus the
+# room its padding and the arrow take.
+TEXT_FITS = """(select) => {
+  const style = getComputedStyle(select);
+  const context = document.createElement("canvas").getContext("2d");
+  context.font = `${style.fontSize} ${style.fontFamily}`;
+  const text = select.options[select.selectedIndex].text;
+  const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+  const room = select.clientWidth - padding - 20;
+  return context.measureText(text).width <= room;
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_edit_unfolds_and_the_load_choice_is_readable(
+    sign_in, live_server, transactional_db, width
+):
+    doors.write("host", description="Where deploys go")
+    doors.write("runbook", description="The runbook", references=["host"], body="# Steps\n")
+    page = sign_in("operator", width=width)
+    page.goto(live_server.url + "/memories/runbook/?project=")
+    # Right under the body, above the folded form: drawn once scrolled to (at once at 1280).
+    if width < 1280:
+        page.locator("#memory-graph").scroll_into_view_if_needed()
+    page.wait_for_selector("#memory-graph [data-graph-state=drawn]")
+    assert page.inner_text("#memory-graph [data-graph-summary]") == "2 nodes and 1 reference."
+    assert not page.locator("#id_load").is_visible()
+    page.get_by_role("link", name="Edit", exact=True).click()
+    assert page.locator("#id_load").is_visible()
+    for load in ("inline", "index", "search"):
+        page.select_option("#id_load", load)
+        assert page.locator("#id_load").evaluate(TEXT_FITS), load
+    page.fill("#id_priority", "7")
+    page.click("#edit-form button[type=submit]")
+    page.wait_for_selector("text=Saved")
+    assert not page.errors
