@@ -3,25 +3,12 @@
 import pytest
 
 from memories.models import ChangeSet, Memory, Revision
+from tests.conftest import write_duplicates
 
 
 @pytest.fixture
-def store(write, project):
-    write(
-        "deploy-night",
-        description="The production deploy runs every night at two",
-        tags=["ops"],
-        priority=3,
-    )
-    write(
-        "nightly-deploy",
-        description="Production deploys run each night at 2 am",
-        tags=["deploy"],
-        references=["https://ci.example/deploy"],
-    )
-    write("cite-it", description="Who to ask about releases", references=["nightly-deploy"])
-    write("copy-a", description="Answer in kind", body="Match.", project="webdev")
-    write("copy-b", description="Answer in kind", body="Match.", project="webdev", priority=2)
+def store(db, project):
+    write_duplicates()
 
 
 PATH = "/v1/hygiene/consolidation"
@@ -40,14 +27,14 @@ def test_the_plan_shape(read_api, store):
     assert [s["name"] for s in near["sources"]] == ["nightly-deploy"]
     assert near["merged"] == {
         "tags": ["ops", "deploy"],
-        "references": ["https://ci.example/deploy"],
+        "references": ["runbook", "https://ci.example/deploy"],
     }
     assert near["repoint"] == [
         {
             "name": "cite-it",
             "project": None,
             "version": near["repoint"][0]["version"],
-            "references": ["deploy-night"],
+            "references": ["deploy-night", "tz"],
         }
     ]
     assert by_survivor["copy-b"]["kind"] == "exact"
@@ -81,7 +68,7 @@ def test_applying_needs_a_write_token(read_api, anonymous, store):
     key = read_api.get(PATH).json()["clusters"][0]["key"]
     assert anonymous("POST", PATH, {"clusters": [key]}).status_code == 401
     assert read_api("POST", PATH, {"clusters": [key]}).status_code == 403
-    assert Memory.objects.count() == 5
+    assert Memory.objects.count() == 8
 
 
 def test_apply_the_whole_plan_then_undo_a_cluster(api, store):
@@ -96,7 +83,7 @@ def test_apply_the_whole_plan_then_undo_a_cluster(api, store):
         "skipped": 0,
     }
     assert not Memory.objects.filter(name__in=["nightly-deploy", "copy-a"]).exists()
-    assert Memory.objects.get(name="cite-it").references == ["deploy-night"]
+    assert Memory.objects.get(name="cite-it").references == ["deploy-night", "tz"]
     change_set = ChangeSet.objects.get(id=receipt["clusters"][0]["change_set"])
     assert change_set.door == "api"
     assert set(Revision.objects.filter(change_set=change_set).values_list("door", flat=True)) == {

@@ -4,9 +4,9 @@ the receipt, the cluster undone from it; the page fits a phone; no script error.
 import pytest
 
 from memories.models import Memory
-from memories.writes import doors
 from projects import writes as project_doors
 from tests.browser.conftest import ARTIFACTS
+from tests.conftest import write_duplicates
 
 pytestmark = pytest.mark.browser
 
@@ -14,21 +14,7 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def store(transactional_db):
     project_doors.add("webdev")
-    doors.write(
-        "deploy-night",
-        description="The production deploy runs every night at two",
-        tags=["ops"],
-        priority=3,
-    )
-    doors.write(
-        "nightly-deploy",
-        description="Production deploys run each night at 2 am",
-        tags=["deploy"],
-        references=["https://ci.example/deploy"],
-    )
-    doors.write("cite-it", description="Who to ask about releases", references=["nightly-deploy"])
-    doors.write("copy-a", description="Answer in kind", body="Match.", project="webdev")
-    doors.write("copy-b", description="Answer in kind", body="Match.", project="webdev", priority=2)
+    write_duplicates()
 
 
 def test_apply_a_cluster_then_undo_it(sign_in, store, live_server):
@@ -49,13 +35,13 @@ def test_apply_a_cluster_then_undo_it(sign_in, store, live_server):
     assert page.locator(".cluster").count() == 1
     page.screenshot(path=str(ARTIFACTS / "consolidation-receipt.png"), full_page=True)
     assert not Memory.objects.filter(name="nightly-deploy").exists()
-    assert Memory.objects.get(name="cite-it").references == ["deploy-night"]
+    assert Memory.objects.get(name="cite-it").references == ["deploy-night", "tz"]
 
     receipt.get_by_role("button", name="Undo").click()
     page.wait_for_url("**/history/changes/*/")
-    assert Memory.objects.get(name="cite-it").references == ["nightly-deploy"]
+    assert Memory.objects.get(name="cite-it").references == ["nightly-deploy", "tz"]
     assert Memory.objects.get(name="deploy-night").tags == ["ops"]
-    assert Memory.objects.get(name="nightly-deploy").tags == ["deploy"]
+    assert Memory.objects.get(name="nightly-deploy").tags == ["deploy", "ops"]
     assert not page.errors
 
 

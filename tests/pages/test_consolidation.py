@@ -6,30 +6,15 @@ import re
 import pytest
 
 from memories.models import ChangeSet, Memory
+from tests.conftest import write_duplicates
 from tests.pages.conftest import chrome_free
 
 URL = "/hygiene/consolidation/"
 
 
 @pytest.fixture
-def store(write, project):
-    write(
-        "deploy-night",
-        description="The production deploy runs every night at two",
-        tags=["ops"],
-        priority=3,
-    )
-    write(
-        "nightly-deploy",
-        description="Production deploys run each night at 2 am",
-        tags=["deploy"],
-        references=["https://ci.example/deploy"],
-    )
-    write("cite-it", description="Who to ask about releases", references=["nightly-deploy"])
-    write("copy-a", description="Answer in <b>kind</b>", body="Match.", project="webdev")
-    write(
-        "copy-b", description="Answer in <b>kind</b>", body="Match.", project="webdev", priority=2
-    )
+def store(db, project):
+    write_duplicates()
 
 
 def keys(html: str) -> list[str]:
@@ -53,7 +38,7 @@ def test_the_plan_is_drawn(auditor, store):
     # An auditor is shown no control to apply, and is refused if it posts anyway.
     assert keys(html) == [] and "Apply this cluster" not in html
     assert auditor.post(URL, {"key": "1.1-2.2-"}).status_code == 403
-    assert Memory.objects.count() == 5
+    assert Memory.objects.count() == 8
 
 
 def test_one_tier(auditor, store):
@@ -84,15 +69,15 @@ def test_an_operator_applies_one_cluster_and_undoes_it(operator, store):
     )
     assert not Memory.objects.filter(name="nightly-deploy").exists()
     assert Memory.objects.get(name="deploy-night").tags == ["ops", "deploy"]
-    assert Memory.objects.get(name="cite-it").references == ["deploy-night"]
+    assert Memory.objects.get(name="cite-it").references == ["deploy-night", "tz"]
     assert "1 cluster." in html  # the plan drawn again: the other cluster is left
     change_set = ChangeSet.objects.get(revisions__name="nightly-deploy")
     assert f'action="/history/changes/{change_set.id}/"' in html  # its Undo
     undone = operator.post(f"/history/changes/{change_set.id}/")
     assert undone.status_code == 302
-    assert Memory.objects.get(name="nightly-deploy").tags == ["deploy"]
+    assert Memory.objects.get(name="nightly-deploy").tags == ["deploy", "ops"]
     assert Memory.objects.get(name="deploy-night").tags == ["ops"]
-    assert Memory.objects.get(name="cite-it").references == ["nightly-deploy"]
+    assert Memory.objects.get(name="cite-it").references == ["nightly-deploy", "tz"]
 
 
 def test_the_whole_plan_and_a_stale_cluster(operator, write, store):
@@ -112,7 +97,7 @@ def test_the_whole_plan_and_a_stale_cluster(operator, write, store):
 def test_a_post_without_a_cluster_is_refused(operator, store, data):
     response = operator.post(URL, data)
     assert response.status_code == 400
-    assert Memory.objects.count() == 5
+    assert Memory.objects.count() == 8
 
 
 def test_the_tier_picker_redraws_the_plan_alone(auditor, store, htmx):

@@ -7,6 +7,7 @@ from memories.reads import consolidation as plans
 from memories.rules.errors import BadRequest
 from memories.rules.fields import MAX_REFERENCES
 from memories.writes import consolidation, doors, history, undo
+from tests.conftest import write_duplicates
 
 
 def state(name, project=None) -> dict:
@@ -18,43 +19,7 @@ def state(name, project=None) -> dict:
 
 @pytest.fixture
 def store(db, project):
-    doors.write(
-        "deploy-night",
-        description="The production deploy runs every night at two",
-        body="Run by cron on the build host.",
-        tags=["ops"],
-        references=["runbook"],
-        priority=3,
-    )
-    doors.write(
-        "nightly-deploy",
-        description="Production deploys run each night at 2 am",
-        body="cron runs it on the build host",
-        tags=["deploy"],
-        references=["https://ci.example/deploy"],
-        priority=5,
-    )
-    doors.write(
-        "cite-it", description="Who to ask about releases", references=["nightly-deploy", "tz"]
-    )
-    doors.write(
-        "copy-a",
-        description="Answer in kind",
-        body="Match the user's language.",
-        project="webdev",
-        priority=4,
-    )
-    doors.write(
-        "copy-b",
-        description="Answer in kind",
-        body="Match the user's language.",
-        project="webdev",
-        priority=2,
-    )
-    doors.write(
-        "page-cites", description="Page layout notes", project="webdev", references=["copy-a"]
-    )
-    return project
+    write_duplicates()
 
 
 def _cluster(survivor: str):

@@ -4,48 +4,12 @@ import pytest
 
 from memories.reads import consolidation
 from memories.rules.errors import BadRequest, UnknownProject
-from memories.writes import doors
-
-NIGHTLY = "The production deploy runs every night at two"
-NIGHTLY_AGAIN = "Production deploys run each night at 2 am"
+from tests.conftest import write_duplicates
 
 
 @pytest.fixture
 def store(db, project):
-    doors.write(
-        "deploy-night",
-        description=NIGHTLY,
-        body="Run by cron on the build host.",
-        tags=["ops"],
-        references=["runbook", "nightly-deploy"],
-        priority=3,
-    )
-    doors.write(
-        "nightly-deploy",
-        description=NIGHTLY_AGAIN,
-        body="cron runs it on the build host",
-        tags=["deploy", "ops"],
-        references=["https://ci.example/deploy"],
-        priority=5,
-    )
-    doors.write("cite-it", description="Who to ask about releases", references=["nightly-deploy"])
-    doors.write("tz", description="K4YT3X lives in UTC+8")
-    doors.write(
-        "copy-a",
-        description="Answer in kind",
-        body="Match the user's language.",
-        project="webdev",
-        priority=4,
-    )
-    doors.write(
-        "copy-b",
-        description="Answer in kind",
-        body="Match the user's language.",
-        project="webdev",
-        priority=2,
-    )
-    doors.write("copy-c", description="Answer in kind", body="Match the user's language.")
-    return project
+    write_duplicates()
 
 
 def _by_survivor(found):
@@ -77,7 +41,11 @@ def test_the_survivor_is_the_most_important_and_takes_the_sources_tags_and_refer
 
 def test_references_elsewhere_naming_a_source_are_repointed_to_the_survivor(store):
     near = _by_survivor(consolidation.plan())["deploy-night"]
-    assert [(r.memory.name, r.references) for r in near.repoints] == [("cite-it", ["deploy-night"])]
+    assert [(r.memory.name, r.references, r.replaces) for r in near.repoints] == [
+        ("cite-it", ["deploy-night", "tz"], ["nightly-deploy"])
+    ]
+    exact = _by_survivor(consolidation.plan())["copy-b"]
+    assert [(r.memory.name, r.references) for r in exact.repoints] == [("page-cites", ["copy-b"])]
 
 
 def test_one_tier_alone(store):
@@ -109,7 +77,7 @@ def test_the_plan_as_json(store):
         "tags": ["ops", "deploy"],
         "references": ["runbook", "https://ci.example/deploy"],
     }
-    assert cluster["repoint"][0]["references"] == ["deploy-night"]
+    assert cluster["repoint"][0]["references"] == ["deploy-night", "tz"]
 
 
 @pytest.mark.parametrize(
