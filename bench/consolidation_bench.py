@@ -55,7 +55,7 @@ def main() -> None:
     for label, values in timings.items():
         result = found[label]
         size = (
-            f"{result.count:,} clusters" if hasattr(result, "count") else f"{len(result):,} pairs"
+            f"{len(result):,} pairs" if isinstance(result, list) else f"{result.count:,} clusters"
         )
         print(f"{label}: {statistics.median(values):.1f} ms median of {args.runs} ({size})")
     print(f"load average after: {Path('/proc/loadavg').read_text().strip()}")
