@@ -80,7 +80,7 @@ class Receipt:
 
 def apply(keys) -> Receipt:
     """Apply the clusters these keys name (as the plan gave them), each on its own."""
-    if isinstance(keys, str) or not isinstance(keys, list):
+    if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
         raise BadRequest("clusters is a list of the keys the plan gave.", field="clusters")
     keys = list(dict.fromkeys(keys))
     if not keys:

@@ -93,15 +93,15 @@ def test_bad_data_requests_are_a_400(auditor, store, query, message):
 
 
 def test_search_finds_a_cited_path_or_id(auditor, store, htmx):
-    html = auditor.get("/memories/?q=docs/runbook.md", **htmx).content.decode()
+    html = auditor.get("/memories/?q=docs/runbook.md&mode=words", **htmx).content.decode()
     assert "1 memory matching ‘docs/runbook.md’" in html
     assert '<span class="badge badge-sense" title="score 0.000">cites it</span>' in html
 
 
 def test_an_empty_search_for_a_path_offers_the_referencing_filter(auditor, store, htmx):
-    html = auditor.get("/memories/?q=docs/other.md", **htmx).content.decode()
+    html = auditor.get("/memories/?q=docs/other.md&mode=words", **htmx).content.decode()
     assert "list the memories referencing it" in html
-    assert 'href="/memories/?referencing=docs%2Fother.md"' in html
+    assert 'href="/memories/?mode=words&amp;referencing=docs%2Fother.md"' in html
     plain = auditor.get("/memories/?q=zyzzyva", **htmx).content.decode()
     assert "list the memories referencing it" not in plain
 

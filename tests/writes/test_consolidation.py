@@ -120,7 +120,7 @@ def test_a_survivor_gone_is_refused(store):
     assert receipt.refused == 1 and "no longer in the store" in receipt.outcomes[0].reason
 
 
-@pytest.mark.parametrize("keys", [[], "1.1-2.2-", None, ["nonsense"]])
+@pytest.mark.parametrize("keys", [[], "1.1-2.2-", None, ["nonsense"], [{}], [["1.1-2.2-"]], [1]])
 def test_bad_requests(db, keys):
     with pytest.raises(BadRequest):
         consolidation.apply(keys)
