@@ -3,6 +3,7 @@
 A bad value stops the process with the variable's name rather than starting with a guess.
 """
 
+import datetime as dt
 import os
 import secrets
 import zoneinfo
@@ -10,42 +11,19 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from memadmin.env import env_bool, env_int, env_list, env_str
 from memories import engine
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
-def env_str(name: str, default: str) -> str:
-    return os.environ.get(name, default)
-
-
-def env_bool(name: str, default: bool) -> bool:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    lowered = raw.strip().lower()
-    if lowered in {"1", "true", "yes", "on"}:
-        return True
-    if lowered in {"0", "false", "no", "off"}:
-        return False
-    raise ImproperlyConfigured(f"{name} must be true or false, not {raw!r}.")
-
-
-def env_int(name: str, default: int, *, minimum: int = 0) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be an integer, not {raw!r}.") from None
-    if value < minimum:
-        raise ImproperlyConfigured(f"{name} must be at least {minimum}, not {value}.")
-    return value
-
-
-def env_list(name: str, default: str) -> list[str]:
-    return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
+def _private_dir(data_dir: Path) -> Path:
+    """The data dir, made (or kept) readable by its owner alone: it holds the store, the
+    secret key and the first sign-in."""
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if data_dir.stat().st_mode & 0o077:
+        data_dir.chmod(0o700)
+    return data_dir
 
 
 def _secret_key(data_dir: Path) -> str:
@@ -55,14 +33,13 @@ def _secret_key(data_dir: Path) -> str:
         return from_env
     key_file = data_dir / "secret_key"
     if not key_file.exists():
-        data_dir.mkdir(parents=True, exist_ok=True)
         fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as handle:
             handle.write(secrets.token_urlsafe(64))
     return key_file.read_text().strip()
 
 
-DATA_DIR = Path(env_str("MEMADMIN_DATA_DIR", str(BASE_DIR / "var"))).resolve()
+DATA_DIR = _private_dir(Path(env_str("MEMADMIN_DATA_DIR", str(BASE_DIR / "var"))).resolve())
 SECRET_KEY = _secret_key(DATA_DIR)
 DEBUG = env_bool("MEMADMIN_DEBUG", False)
 ALLOWED_HOSTS = env_list("MEMADMIN_ALLOWED_HOSTS", "localhost,127.0.0.1")
@@ -96,6 +73,7 @@ INSTALLED_APPS = [
     "django.forms",
     "django_htmx",
     "template_partials",
+    "axes",
     "memadmin",
     "projects",
     "memories",
@@ -114,6 +92,7 @@ MIDDLEWARE = [
     "memadmin.web.acting.ActingMiddleware",
     "memadmin.web.middleware.SecurityHeadersMiddleware",
     "memadmin.web.middleware.BusyStoreMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "memadmin.urls"
@@ -143,6 +122,24 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Failed sign-ins are counted per account and per address (memadmin.accounts.sign_ins).
+AXES_FAILURE_LIMIT = env_int("MEMADMIN_SIGN_IN_FAILURES", 10, minimum=1)
+AXES_COOLOFF_TIME = dt.timedelta(minutes=env_int("MEMADMIN_SIGN_IN_LOCK_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# A success clears nothing: else anyone with an account of their own could sign in between
+# guesses at another's from the same address and start the count again.
+AXES_RESET_ON_SUCCESS = False
+AXES_LOCKOUT_CALLABLE = "memadmin.pages.accounts.views.sign_in_locked"
+AXES_CLIENT_IP_CALLABLE = "memadmin.web.access.client_address"
+AXES_DISABLE_ACCESS_LOG = True
+AXES_ENABLE_ADMIN = False
+AXES_VERBOSE = False
+# Proxies whose X-Forwarded-For names the client (their own address is the same for all).
+MEMADMIN_TRUSTED_PROXIES = env_list("MEMADMIN_TRUSTED_PROXIES", "")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
@@ -156,9 +153,10 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "memadmin.web.static.StaticFilesStorage"},
 }
-WHITENOISE_USE_FINDERS = DEBUG
+# Until collectstatic has filled STATIC_ROOT, the files are served from where they are.
+WHITENOISE_USE_FINDERS = DEBUG or not (STATIC_ROOT / "staticfiles.json").exists()
 
 # Request bodies past this get a 413 from the API; a memory body is text, not an upload.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MEMADMIN_MAX_REQUEST_BYTES", 2 * 1024 * 1024, minimum=1024)

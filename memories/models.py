@@ -221,17 +221,25 @@ class Action(models.TextChoices):
     PURGE = "purge", "purged"
 
 
-class ChangeSet(models.Model):
-    """The revisions of one bulk action or one import: inspected and undone as a whole."""
+class Acted(models.Model):
+    """Who changed the store, through which door, and why: kept on every history row."""
 
-    at = models.DateTimeField()
-    summary = models.CharField(max_length=200)
     door = models.CharField(max_length=8, choices=Door.choices)
     actor = models.CharField(max_length=200)  # a label that survives the user's deletion
     username = models.CharField(max_length=150, blank=True, default="")
     user_id = models.BigIntegerField(null=True, blank=True)
     token_id = models.BigIntegerField(null=True, blank=True)
     reason = models.TextField(blank=True, default="")
+
+    class Meta:
+        abstract = True
+
+
+class ChangeSet(Acted):
+    """The revisions of one bulk action or one import: inspected and undone as a whole."""
+
+    at = models.DateTimeField()
+    summary = models.CharField(max_length=200)
     undoes = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="undone_by"
     )
@@ -240,7 +248,7 @@ class ChangeSet(models.Model):
         return f"#{self.id} {self.summary}"
 
 
-class Revision(models.Model):
+class Revision(Acted):
     """One write to one memory: the state before and after it, who, through which door, when.
 
     Snapshots are whole (every field, created_at, verified_at and read_count included), so any
@@ -257,12 +265,6 @@ class Revision(models.Model):
     previous_tier = models.BigIntegerField(null=True, blank=True)
     project_name = models.CharField(max_length=64, null=True, blank=True)
     action = models.CharField(max_length=8, choices=Action.choices)
-    door = models.CharField(max_length=8, choices=Door.choices)
-    actor = models.CharField(max_length=200)
-    username = models.CharField(max_length=150, blank=True, default="")
-    user_id = models.BigIntegerField(null=True, blank=True)
-    token_id = models.BigIntegerField(null=True, blank=True)
-    reason = models.TextField(blank=True, default="")
     change_set = models.ForeignKey(
         ChangeSet, null=True, blank=True, on_delete=models.PROTECT, related_name="revisions"
     )
@@ -295,6 +297,33 @@ class Revision(models.Model):
                 condition=models.Q(door__in=[d.value for d in Door]), name="revision_door_known"
             ),
         ]
+
+    def __str__(self) -> str:
+        return f"#{self.id} {self.action} {self.name}"
+
+
+class ProjectAction(models.TextChoices):
+    ADD = "add", "added"
+    RENAME = "rename", "renamed"
+    REMOVE = "remove", "removed"
+
+
+class ProjectRevision(Acted):
+    """One change to the projects (added, renamed, removed): who, through which door, when.
+
+    Recorded by the project doors in the change's own transaction, with the acting context
+    the memory doors record (memories.writes.history). `project_id` is a plain number: the
+    history outlives the project.
+    """
+
+    at = models.DateTimeField()
+    project_id = models.BigIntegerField()
+    name = models.CharField(max_length=64)  # the project's name after the change (a removal's)
+    previous_name = models.CharField(max_length=64, blank=True, default="")  # a rename's
+    action = models.CharField(max_length=8, choices=ProjectAction.choices)
+
+    class Meta:
+        indexes = [models.Index(fields=["at"], name="project_revision_at")]
 
     def __str__(self) -> str:
         return f"#{self.id} {self.action} {self.name}"

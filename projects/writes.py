@@ -1,11 +1,13 @@
 """The doors of projects: add, rename (its memories move with it), remove (refused while any
-memory remains)."""
+memory remains). Each change is recorded in the history with who made it, as the memory
+doors record theirs."""
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from memories.rules import fields
 from memories.rules.errors import ProjectExists, ProjectNotEmpty
+from memories.writes import history
 from projects.models import Project
 
 
@@ -15,9 +17,11 @@ def add(name: str) -> Project:
         if Project.objects.filter(name=name).exists():
             raise ProjectExists(name)
         try:
-            return Project.objects.create(name=name, created_at=timezone.now())
+            project = Project.objects.create(name=name, created_at=timezone.now())
         except IntegrityError:
             raise ProjectExists(name) from None
+        history.record_project(history.PROJECT_ADD, project)
+        return project
 
 
 def rename(name: str, new_name: str) -> Project:
@@ -29,8 +33,10 @@ def rename(name: str, new_name: str) -> Project:
             return project
         if Project.objects.filter(name=new_name).exists():
             raise ProjectExists(new_name)
+        previous_name = project.name
         project.name = new_name
         project.save(update_fields=["name"])
+        history.record_project(history.PROJECT_RENAME, project, previous_name=previous_name)
         return project
 
 
@@ -40,4 +46,5 @@ def remove(name: str) -> None:
         count = project.memories.count()
         if count:
             raise ProjectNotEmpty(name, count)
+        history.record_project(history.PROJECT_REMOVE, project)
         project.delete()

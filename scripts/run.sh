@@ -9,7 +9,6 @@ export MEMADMIN_DATA_DIR=${MEMADMIN_DATA_DIR:-$PWD/var}
 .venv/bin/python manage.py collectstatic --noinput -v0
 .venv/bin/python manage.py seed_demo --if-empty
 .venv/bin/python manage.py first_login
-bind=${MEMADMIN_BIND:-127.0.0.1:8000}
-echo "Serving on http://$bind/ (Ctrl-C stops it)"
-exec .venv/bin/gunicorn memadmin.wsgi --bind "$bind" --workers "${MEMADMIN_WORKERS:-2}" \
-    --access-logfile - --forwarded-allow-ips 127.0.0.1
+echo "Serving on http://${MEMADMIN_BIND:-127.0.0.1:8000}/ (Ctrl-C stops it)"
+# How it serves (workers, threads, timeouts) is gunicorn.conf.py's, read from the checkout.
+exec .venv/bin/gunicorn memadmin.wsgi

@@ -124,3 +124,35 @@ def test_loading_the_wsgi_app_opens_no_database_connection(tmp_path):
         env={**os.environ, "MEMADMIN_DATA_DIR": str(tmp_path)},
     )
     assert result.stdout.strip() == "True", result.stderr
+
+
+def test_the_data_dir_and_every_file_of_the_store_are_private(tmp_path):
+    """The store, its -wal and -shm (made while a writer holds them open), the secret key:
+    the owner's alone, in a directory no one else may list."""
+    data_dir = tmp_path / "data"
+    assert _run(["migrate", "--noinput", "-v0"], MEMADMIN_DATA_DIR=str(data_dir)).returncode == 0
+    code = (
+        "import os; from django.conf import settings; from projects import writes; "
+        "writes.add('webdev'); "
+        "print(' '.join(f'{p.name}={os.stat(p).st_mode & 0o777:o}' "
+        "for p in sorted(settings.DATA_DIR.iterdir())))"
+    )
+    result = _run(["shell", "-c", code], MEMADMIN_DATA_DIR=str(data_dir))
+    modes = dict(item.split("=") for item in result.stdout.strip().splitlines()[-1].split())
+    assert modes == {
+        "memadmin.sqlite3": "600",
+        "memadmin.sqlite3-shm": "600",
+        "memadmin.sqlite3-wal": "600",
+        "secret_key": "600",
+    }, result.stderr
+    assert data_dir.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_store_made_before_is_narrowed_to_its_owner(tmp_path):
+    tmp_path.chmod(0o755)
+    store = tmp_path / "memadmin.sqlite3"
+    sqlite3.connect(store).close()
+    store.chmod(0o644)
+    assert _run(["check"], MEMADMIN_DATA_DIR=str(tmp_path)).returncode == 0
+    assert store.stat().st_mode & 0o777 == 0o600
+    assert tmp_path.stat().st_mode & 0o777 == 0o700

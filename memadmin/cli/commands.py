@@ -532,3 +532,33 @@ def remove_project(out: OutputWrapper, *, name, **_) -> None:
     with refusals():
         project_doors.remove(name)
     out.write(f"Removed project '{name}'.")
+
+
+# ---------------------------------------------------------------------------------------
+# backup
+
+
+def backup(out: OutputWrapper, *, destination: str, **_) -> None:
+    """A consistent copy of the whole store, taken while the server and writers run."""
+    target = Path(destination).expanduser()
+    if target.is_dir():
+        target = target / f"memadmin-{timezone.now():%Y%m%d-%H%M%S}.sqlite3"
+    if target.exists():
+        raise CommandError(f"{target} exists; name a new file or a directory.")
+    if not target.parent.is_dir():
+        raise CommandError(f"{target.parent} is not a directory.")
+    try:
+        report = engine.of(connection).backup.backup(target)
+    except FileExistsError:
+        raise CommandError(f"{target} exists; name a new file or a directory.") from None
+    except PermissionError as error:
+        raise CommandError(f"Cannot write {target}: {error.strerror}.") from None
+    if not report.ok:
+        raise CommandError(
+            f"The copy failed its integrity check and was not kept: {'; '.join(report.problems)}."
+        )
+    out.write(
+        f"Backed up {report.memories} memories ({report.bytes:,} bytes) to {report.path}; "
+        "its integrity check passed. To restore it, stop the server, put it in place of the "
+        "store and run `manage.py memory verify`."
+    )

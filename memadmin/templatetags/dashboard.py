@@ -204,8 +204,8 @@ SENSE_WORDS = {
     "prefix": "prefix match",
     "plain_text": "text match",
     "last_resort": "whole-query scan",
-    "semantic": "similar in meaning",
     "reference": "cites it",
+    "semantic": "similar in meaning",
 }
 
 

@@ -5,9 +5,11 @@ role that may read it and the least that may write through it; an unsafe method 
 the second, so a forbidden write gets a 403 whatever the page showed.
 """
 
+import ipaddress
 from collections.abc import Callable
 from functools import wraps
 
+from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 from django_htmx.http import HttpResponseClientRedirect
@@ -22,6 +24,19 @@ REFUSALS = {
     roles.OPERATOR: "Only operators and admins may change memories and projects.",
     roles.ADMIN: "Only admins may do this.",
 }
+
+
+def client_address(request: HttpRequest) -> str | None:
+    """The client's address: the peer's, or, from a trusted proxy, the last address its
+    X-Forwarded-For added (the ones before it are the client's word)."""
+    peer = request.META.get("REMOTE_ADDR")
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    if peer in settings.MEMADMIN_TRUSTED_PROXIES and forwarded.strip():
+        try:
+            return str(ipaddress.ip_address(forwarded.split(",")[-1].strip()))
+        except ValueError:
+            pass
+    return peer
 
 
 def request_role(request: HttpRequest) -> str | None:

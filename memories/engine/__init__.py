@@ -7,7 +7,7 @@ the same modules and names, and nothing else changes. Engines are loaded by name
 asked for, as Django loads a database backend, so that the settings can read an engine's
 connection settings (`database()`) without loading Django's database layer.
 
-An engine provides four modules:
+An engine provides five modules:
 
 `config`, the store's connections (imports nothing of Django's database layer)
     database(**options) -> dict: the DATABASES entry (driver, file or address, options).
@@ -37,6 +37,11 @@ memories table (the reference and tag rows); the migrations create them, frozen
     glob(lhs_sql, rhs_sql) -> str: `lhs` matches the shell pattern `rhs` (`*`, `?`, `[...]`,
         `[^...]`), for the CHECK constraints on names.
 
+`backup`, a copy of the whole store that a DBA can restore
+    backup(destination: Path) -> BackupReport: a consistent copy of the store, taken while
+        writers run, to a new file readable by its owner alone; checked before it is kept.
+    check(path: Path) -> BackupReport: the engine's own integrity check of a backup.
+
 Beside the engines, this package holds what every engine shares: `ranking` (the plan a
 search hands `ranking_statement`), `hints` and `lookups` (ORM expressions whose SQL the
 connection's engine writes), and `checks` (the system check on the triggers).
@@ -45,6 +50,7 @@ connection's engine writes), and `checks` (the system check on the triggers).
 import functools
 from dataclasses import dataclass, field
 from importlib import import_module
+from pathlib import Path
 from types import ModuleType
 
 from django.core.exceptions import ImproperlyConfigured
@@ -61,6 +67,7 @@ PROVIDES = {
         "unindexed",
         "glob",
     ),
+    "backup": ("backup", "check"),
 }
 
 
@@ -71,6 +78,7 @@ class Engine:
     index: ModuleType
     search: ModuleType
     statements: ModuleType
+    backup: ModuleType
 
 
 @dataclass
@@ -80,6 +88,20 @@ class IndexReport:
     problems: list[str] = field(default_factory=list)
     rows: int = 0
     documents: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@dataclass
+class BackupReport:
+    """A backup: where, its size, the memories it holds, and what its check found."""
+
+    path: Path
+    bytes: int
+    memories: int
+    problems: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:

@@ -10,7 +10,15 @@ from dataclasses import dataclass, fields
 from django import forms
 from django.db.models import Count, Q, QuerySet
 
-from memories.models import GLOBAL_TIER, Action, ChangeSet, Door, Revision, TrashedMemory
+from memories.models import (
+    GLOBAL_TIER,
+    Action,
+    ChangeSet,
+    Door,
+    ProjectRevision,
+    Revision,
+    TrashedMemory,
+)
 from memories.reads.params import TierForm
 from memories.rules import diffs, tiers
 from memories.rules import fields as memory_fields
@@ -40,8 +48,7 @@ class AuditFilters:
     def apply(self, queryset: QuerySet) -> QuerySet:
         if self.memory_id is not None:
             queryset = queryset.filter(memory_id=self.memory_id)
-        if self.user:
-            queryset = queryset.filter(username=self.user)
+        queryset = self.who_and_when(queryset)
         if self.project is None:
             queryset = queryset.filter(Q(tier=GLOBAL_TIER) | Q(previous_tier=GLOBAL_TIER))
         elif self.project is not ANY_TIER:
@@ -51,18 +58,25 @@ class AuditFilters:
                 queryset = queryset.filter(Q(tier=project_id[0]) | Q(previous_tier=project_id[0]))
             else:
                 queryset = queryset.filter(project_name=self.project).exclude(tier=GLOBAL_TIER)
-        if self.door:
-            queryset = queryset.filter(door=self.door)
         if self.action:
             queryset = queryset.filter(action=self.action)
         if self.memory:
             queryset = queryset.filter(name=self.memory)
+        if self.change_set is not None:
+            queryset = queryset.filter(change_set_id=self.change_set)
+        return queryset
+
+    def who_and_when(self, queryset: QuerySet) -> QuerySet:
+        """The user, door and time filters, which every history row (memories.models.Acted,
+        with its `at`) answers."""
+        if self.user:
+            queryset = queryset.filter(username=self.user)
+        if self.door:
+            queryset = queryset.filter(door=self.door)
         if self.since:
             queryset = queryset.filter(at__gte=self.since)
         if self.until:
             queryset = queryset.filter(at__lt=self.until)
-        if self.change_set is not None:
-            queryset = queryset.filter(change_set_id=self.change_set)
         return queryset
 
     def labels(self) -> list[str]:
@@ -88,6 +102,34 @@ class AuditFilters:
     def summary(self, count: int) -> str:
         noun = "change" if count == 1 else "changes"
         return " ".join([f"{count:,} {noun}", ", ".join(self.labels())]).strip() + ", newest first"
+
+
+PROJECT_CHANGES_SHOWN = 20
+
+
+@dataclass
+class ProjectChanges:
+    """The newest project changes a log's filters admit, and how many there are in all."""
+
+    changes: list[ProjectRevision]
+    count: int
+
+
+def project_changes(filters: AuditFilters, limit: int = PROJECT_CHANGES_SHOWN) -> ProjectChanges:
+    """The changes to projects (added, renamed, removed) that the audit log's filters admit,
+    newest first: none when the filters ask for memories only (a memory, a change set, a
+    memory's kind of change, the global tier)."""
+    if (
+        filters.memory
+        or filters.change_set is not None
+        or filters.action
+        or filters.project is None
+    ):
+        return ProjectChanges([], 0)
+    queryset = filters.who_and_when(ProjectRevision.objects.all())
+    if filters.project is not ANY_TIER:
+        queryset = queryset.filter(Q(name=filters.project) | Q(previous_name=filters.project))
+    return ProjectChanges(list(queryset.order_by("-id")[:limit]), queryset.count())
 
 
 def _moment(value: str, field: str, *, end_of_day: bool) -> dt.datetime | None:

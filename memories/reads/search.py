@@ -486,6 +486,28 @@ def _by_words(parsed, flt, filters, now, limit, offset) -> SearchResult:
     )
 
 
+def _cited_only(parsed: list[Query], parts, filters: MemoryFilters, now) -> list[int]:
+    """The ids of the memories within the filters that cite a query as a reference and that
+    no text sense finds, in index order (at most SCAN_LIMIT)."""
+    citing = Reference.objects.filter(target__in=[query.text for query in parsed])
+    ids = list(
+        filters.apply(Memory.objects.filter(id__in=citing.values("memory_id")), now)
+        .order_by(*INDEX_ORDER)
+        .values_list("id", flat=True)[:SCAN_LIMIT]
+    )
+    if not ids:
+        return []
+    among = _filter_sql(filters, now, ids)
+    by_text = _run(parsed, parts, among, now, len(ids), 0)[2] if among else []
+    found = {hit.memory.id for hit in by_text}
+    return [memory_id for memory_id in ids if memory_id not in found]
+
+
+def _in_order(ids: list[int]) -> list[Memory]:
+    by_id = _memories(ids)
+    return [by_id[memory_id] for memory_id in ids if memory_id in by_id]
+
+
 # By meaning ---------------------------------------------------------------------------------
 
 
@@ -590,25 +612,3 @@ def _fused(words: SearchResult, close: list[_Close], limit: int, offset: int) ->
         last_resort=words.last_resort,
         capped=words.capped,
     )
-
-
-def _cited_only(parsed: list[Query], parts, filters: MemoryFilters, now) -> list[int]:
-    """The ids of the memories within the filters that cite a query as a reference and that
-    no text sense finds, in index order (at most SCAN_LIMIT)."""
-    citing = Reference.objects.filter(target__in=[query.text for query in parsed])
-    ids = list(
-        filters.apply(Memory.objects.filter(id__in=citing.values("memory_id")), now)
-        .order_by(*INDEX_ORDER)
-        .values_list("id", flat=True)[:SCAN_LIMIT]
-    )
-    if not ids:
-        return []
-    among = _filter_sql(filters, now, ids)
-    by_text = _run(parsed, parts, among, now, len(ids), 0)[2] if among else []
-    found = {hit.memory.id for hit in by_text}
-    return [memory_id for memory_id in ids if memory_id not in found]
-
-
-def _in_order(ids: list[int]) -> list[Memory]:
-    by_id = Memory.objects.select_related("project").in_bulk(ids)
-    return [by_id[memory_id] for memory_id in ids if memory_id in by_id]

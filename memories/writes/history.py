@@ -31,7 +31,15 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from memories.models import GLOBAL_TIER, Action, ChangeSet, Door, Memory
+from memories.models import (
+    GLOBAL_TIER,
+    Action,
+    ChangeSet,
+    Door,
+    Memory,
+    ProjectAction,
+    ProjectRevision,
+)
 from memories.rules.errors import InvalidField
 from memories.rules.fields import rfc3339
 
@@ -70,6 +78,17 @@ class Actor:
     user_id: int | None = None
     token_id: int | None = None
     reason: str = ""
+
+    def recorded(self) -> dict:
+        """The fields of a history row (memories.models.Acted) that say who acted."""
+        return {
+            "door": self.door,
+            "actor": self.label,
+            "username": self.username,
+            "user_id": self.user_id,
+            "token_id": self.token_id,
+            "reason": self.reason,
+        }
 
 
 NOBODY = Actor()  # frozen, so one shared default is safe
@@ -141,14 +160,7 @@ def change_set(summary: str, *, door: str | None = None, reason=None) -> Iterato
         return
     with acting(door=door, reason=reason) as actor, transaction.atomic():
         group = ChangeSet.objects.create(
-            at=timezone.now(),
-            summary=" ".join(summary.split())[:200],
-            door=actor.door,
-            actor=actor.label,
-            username=actor.username,
-            user_id=actor.user_id,
-            token_id=actor.token_id,
-            reason=actor.reason,
+            at=timezone.now(), summary=" ".join(summary.split())[:200], **actor.recorded()
         )
         reset = _change_set.set(group)
         try:
@@ -264,6 +276,26 @@ def record(action: str, *, before=None, after=None, subject: dict | None = None)
         if after is None and row[6] != PURGE:
             cursor.execute(INSERT_TRASHED, [revision_id, row[1]])
     return revision_id
+
+
+PROJECT_ADD, PROJECT_RENAME, PROJECT_REMOVE = (
+    ProjectAction.ADD.value,
+    ProjectAction.RENAME.value,
+    ProjectAction.REMOVE.value,
+)
+
+
+def record_project(action: str, project, *, previous_name: str = "") -> ProjectRevision:
+    """Record one change to a project (the row as it is after it; a removal's as it was),
+    by the acting context, in the caller's transaction."""
+    return ProjectRevision.objects.create(
+        at=timezone.now(),
+        project_id=project.id,
+        name=project.name,
+        previous_name=previous_name,
+        action=action,
+        **_actor.get().recorded(),
+    )
 
 
 CHUNK = 500  # ids or names per query, well under SQLite's limit of bound variables

@@ -1,6 +1,7 @@
 import datetime as dt
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
@@ -43,14 +44,32 @@ def test_seed_demo_is_deterministic(db):
     assert sorted(Memory.objects.values_list("name", "project__name", "body")) == first
 
 
-def test_first_login_creates_and_prints_the_same_sign_in(db, settings, tmp_path, capsys):
+def test_first_login_prints_the_password_once_and_forgets_it_once_changed(
+    db, settings, tmp_path, capsys
+):
     settings.DATA_DIR = tmp_path
+    login_file = tmp_path / "first-login.txt"
     call_command("first_login")
     first = capsys.readouterr().out
     assert first.startswith("Sign in as admin with password ")
+    password = first.split()[-1]
+    assert login_file.stat().st_mode & 0o777 == 0o600
+    assert login_file.read_text().split("\n")[:2] == ["admin", password]
+
     call_command("first_login")
-    assert capsys.readouterr().out == first
-    assert (tmp_path / "first-login.txt").stat().st_mode & 0o777 == 0o600
+    later = capsys.readouterr().out
+    assert password not in later
+    assert str(login_file) in later
+
+    admin = User.objects.get(username="admin")
+    admin.last_name = "Kept"
+    admin.save()
+    assert login_file.exists()  # a save that leaves the password as it was
+    admin.set_password("another long password")
+    admin.save()
+    assert not login_file.exists()  # forgotten as soon as the password is changed
+    call_command("first_login")
+    assert password not in capsys.readouterr().out
 
 
 def test_the_demo_keeps_one_band_over_and_the_rest_writable(db):

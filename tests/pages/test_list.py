@@ -328,9 +328,9 @@ def test_a_search_page_runs_a_fixed_number_of_queries(auditor, db, django_assert
     for size in (3, 30):
         for number in range(size):
             doors.write(f"s{size}-{number}", description="deploy notes", references=["x"])
-        # With the meaning beside the words: the vectors' state and the near ones held
-        # against the filters (every one is found by its words here: none to load); and the
-        # references citing the query among them.
+        # The references citing the query among them; with the meaning beside the words:
+        # the vectors' state and the near ones held against the filters (every one is found
+        # by its words here: none to load).
         with django_assert_num_queries(10):
             auditor.get("/memories/?q=deploy")
 

@@ -53,13 +53,59 @@ class Answer:
         return json.loads(self.body)
 
 
+def start_gunicorn(data_dir: Path, log: Path, *args: str, **env: str) -> tuple:
+    """`gunicorn memadmin.wsgi` from the checkout (its gunicorn.conf.py) on the store in
+    data_dir and a free port of 127.0.0.1, its output in log: (process, port)."""
+    listening = listening_socket()
+    with log.open("w") as output:
+        process = subprocess.Popen(
+            [
+                str(Path(sys.executable).parent / "gunicorn"),
+                "memadmin.wsgi",
+                "--bind",
+                f"fd://{listening.fileno()}",
+                *args,
+            ],
+            cwd=ROOT,
+            env={**os.environ, "MEMADMIN_DATA_DIR": str(data_dir), **env},
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            pass_fds=[listening.fileno()],
+        )
+    port = listening.getsockname()[1]
+    listening.close()  # gunicorn holds its own copy
+    return process, port
+
+
+def wait_until_answering(process, log: Path, answers) -> None:
+    """Until `answers()` is true; a server that exits or takes a minute is stopped and fails."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if answers():
+                return
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            stop_gunicorn(process)
+            raise AssertionError(f"gunicorn did not start: {log.read_text()[-3000:]}")
+        time.sleep(0.2)
+
+
+def stop_gunicorn(process) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 class Served:
     """A store in data_dir served by gunicorn; `request` speaks to it with a write token."""
 
     def __init__(self, data_dir: Path, workers: int):
         self.data_dir = data_dir
-        listening = listening_socket()
-        self.port = listening.getsockname()[1]
         self.db = data_dir / "memadmin.sqlite3"
         self.log = data_dir / "gunicorn.log"
         manage(data_dir, "migrate", "--noinput", "-v0")
@@ -67,35 +113,12 @@ class Served:
             data_dir, "apitoken", "create", "writer", "--scope", "write", "--create-user"
         )
         self.token = output.strip().splitlines()[-1]
-        with self.log.open("w") as log:
-            self.process = subprocess.Popen(
-                [
-                    str(Path(sys.executable).parent / "gunicorn"),
-                    "memadmin.wsgi",
-                    "--bind",
-                    f"fd://{listening.fileno()}",
-                    "--workers",
-                    str(workers),
-                    "--timeout",
-                    "120",
-                ],
-                cwd=ROOT,
-                env={**os.environ, "MEMADMIN_DATA_DIR": str(data_dir)},
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                pass_fds=[listening.fileno()],
-            )
-        listening.close()  # gunicorn holds its own copy
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if self.request("GET", "/v1/openapi.json").status == 200:
-                    break
-            except OSError:
-                pass
-            assert self.process.poll() is None, self.log.read_text()[-3000:]
-            assert time.monotonic() < deadline, "gunicorn did not start"
-            time.sleep(0.2)
+        self.process, self.port = start_gunicorn(
+            data_dir, self.log, "--workers", str(workers), "--timeout", "120"
+        )
+        wait_until_answering(
+            self.process, self.log, lambda: self.request("GET", "/v1/openapi.json").status == 200
+        )
 
     def request(self, method: str, path: str, body=None, headers=None) -> Answer:
         sent = {"Host": "127.0.0.1", "Authorization": f"Bearer {self.token}", **(headers or {})}
@@ -113,12 +136,7 @@ class Served:
 
     def stop(self) -> str:
         """Stop the server; its log."""
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_gunicorn(self.process)
         return self.log.read_text()
 
 

@@ -147,7 +147,8 @@ SCHEMAS = {
             "matched_by": {
                 "type": "string",
                 "enum": list(MATCHED_BY),
-                "description": "which sense of the search answered; semantic: found by meaning "
+                "description": "which sense of the search answered; reference: it cites the query; "
+                "semantic: found by meaning "
                 "alone (a guess, no word of the query in it)",
             },
             "similarity": {

@@ -1,40 +1,32 @@
-"""`manage.py first_login`: make the first sign-in on a new store and print it.
+"""`manage.py first_login`: make the first sign-in on a new store and print it, once.
 
-The password is generated once and kept, readable by the owner alone, in the data dir, so
-every start of the README's run command can print the same login.
+The password is printed when it is made and kept, readable by the owner alone, in the data
+dir (memadmin.accounts.first_login); later starts only say where it is kept, so it does not
+reach every start's log. Once the password is changed, the file is removed.
 """
 
-import os
-import secrets
-
-from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 
-from memadmin.accounts.roles import ADMIN
+from memadmin.accounts import first_login
 
 
 class Command(BaseCommand):
-    help = "Create the first admin sign-in if no user exists, and print how to sign in."
+    help = "Create the first admin sign-in if no user exists, and print it when created."
 
     def add_arguments(self, parser):
         parser.add_argument("--username", default="admin")
 
     def handle(self, *args, username: str, **options):
-        users = get_user_model()
-        login_file = settings.DATA_DIR / "first-login.txt"
-        if not users.objects.exists():
-            password = secrets.token_urlsafe(12)
-            user = users.objects.create_superuser(username=username, email="", password=password)
-            user.groups.add(Group.objects.get(name=ADMIN))
-            settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
-            fd = os.open(login_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w") as handle:
-                handle.write(f"{username}\n{password}\n")
-        if login_file.exists():
-            username, password = login_file.read_text().split("\n")[:2]
-            if users.objects.filter(username=username).exists():
-                self.stdout.write(f"Sign in as {username} with password {password}")
-                return
+        if not get_user_model().objects.exists():
+            password = first_login.create(username)
+            self.stdout.write(f"Sign in as {username} with password {password}")
+            return
+        kept = first_login.kept_for()
+        if kept:
+            self.stdout.write(
+                f"Sign in as {kept} with the password kept in {first_login.kept_at()} "
+                "(removed once it is changed)."
+            )
+            return
         self.stdout.write("Sign in with an existing account (manage.py createsuperuser adds one).")

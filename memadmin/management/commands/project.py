@@ -3,6 +3,7 @@
 from django.core.management.base import BaseCommand
 
 from memadmin.cli import commands as cli
+from memories.writes import history
 
 
 class Command(BaseCommand):
@@ -25,7 +26,8 @@ class Command(BaseCommand):
         remove.add_argument("name")
 
     def handle(self, *args, action, **options):
-        with cli.piped():
+        label = f"manage.py project {action}"
+        with cli.piped(), history.acting(door=history.COMMAND, label=label):
             getattr(self, f"handle_{action}")(**options)
 
     def handle_add(self, **options):

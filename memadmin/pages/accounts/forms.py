@@ -9,7 +9,7 @@ null characters) would answer first, with sentences of their own.
 from django import forms
 from django.contrib.auth import get_user_model
 
-from memadmin.accounts import roles, tokens, users
+from memadmin.accounts import roles, sign_ins, tokens, users
 from memadmin.web.forms import RefusalsMixin
 from memories.reads.params import FirstErrorMixin
 from memories.rules.errors import InvalidField
@@ -76,3 +76,10 @@ class ActiveForm(FirstErrorMixin, forms.Form):
 
     def clean_active(self) -> bool:
         return self.cleaned_data["active"] == "true"
+
+
+class UnlockForm(FirstErrorMixin, forms.Form):
+    """One locked account or address, as its row's Unlock button sends it."""
+
+    kind = forms.ChoiceField(choices=[(sign_ins.ACCOUNT, "account"), (sign_ins.ADDRESS, "address")])
+    value = forms.CharField(max_length=255)

@@ -7,4 +7,5 @@ urlpatterns = [
     path("tokens/<int:token_id>/revoke/", views.api_token_revoke, name="token-revoke"),
     path("accounts/", views.accounts, name="accounts"),
     path("accounts/<int:user_id>/", views.account_change, name="account-change"),
+    path("accounts/unlock/", views.sign_in_unlock, name="sign-in-unlock"),
 ]

@@ -1,13 +1,20 @@
 """Accounts: your API tokens and, for admins, every account and its role."""
 
 from django.contrib import messages
+from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpResponse
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_http_methods, require_POST
 
-from memadmin.accounts import roles, tokens, users
-from memadmin.pages.accounts.forms import AccountForm, ActiveForm, RoleForm, TokenForm
+from memadmin.accounts import roles, sign_ins, tokens, users
+from memadmin.pages.accounts.forms import (
+    AccountForm,
+    ActiveForm,
+    RoleForm,
+    TokenForm,
+    UnlockForm,
+)
 from memadmin.web.access import has_role, requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memories.rules.errors import DomainError, InvalidField
@@ -85,6 +92,9 @@ def _accounts_page(request: HtmxHttpRequest, status: int = 200, **extra) -> Http
         "roles": roles.ROLES,
         "errors": {},
         "form": AccountForm(),
+        "locks": sign_ins.locks(),
+        "failure_limit": sign_ins.failure_limit(),
+        "lock_minutes": sign_ins.lock_minutes(),
         **extra,
     }
     return render_page(request, "memadmin/users.html", context, fragment="accounts", status=status)
@@ -135,3 +145,27 @@ def _answer_accounts(request: HtmxHttpRequest, sentence: str) -> HttpResponse:
         messages.success(request, sentence)
         return redirect("accounts")
     return _accounts_page(request, done=sentence)
+
+
+@require_POST
+@requires_role(read=roles.ADMIN)
+def sign_in_unlock(request: HtmxHttpRequest) -> HttpResponse:
+    """Admins: let a locked account, or a locked address, sign in again at once."""
+    form = UnlockForm(request.POST)
+    if not form.is_valid():
+        return _accounts_page(request, status=InvalidField.status, unlock_error=form.first_error())
+    kind, value = form.cleaned_data["kind"], form.cleaned_data["value"]
+    sign_ins.unlock(kind, value)
+    return _answer_accounts(request, f"The {kind} '{value}' may sign in again.")
+
+
+def sign_in_locked(request, original_response=None, credentials=None) -> HttpResponse:
+    """The sign-in page of a locked account or address (django-axes' lockout answer)."""
+    form = AuthenticationForm(request, data=request.POST or None)
+    form.errors.clear()
+    context = {
+        "form": form,
+        "next": request.POST.get("next", ""),
+        "locked": sign_ins.locked_sentence(),
+    }
+    return render(request, "registration/login.html", context, status=429)

@@ -145,6 +145,7 @@ def _log_context(form: AuditFilterForm, params: QueryDict) -> dict:
         **context,
         "page": page,
         "summary": filters.summary(page.count),
+        "project_changes": history_reads.project_changes(filters),
         "older_url": url(before=page.older) if page.older else None,
         "newer_url": url(after=page.newer) if page.newer else None,
         "export_query": export.urlencode(),

@@ -3,7 +3,20 @@
 Read by the settings, so it imports nothing of Django's database layer.
 """
 
+import os
 from pathlib import Path
+
+STORE = "memadmin.sqlite3"
+
+
+def _owner_only(store: Path) -> None:
+    """Create the store file readable by its owner alone before SQLite first opens it:
+    SQLite gives its -wal and -shm files the mode of the store file. A store made before
+    is narrowed to that mode, with its -wal and -shm."""
+    os.close(os.open(store, os.O_WRONLY | os.O_CREAT, 0o600))
+    for path in (store, Path(f"{store}-wal"), Path(f"{store}-shm")):
+        if path.exists() and path.stat().st_mode & 0o077:
+            path.chmod(0o600)
 
 
 def database(*, data_dir: Path) -> dict:
@@ -16,9 +29,10 @@ def database(*, data_dir: Path) -> dict:
     listings read rows scattered over the file: memory-mapped reads spare a system call per
     page that SQLite's default 2 MiB page cache would otherwise make.
     """
+    _owner_only(data_dir / STORE)
     return {
         "ENGINE": "django.db.backends.sqlite3",
-        "NAME": data_dir / "memadmin.sqlite3",
+        "NAME": data_dir / STORE,
         "CONN_MAX_AGE": None,
         "CONN_HEALTH_CHECKS": True,
         "OPTIONS": {

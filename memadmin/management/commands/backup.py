@@ -1,0 +1,18 @@
+"""`manage.py backup DEST`: a consistent online copy of the whole store."""
+
+from django.core.management.base import BaseCommand
+
+from memadmin.cli import commands as cli
+
+
+class Command(BaseCommand):
+    help = (
+        "Copy the whole store, consistently, while the server and writers run, to DEST (a new "
+        "file, or a directory to put a dated file in); the copy is checked before it is kept."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("destination", metavar="DEST")
+
+    def handle(self, *args, destination: str, **options):
+        cli.backup(self.stdout, destination=destination)
