@@ -106,3 +106,36 @@ def _static_files_without_manifest(settings):
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
+
+
+def write_duplicates() -> None:
+    """A store for the consolidation review (the project webdev must exist): a global cluster
+    by meaning (deploy-night survives, nightly-deploy goes, cite-it is re-pointed), an exact
+    cluster in webdev (copy-b survives, copy-a goes, page-cites is re-pointed) and the same
+    words in the global tier (copy-c), which is no duplicate of a project's memory."""
+    doors.write(
+        "deploy-night",
+        description="The production deploy runs every night at two",
+        body="Run by cron on the build host.",
+        tags=["ops"],
+        references=["runbook", "nightly-deploy"],
+        priority=3,
+    )
+    doors.write(
+        "nightly-deploy",
+        description="Production deploys run each night at 2 am",
+        body="cron runs it on the build host",
+        tags=["deploy", "ops"],
+        references=["https://ci.example/deploy"],
+    )
+    doors.write(
+        "cite-it", description="Who to ask about releases", references=["nightly-deploy", "tz"]
+    )
+    doors.write("tz", description="K4YT3X lives in UTC+8")
+    same = {"description": "Answer in <b>kind</b>", "body": "Match the user's language."}
+    doors.write("copy-a", project="webdev", priority=4, **same)
+    doors.write("copy-b", project="webdev", priority=2, **same)
+    doors.write("copy-c", **same)
+    doors.write(
+        "page-cites", description="Page layout notes", project="webdev", references=["copy-a"]
+    )

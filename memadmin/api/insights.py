@@ -1,14 +1,21 @@
-"""/v1/graph, /v1/memories/{name}/graph and /v1/hygiene: the audit pages' data as JSON, from
-the same reads (memories.reads.graph, memories.reads.hygiene) and the same parameter forms."""
+"""/v1/graph, /v1/memories/{name}/graph, /v1/hygiene and its consolidation plan: the audit
+pages' data as JSON, from the same reads (memories.reads.graph, hygiene, consolidation) and
+the same parameter forms; applying the plan goes through memories.writes.consolidation."""
 
 from django.http import HttpRequest
 from django.utils import timezone
 
-from memadmin.api.auth import READ, authorize
-from memadmin.api.responses import ok, query_tier, valid
-from memories.reads import graph, hygiene, lookup
-from memories.reads.insight_forms import GraphForm, HygieneForm, NeighbourhoodForm
+from memadmin.api.auth import READ, WRITE, authorize
+from memadmin.api.responses import json_body, ok, query_tier, valid
+from memories.reads import consolidation, graph, hygiene, lookup
+from memories.reads.insight_forms import (
+    ConsolidationForm,
+    GraphForm,
+    HygieneForm,
+    NeighbourhoodForm,
+)
 from memories.rules.errors import BadRequest
+from memories.writes import consolidation as consolidate
 
 
 @authorize(READ)
@@ -48,3 +55,23 @@ def hygiene_report(request: HttpRequest):
         raise BadRequest("offset pages one list: name it with section=.", field="offset")
     report = hygiene.report(form.scope(), period=period, limit=form.cleaned_data["limit"], now=now)
     return ok(report.to_dict(now))
+
+
+@authorize(READ)
+def consolidation_plan(request: HttpRequest):
+    """The consolidation review's plan: clusters of duplicates within a tier, each merged
+    into its survivor, with the key that applies it."""
+    form = valid(ConsolidationForm(request.GET))
+    now = timezone.now()
+    found = consolidation.plan(
+        form.cleaned_data["project"], limit=form.cleaned_data["limit"], now=now
+    )
+    return ok(found.to_dict(now))
+
+
+@authorize(WRITE)
+def apply_consolidation(request: HttpRequest):
+    """Apply the clusters named by their keys (`{"clusters": [key, ...]}`), each one change
+    set; the receipt counts planned, applied, refused and skipped."""
+    data = json_body(request, allowed={"clusters"})
+    return ok(consolidate.apply(data.get("clusters")).to_dict())

@@ -38,6 +38,11 @@ urlpatterns = [
     path("audit", methods(GET=history.audit), name="audit"),
     path("graph", methods(GET=insights.store_graph), name="graph"),
     path("hygiene", methods(GET=insights.hygiene_report), name="hygiene"),
+    path(
+        "hygiene/consolidation",
+        methods(GET=insights.consolidation_plan, POST=insights.apply_consolidation),
+        name="consolidation",
+    ),
     path("openapi.json", methods(GET=openapi.openapi_json), name="openapi"),
     re_path(r"^.*$", not_found),
 ]

@@ -9,9 +9,9 @@ from dataclasses import replace
 
 from django import forms
 
-from memories.reads import graph, hygiene
+from memories.reads import consolidation, graph, hygiene
 from memories.reads.filters import MemoryFilterForm, MemoryFilters
-from memories.reads.params import FirstErrorMixin, IdListField
+from memories.reads.params import FirstErrorMixin, IdListField, TierForm
 
 HYGIENE_SECTIONS = {
     "dangling": "Dangling references",
@@ -81,6 +81,17 @@ class HygieneForm(MemoryFilterForm):
     def scope(self) -> MemoryFilters:
         """The filters the lists are drawn from: everything but the queue's period."""
         return replace(self.filters(), unverified=None)
+
+
+class ConsolidationForm(TierForm):
+    """The consolidation plan: `project` one tier (absent: every tier, empty: the global
+    one), `limit` the clusters drawn."""
+
+    limit = forms.IntegerField(required=False, min_value=1, max_value=consolidation.PLAN_MAX)
+
+    def clean_limit(self):
+        limit = self.cleaned_data["limit"]
+        return consolidation.PLAN_LIMIT if limit is None else limit
 
 
 class IdsForm(forms.Form):

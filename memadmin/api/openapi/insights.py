@@ -1,15 +1,18 @@
 """The insight routes' part of the OpenAPI document (/v1/graph, /v1/memories/{name}/graph,
-/v1/hygiene), built with the document's own helpers; memadmin.api.openapi merges it in."""
+/v1/hygiene, /v1/hygiene/consolidation), built with the document's own helpers;
+memadmin.api.openapi merges it in."""
 
 from memadmin.api.openapi.core import (
     BAD_REQUEST,
     BEARER,
     COUNT,
     LIST_PARAMETERS,
+    MEMORY_FIELDS,
     NAME,
     NULLABLE_TEXT,
     TEXT,
     TIER,
+    _body,
     _error,
     _obj,
     _query,
@@ -17,8 +20,9 @@ from memadmin.api.openapi.core import (
     _responses,
     _success,
 )
-from memories.reads import graph, hygiene
+from memories.reads import consolidation, graph, hygiene
 from memories.rules import fields as f
+from memories.writes import consolidation as consolidate
 
 NODE_KINDS = ["memory", *graph.DANGLING_KINDS]
 SCOPE_PARAMETERS = [p for p in LIST_PARAMETERS if p["name"] not in {"q", "limit", "offset"}]
@@ -29,6 +33,18 @@ NODE_CAP = _query(
     "kept, largest first",
 )
 UNKNOWN_PROJECT = _error("The project named by project= does not exist.")
+VERSION = {
+    "type": "integer",
+    "minimum": 0,
+    "description": "the id of the memory's latest revision when the plan was drawn",
+}
+KEY = {
+    "type": "string",
+    "pattern": consolidation.KEY_RE.pattern,
+    "description": "names the cluster and the version of every memory it touches; applying "
+    "it refuses a cluster changed since",
+}
+OUTCOMES = [consolidate.APPLIED, consolidate.REFUSED, consolidate.SKIPPED]
 
 
 def _section(item: dict) -> dict:
@@ -125,6 +141,94 @@ SCHEMAS = {
             "memories": {"type": "array", "items": _ref("Backlink")},
         }
     ),
+    "ConsolidationMember": _obj(
+        {**MEMORY_FIELDS, "version": VERSION},
+        description="A memory of a cluster, as listed, with its version.",
+    ),
+    "ConsolidationCluster": _obj(
+        {
+            "key": KEY,
+            "kind": {
+                "type": "string",
+                "enum": [consolidation.EXACT, consolidation.NEAR],
+                "description": "exact: the same description and body; near: alike in meaning",
+            },
+            "similarity": {
+                "type": "number",
+                "description": "the least cosine of a member to the cluster's centre",
+            },
+            "survivor": _ref("ConsolidationMember"),
+            "sources": {
+                "type": "array",
+                "items": _ref("ConsolidationMember"),
+                "description": "put in the trash",
+            },
+            "merged": _obj(
+                {
+                    "tags": {"type": "array", "items": TEXT},
+                    "references": {"type": "array", "items": TEXT},
+                },
+                description="the survivor's tags and references once the sources' are merged in",
+            ),
+            "repoint": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "name": TEXT,
+                        "project": NULLABLE_TEXT,
+                        "version": VERSION,
+                        "references": {"type": "array", "items": TEXT},
+                    },
+                    description="a memory outside the cluster naming a source: its references "
+                    "once they name the survivor",
+                ),
+            },
+        }
+    ),
+    "ConsolidationPlan": _obj(
+        {
+            "count": COUNT,
+            "limit": COUNT,
+            "clusters": {"type": "array", "items": _ref("ConsolidationCluster")},
+        },
+        description="Clusters of duplicates within a tier, the largest and closest first.",
+    ),
+    "ConsolidationApply": _obj(
+        {
+            "clusters": {
+                "type": "array",
+                "items": KEY,
+                "minItems": 1,
+                "maxItems": consolidation.PLAN_MAX,
+            }
+        },
+        required=["clusters"],
+    ),
+    "ConsolidationReceipt": _obj(
+        {
+            "planned": COUNT,
+            "applied": COUNT,
+            "refused": COUNT,
+            "skipped": COUNT,
+            "clusters": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "key": TEXT,
+                        "outcome": {"type": "string", "enum": OUTCOMES},
+                        "survivor": TEXT,
+                        "reason": TEXT,
+                        "change_set": {
+                            "type": ["integer", "null"],
+                            "description": "the change set an applied cluster is, to undo",
+                        },
+                        "trashed": COUNT,
+                        "repointed": COUNT,
+                    }
+                ),
+            },
+        }
+    ),
     "Hygiene": _obj(
         {
             "period": TEXT,
@@ -213,5 +317,44 @@ PATHS = {
                 _404=UNKNOWN_PROJECT,
             ),
         }
+    },
+    "/v1/hygiene/consolidation": {
+        "get": {
+            "operationId": "getConsolidationPlan",
+            "summary": "The consolidation review: clusters of duplicates and the plan of each",
+            "parameters": [
+                {
+                    **TIER,
+                    "description": "absent: every tier; empty: the global tier; a name: that "
+                    "project's tier",
+                },
+                _query(
+                    "limit",
+                    {"type": "integer", "minimum": 1, "maximum": consolidation.PLAN_MAX},
+                    f"clusters drawn (default {consolidation.PLAN_LIMIT})",
+                ),
+            ],
+            "security": BEARER,
+            "responses": _responses(
+                "200",
+                _success("The plan, cluster by cluster.", "ConsolidationPlan"),
+                _400=BAD_REQUEST,
+                _404=UNKNOWN_PROJECT,
+            ),
+        },
+        "post": {
+            "operationId": "applyConsolidation",
+            "summary": "Apply clusters of the plan by their keys, each one change set",
+            "description": "Needs a write token. A cluster changed since its plan was drawn is "
+            "refused, one whose sources are gone skipped; undo an applied one through its "
+            "change set.",
+            "requestBody": _body("ConsolidationApply"),
+            "security": BEARER,
+            "responses": _responses(
+                "200",
+                _success("What became of each cluster.", "ConsolidationReceipt"),
+                _400=BAD_REQUEST,
+            ),
+        },
     },
 }

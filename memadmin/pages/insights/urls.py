@@ -15,5 +15,6 @@ urlpatterns = [
     path("hygiene/", insights.hygiene_page, name="hygiene"),
     path("hygiene/verify/", insights.verify, name="verify"),
     path("hygiene/compare/", insights.compare, name="compare"),
+    path("hygiene/consolidation/", insights.consolidation_page, name="consolidation"),
     path("hygiene/<str:section>/", insights.hygiene_section, name="hygiene-section"),
 ]

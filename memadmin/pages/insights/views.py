@@ -2,8 +2,8 @@
 
 Each page's data comes from a read that /v1 returns as JSON too (memories.reads: graph,
 hygiene, budget_report with band_cut and drift).
-The views parse, call them and render; the few writes (verify, set load, set priority) go
-through the doors and answer operators only.
+The views parse, call them and render; the few writes (verify, set load, set priority,
+applying the consolidation plan) go through the doors and answer operators only.
 """
 
 from django.conf import settings
@@ -12,7 +12,7 @@ from django.http import HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import push_url
 
 from memadmin.pages.query import ANY_TIER_VALUE, canonical_query
@@ -20,12 +20,13 @@ from memadmin.web import charts
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
 from memadmin.web.responses import error_response
-from memories.reads import band_cut, budget_report, drift, graph, hygiene, lookup
+from memories.reads import band_cut, budget_report, consolidation, drift, graph, hygiene, lookup
 from memories.reads.agent_view import TierReads
 from memories.reads.filters import PERIOD_CHOICES
 from memories.reads.insight_forms import (
     HYGIENE_SECTIONS,
     NODE_CAPS,
+    ConsolidationForm,
     GraphForm,
     HygieneForm,
     IdsForm,
@@ -36,6 +37,7 @@ from memories.rules import budget
 from memories.rules.errors import DomainError
 from memories.rules.fields import LOADS, period_words
 from memories.writes import bulk
+from memories.writes import consolidation as consolidate
 from projects.models import Project
 
 SUMMARY_ITEMS = 5
@@ -398,3 +400,33 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
     return render_page(
         request, "insights/compare.html", {"columns": columns, "now": timezone.now()}
     )
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@requires_role()
+def consolidation_page(request: HtmxHttpRequest) -> HttpResponse:
+    """The consolidation review: the plan of each cluster of duplicates; a POST applies the
+    clusters whose keys it sends (one, or the whole plan shown) and shows the receipt above
+    the plan drawn again."""
+    params = canonical_query(request.GET)
+    form = ConsolidationForm(params)
+    if not form.is_valid():
+        return error_response(request, 400, form.first_error())
+    receipt = None
+    try:
+        if request.method == "POST":
+            receipt = consolidate.apply(request.POST.getlist("key"))
+        found = consolidation.plan(form.cleaned_data["project"], limit=form.cleaned_data["limit"])
+    except DomainError as error:
+        return error_response(request, error.status, error.message)
+    context = {
+        "params": params,
+        "query": params.urlencode(),
+        "projects": Project.objects.names(),
+        "any_tier_value": ANY_TIER_VALUE,
+        "plan": found,
+        "receipt": receipt,
+        "action": _url("insights:consolidation", params),
+    }
+    response = render_page(request, "insights/consolidation.html", context, fragment="plan")
+    return _pushed(request, response, context["action"])
