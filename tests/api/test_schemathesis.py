@@ -39,6 +39,8 @@ STATE_REFUSALS = {
     "GET /v1/audit": ["400"],
     "GET /v1/memories/{name}/history": ["400"],
     "GET /v1/hygiene": ["400"],
+    # A cluster key is the plan it was drawn as: one naming a memory twice is refused.
+    "POST /v1/hygiene/consolidation": ["400"],
 }
 CONFIG = schemathesis.Config.from_dict(
     {

@@ -54,6 +54,6 @@ def test_the_openapi_document_lists_the_modes_and_the_semantic_sense(api):
     (mode,) = [
         p for p in document["paths"]["/v1/memories"]["get"]["parameters"] if p["name"] == "mode"
     ]
-    assert mode["schema"]["enum"] == ["hybrid", "words", "meaning"]
+    assert mode["schema"]["enum"] == ["", "hybrid", "words", "meaning"]  # empty: the default
     hit = document["components"]["schemas"]["SearchHit"]["properties"]
     assert "semantic" in hit["matched_by"]["enum"] and "similarity" in hit
