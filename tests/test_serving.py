@@ -3,7 +3,6 @@
 port of 127.0.0.1."""
 
 import http.client
-import os
 import re
 import socket
 import subprocess
@@ -15,7 +14,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PASSWORD
-from tests.reliability.conftest import manage, start_gunicorn, stop_gunicorn, wait_until_answering
+from tests.reliability.conftest import (
+    manage,
+    start_gunicorn,
+    stop_gunicorn,
+    store_env,
+    wait_until_answering,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -75,8 +80,7 @@ def test_pages_and_their_static_files_are_served_before_collectstatic(store):
         [sys.executable, "manage.py", "createsuperuser", "--noinput"],
         cwd=ROOT,
         env={
-            **os.environ,
-            "MEMADMIN_DATA_DIR": str(store),
+            **store_env(store),
             "DJANGO_SUPERUSER_USERNAME": "boss",
             "DJANGO_SUPERUSER_PASSWORD": PASSWORD,
             "DJANGO_SUPERUSER_EMAIL": "boss@example.org",

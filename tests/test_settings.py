@@ -147,6 +147,7 @@ def test_loading_the_wsgi_app_opens_no_database_connection(tmp_path):
     assert result.stdout.strip() == "True", result.stderr
 
 
+@pytest.mark.engine("sqlite")  # the store's own files: SQLite's
 def test_the_data_dir_and_every_file_of_the_store_are_private(tmp_path):
     """The store, its -wal and -shm (made while a writer holds them open), the secret key:
     the owner's alone, in a directory no one else may list."""
@@ -169,6 +170,7 @@ def test_the_data_dir_and_every_file_of_the_store_are_private(tmp_path):
     assert data_dir.stat().st_mode & 0o777 == 0o700
 
 
+@pytest.mark.engine("sqlite")  # the store's own files: SQLite's
 def test_a_store_made_before_is_narrowed_to_its_owner(tmp_path):
     tmp_path.chmod(0o755)
     store = tmp_path / "memadmin.sqlite3"

@@ -31,10 +31,10 @@ def inline_totals(now: dt.datetime) -> dict[int, int]:
     statements = engine.of(connection).statements
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT tier, SUM(body_bytes) FROM memories_bandtally WHERE load = 'inline' "
-            "GROUP BY tier UNION ALL "
-            f"SELECT tier, -SUM({statements.byte_length('body')}) FROM memories_memory "
-            "WHERE load = 'inline' AND expires_at <= %s GROUP BY tier",
+            "SELECT tier, CAST(SUM(body_bytes) AS BIGINT) FROM memories_bandtally "
+            "WHERE load = 'inline' GROUP BY tier UNION ALL "
+            f"SELECT tier, -CAST(SUM({statements.byte_length('body')}) AS BIGINT) "
+            "FROM memories_memory WHERE load = 'inline' AND expires_at <= %s GROUP BY tier",
             [_db_time(now)],
         )
         totals: dict[int, int] = {}

@@ -11,7 +11,8 @@ import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from django.db.models import Count, Q, Sum, Value
+from django.db.models import BigIntegerField, Count, Q, Sum, Value
+from django.db.models.functions import Cast
 
 from memories.engine.hints import likelihood
 from memories.models import BandTally, Memory, Tag, TagTally
@@ -45,10 +46,15 @@ def tier_tally(tier: int, now: dt.datetime) -> TierTally:
         BandTally.objects.filter(tier=tier)
         .order_by()
         .values_list("load")
-        .annotate(n=Sum("memories"))
+        .annotate(n=_sum("memories"))
     )
     expired = dict(_expired((tier,), now).order_by().values_list("load").annotate(n=Count("id")))
     return TierTally(memories, expired)
+
+
+def _sum(column: str) -> Cast:
+    """A whole-number sum (PostgreSQL sums a bigint column as numeric, a Decimal in Python)."""
+    return Cast(Sum(column), BigIntegerField())
 
 
 def count(filters, now: dt.datetime) -> int | None:
@@ -72,7 +78,7 @@ def count(filters, now: dt.datetime) -> int | None:
         kept = kept.filter(priority__gte=filters.priority_min)
     if filters.priority_max is not None:
         kept = kept.filter(priority__lte=filters.priority_max)
-    total = kept.aggregate(n=Sum("memories"))["n"] or 0
+    total = kept.aggregate(n=_sum("memories"))["n"] or 0
     if filters.expired is False:
         expired = replace(filters, expired=True)
         total -= expired.apply(Memory.objects.all(), now, sparse=True).count()
@@ -82,7 +88,7 @@ def count(filters, now: dt.datetime) -> int | None:
 def priorities() -> list[tuple[int, int, int]]:
     """(tier, priority, memories) of every tier, expired memories counted."""
     return list(
-        BandTally.objects.order_by().values_list("tier", "priority").annotate(n=Sum("memories"))
+        BandTally.objects.order_by().values_list("tier", "priority").annotate(n=_sum("memories"))
     )
 
 

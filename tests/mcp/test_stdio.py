@@ -1,7 +1,6 @@
 """`manage.py mcp` over stdio, driven by the official MCP client's stdio transport."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -10,7 +9,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.mcp.conftest import first_leaf
-from tests.reliability.conftest import ROOT, manage
+from tests.reliability.conftest import ROOT, manage, store_env
 
 SETUP = """
 from django.contrib.auth.models import Group, User
@@ -43,7 +42,7 @@ def _session(store, body, *arguments: str):
         command=sys.executable,
         args=["manage.py", "mcp", *arguments],
         cwd=str(ROOT),
-        env={**os.environ, "MEMADMIN_DATA_DIR": str(store)},
+        env=store_env(store),
     )
 
     async def run():
@@ -118,7 +117,7 @@ def test_the_command_refuses_before_serving(store, arguments, refusal):
     finished = subprocess.run(
         [sys.executable, "manage.py", "mcp", *arguments],
         cwd=ROOT,
-        env={**os.environ, "MEMADMIN_DATA_DIR": str(store)},
+        env=store_env(store),
         input="",
         capture_output=True,
         text=True,

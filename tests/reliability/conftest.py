@@ -149,7 +149,7 @@ def start_gunicorn(data_dir: Path, log: Path, *args: str, **env: str) -> tuple:
                 *args,
             ],
             cwd=ROOT,
-            env={**os.environ, "MEMADMIN_DATA_DIR": str(data_dir), **env},
+            env={**store_env(data_dir), **env},
             stdout=output,
             stderr=subprocess.STDOUT,
             pass_fds=[listening.fileno()],

@@ -1,5 +1,7 @@
 """Keyset pages walk the same rows in the same order as the full listing, both ways."""
 
+from dataclasses import replace
+
 import pytest
 from django.db import connection
 
@@ -100,6 +102,7 @@ FILTERS = [
 
 @pytest.mark.parametrize("filters", FILTERS)
 def test_walking_the_sorts_index_admits_the_same_rows(varied, filters):
+    filters = replace(filters)  # a fresh copy: a tier key held from another test's store
     from memories.models import Memory
 
     plain = filters.apply(Memory.objects.all()).order_by("id")
@@ -113,6 +116,7 @@ def test_walking_the_sorts_index_admits_the_same_rows(varied, filters):
 @pytest.mark.parametrize("filters", FILTERS)
 @pytest.mark.parametrize("sort", ["index", "name", "expires", "-read_count"])
 def test_pages_are_the_same_whether_they_walk_or_not(varied, monkeypatch, filters, sort):
+    filters = replace(filters)  # a fresh copy: a tier key held from another test's store
     expected = [m.name for m in listing.memories(filters, sort=sort)]
     monkeypatch.setattr(listing, "WALK_AFTER", 0)
     seen, last = walk_forward(filters, sort, 6)
