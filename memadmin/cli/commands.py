@@ -307,6 +307,9 @@ def add_memory(
             must_create=not force,
         )
     memory = result.memory
+    if not result.changed:
+        out.write(result.notes[0])
+        return
     out.write(
         f"{'Saved' if result.created else 'Updated'} memory '{memory.name}' in "
         f"{tiers.phrase(memory.project_name)} (priority {memory.priority}, load {memory.load})."
@@ -387,6 +390,9 @@ def move_memory(out: OutputWrapper, *, name, project, to, **_) -> None:
     with refusals():
         result = doors.move(name, project=memory_fields.tier(project), to=memory_fields.tier(to))
     memory = result.memory
+    if not result.changed:
+        out.write(result.notes[0])
+        return
     out.write(f"Moved memory '{memory.name}' to {tiers.phrase(memory.project_name)}.")
     for note in result.notes:
         out.write(f"Note: {note}")

@@ -147,6 +147,8 @@ def memory_write(session: Session, args: dict) -> str:
             move_to=move_to,
         )
     memory = result.memory
+    if not result.changed:
+        return result.notes[0]
     moved = existing is not None and existing.tier != memory.tier
     where = ""
     if moved:
@@ -173,6 +175,8 @@ def memory_edit(session: Session, args: dict) -> str:
             replace_all=_false_if_absent(args.get("replace_all")),
             verified=_false_if_absent(args.get("verified")),
         )
+    if not result.changed:
+        return f"Nothing changed: new_string is old_string, so '{memory.name}' is as it was."
     count = result.replacements
     noun = "replacement" if count == 1 else "replacements"
     line = f"Edited memory '{memory.name}' ({count} {noun})."

@@ -301,6 +301,8 @@ REFUSAL = HtmlTemplate(
     "<strong>Not saved:</strong> {refusal}</td></tr>"
 )
 
+NOTICE = HtmlTemplate('\n  <tr class="notice"><td colspan="12" role="status">{notice}</td></tr>')
+
 NOTHING = SafeString()
 NO_ROWS = SafeString(
     '<tbody><tr><td colspan="12" class="empty">No memory matches these filters.</td></tr></tbody>'
@@ -396,7 +398,11 @@ def _row_html(row, setting: _RowSetting) -> SafeString:
         "refs_out": len(m.references),
         "referencing_url": row.referencing_url,
         "cited_by": row.cited_by,
-        "refusal": REFUSAL.format(refusal=row.refusal) if row.refusal else NOTHING,
+        "refusal": REFUSAL.format(refusal=row.refusal)
+        if row.refusal
+        else NOTICE.format(notice=row.notice)
+        if row.notice
+        else NOTHING,
     }
     if not setting.can_write:
         values["load"] = m.load

@@ -83,6 +83,7 @@ class WriteResult:
     created: bool
     notes: list[str] = field(default_factory=list)
     moved_from: str | None = None  # the tier a move left, in words
+    changed: bool = True  # False: the memory held what was given already; nothing was written
 
     @property
     def tier_words(self) -> str:
@@ -219,6 +220,13 @@ def write(
         )
         state = _state_after(existing, given, now)
         moving = existing is not None and existing.tier != (target_id or GLOBAL_TIER)
+        if existing is not None and not moving and _holds(existing, state):
+            return WriteResult(
+                memory=existing,
+                created=False,
+                notes=[f"Nothing changed: '{name}' already holds what was given."],
+                changed=False,
+            )
         if existing is None or moving:
             refuse_name_clash(
                 name,
@@ -338,6 +346,15 @@ def _state_after(existing: Memory | None, given: _Given, now: dt.datetime) -> _S
         source=existing.source if given.source is None else given.source,
         expires_at=existing.expires_at if given.expires is None else (given.expires or None),
         verified_at=now if given.verified else existing.verified_at,
+    )
+
+
+def _holds(memory: Memory, state: _State) -> bool:
+    """Whether the memory already is what the write would leave: a change that changes
+    nothing is no change (no write, no updated_at, no revision)."""
+    return all(
+        getattr(memory, name) == getattr(state, name)
+        for name in (*FIELDS, "expires_at", "verified_at")
     )
 
 
@@ -471,6 +488,7 @@ class EditResult:
     memory: Memory
     replacements: int
     context: str  # the lines around the change
+    changed: bool = True  # False: new_string was old_string; nothing was written
 
 
 def edit(
@@ -517,6 +535,7 @@ def edit(
         memory=result.memory,
         replacements=count,
         context=_context(new_body, start, len(new_string)),
+        changed=result.changed,
     )
 
 

@@ -152,6 +152,9 @@ def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
     except DomainError as error:
         form.refuse(error)
         return _form_again(request, memory, form, status=error.status)
+    if not result.changed:
+        messages.info(request, result.notes[0])
+        return redirect(result.memory)
     saved = "Saved" + (" and marked verified" if verified else "") + "."
     if result.moved_from is not None:
         saved += f" Moved from {result.moved_from} to {result.tier_words}."

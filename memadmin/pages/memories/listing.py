@@ -97,6 +97,7 @@ class Row:
     links: RowLinks
     refusal: str = ""
     saved: bool = False
+    notice: str = ""  # an edit that changed nothing says so
     hit: Hit | None = None  # when the list is a search: how this memory was found
 
     def __post_init__(self):
@@ -399,12 +400,12 @@ def memory_row(request: HtmxHttpRequest, name: str) -> HttpResponse:
     except DomainError as error:
         return error_response(request, error.status, error.message)
     form = RowForm(request.POST)
-    refusal, status = "", 200
+    refusal, notice, status = "", "", 200
     if not form.is_valid():
         refusal, status = form.first_error(), 400
     else:
         try:
-            doors.write(
+            result = doors.write(
                 name,
                 project=project,
                 priority=form.cleaned_data["priority"],
@@ -412,9 +413,13 @@ def memory_row(request: HtmxHttpRequest, name: str) -> HttpResponse:
             )
         except DomainError as error:
             refusal, status = refusal_html(error), error.status
+        else:
+            notice = "" if result.changed else result.notes[0]
     if not request.htmx:
         if refusal:
             messages.error(request, format_html("'{}' was not changed: {}", name, refusal))
+        elif notice:
+            messages.info(request, notice)
         else:
             messages.success(request, f"Saved '{name}'.")
         return redirect(back)
@@ -428,7 +433,8 @@ def memory_row(request: HtmxHttpRequest, name: str) -> HttpResponse:
         expired=memory.is_expired(),
         links=RowLinks(),
         refusal=refusal,
-        saved=not refusal,
+        saved=not refusal and not notice,
+        notice=notice,
     )
     return _row_response(request, row, status)
 
