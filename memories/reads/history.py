@@ -274,6 +274,8 @@ def change_summary(changes: list[diffs.FieldChange]) -> str:
         elif change.kind == diffs.LIST:
             moves = [f"+{item}" for item in change.added] + [f"−{item}" for item in change.removed]
             parts.append(f"{change.field} {' '.join(moves) or 'reordered'}")
+        elif change.field == "project":  # a tier in words, as the History tab shows it
+            parts.append(f"moved from {tiers.phrase(change.old)} to {tiers.phrase(change.new)}")
         else:
             parts.append(f"{change.field} {_short(change.old)} → {_short(change.new)}")
     return "; ".join(parts)

@@ -311,3 +311,16 @@ def test_the_audit_log_words_changes_as_the_history_tab_does(store, signed_in):
     assert "<dt>Verified</dt>" in log and "<dt>Priority</dt>" in log
     assert "verified_at" not in log
     assert not re.search(r">\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+", log)  # no raw ISO times
+
+
+def test_a_move_is_worded_as_tiers_in_the_log_export_and_on_the_pages(store, signed_in):
+    doors.move("pnpm", project="webdev", to=None)
+    client = signed_in(roles.AUDITOR)
+    rows = list(
+        csv.reader(io.StringIO(b"".join(client.get("/history/log.csv").streaming_content).decode()))
+    )
+    assert rows[1][4] == "move"
+    assert rows[1][11] == "moved from project 'webdev' to the global tier"
+    for url in ("/history/", "/memories/pnpm/history/?project="):
+        html = client.get(url).content.decode()
+        assert "<del>webdev</del> → <ins>global</ins>" in html
