@@ -172,6 +172,8 @@ LIST_FIELDS = (
     "expires_at",
     "read_count",
 )
+# The keys of the list form, in its order (the columns of the list's CSV).
+LIST_KEYS = tuple("project" if key == "project_id" else key for key in LIST_FIELDS) + ("expired",)
 
 
 def list_dict(row, project_name: str | None, now=None) -> dict:

@@ -8,22 +8,11 @@ from memories.models import Memory
 from memories.writes import doors
 from tests.conftest import backdate
 
+# The contract's memory, as the design words it.
 MEMORY_KEYS = {
-    "name",
-    "project",
-    "description",
-    "priority",
-    "load",
-    "tags",
-    "references",
-    "source",
-    "created_at",
-    "updated_at",
-    "verified_at",
-    "expires_at",
-    "read_count",
-    "expired",
-}
+    "name", "project", "description", "priority", "load", "tags", "references", "source",
+    "created_at", "updated_at", "verified_at", "expires_at", "read_count", "expired",
+}  # fmt: skip
 
 
 # --- list -------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from memories.models import Memory
 from memories.writes import doors
 from tests.pages.conftest import chrome_free
 
@@ -59,7 +60,7 @@ def test_the_list_as_csv_follows_every_filter(auditor, store):
     assert response.streaming and response["Content-Type"].startswith("text/csv")
     assert 'filename="memadmin-memories-' in response["Content-Disposition"]
     rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
-    assert rows[0][:3] == ["name", "project", "description"]
+    assert rows[0] == list(Memory.objects.get(name="web").to_dict())  # the /v1 keys, in order
     assert [(row[0], row[1]) for row in rows[1:]] == [("web", "webdev"), ("cites", "")]
     assert rows[2][2] == "'=cites"  # never a formula
     assert rows[2][6] == "docs/runbook.md\nINC-2291"

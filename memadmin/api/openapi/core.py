@@ -1,5 +1,6 @@
 """The OpenAPI 3.1 document of /v1, built from the same limits the validators use."""
 
+from memadmin.api.memories import SHOWN
 from memories.models import Action, Door
 from memories.reads import history as history_reads
 from memories.reads.search import MATCHED_BY
@@ -241,19 +242,7 @@ SCHEMAS = {
             "expires_at": {"type": ["string", "null"], "description": "the same as expires"},
             "verified": {"type": ["boolean", "null"], "description": "true stamps verified_at"},
             "project": {"type": ["string", "null"], "description": "moves the memory"},
-            **{
-                key: {"description": "read-only: ignored"}
-                for key in (
-                    "name",
-                    "created_at",
-                    "updated_at",
-                    "verified_at",
-                    "read_count",
-                    "expired",
-                    "referenced_by",
-                    "notes",
-                )
-            },
+            **{key: {"description": "read-only: ignored"} for key in sorted(SHOWN)},
         },
         "additionalProperties": False,
     },
@@ -414,6 +403,8 @@ CONFLICT_409 = {
     },
 }
 AMBIGUOUS_409 = _error("Several projects hold the name and none was named.", "AmbiguousName")
+MEMORY_404 = _error("No such memory, or no such project.")
+UNKNOWN_PROJECT = _error("The project named by project= does not exist.")
 PRECONDITION = _error("If-Match names a version that is no longer current (`etag`: the current).")
 
 
@@ -425,6 +416,14 @@ def _responses(ok_status: str, ok_response: dict, **others) -> dict:
 
 def _query(name: str, schema: dict, description: str, **extra) -> dict:
     return {"name": name, "in": "query", "schema": schema, "description": description, **extra}
+
+
+def _limit(maximum: int, description: str) -> dict:
+    return _query("limit", {"type": "integer", "minimum": 1, "maximum": maximum}, description)
+
+
+def _offset(description: str) -> dict:
+    return _query("offset", {"type": "integer", "minimum": 0, "maximum": 10_000_000}, description)
 
 
 TIER = _query(
@@ -494,8 +493,8 @@ LIST_PARAMETERS = [
         "with q: find by words and meaning fused (hybrid), by words alone, or by meaning alone;"
         " empty is the default",
     ),
-    _query("limit", {"type": "integer", "minimum": 1, "maximum": 500}, "page size (default 50)"),
-    _query("offset", {"type": "integer", "minimum": 0, "maximum": 10_000_000}, "rows to skip"),
+    _limit(500, "page size (default 50)"),
+    _offset("rows to skip"),
 ]
 
 
@@ -516,11 +515,7 @@ AUDIT_FILTERS = [
         "changes before this RFC 3339 time, or up to the end of this YYYY-MM-DD",
     ),
     _query("change_set", ID, "the changes of one bulk action, import or undo"),
-    _query(
-        "limit",
-        {"type": "integer", "minimum": 1, "maximum": history_reads.MAX_LIMIT},
-        "page size (default 50)",
-    ),
+    _limit(history_reads.MAX_LIMIT, "page size (default 50)"),
     _query("before", ID, "the page of changes older than this revision id (`older`)"),
     _query(
         "after",
@@ -547,7 +542,7 @@ PATHS = {
                 "200",
                 _success("A page of memories and the count of all that match.", "MemoryList"),
                 _400=BAD_REQUEST,
-                _404=_error("The project named by project= does not exist."),
+                _404=UNKNOWN_PROJECT,
             ),
         }
     },
@@ -561,7 +556,7 @@ PATHS = {
                 "200",
                 _success("The memory.", "MemoryDetail", etag=True),
                 _400=BAD_REQUEST,
-                _404=_error("No such memory, or no such project."),
+                _404=MEMORY_404,
                 _409=AMBIGUOUS_409,
             ),
         },
@@ -593,7 +588,7 @@ PATHS = {
                 "200",
                 _success("Deleted.", "MemoryDeleted"),
                 _400=BAD_REQUEST,
-                _404=_error("No such memory, or no such project."),
+                _404=MEMORY_404,
                 _409=AMBIGUOUS_409,
                 _412=PRECONDITION,
             ),
@@ -612,7 +607,7 @@ PATHS = {
                 "200",
                 _success("Edited.", "MemoryEdited", etag=True),
                 _400=_error("old_string found nowhere, or more than once without replace_all."),
-                _404=_error("No such memory, or no such project."),
+                _404=MEMORY_404,
                 _409=CONFLICT_409,
                 _412=PRECONDITION,
                 _413=TOO_LARGE,
@@ -633,7 +628,7 @@ PATHS = {
                     "Up to 16,000 characters of the body from offset.", "MemoryRead", etag=True
                 ),
                 _400=BAD_REQUEST,
-                _404=_error("No such memory, or no such project."),
+                _404=MEMORY_404,
                 _409=AMBIGUOUS_409,
                 _413=TOO_LARGE,
             ),
@@ -650,7 +645,7 @@ PATHS = {
                 "200",
                 _success("A page of the memory's revisions.", "RevisionPage"),
                 _400=BAD_REQUEST,
-                _404=_error("No such memory, or no such project."),
+                _404=MEMORY_404,
                 _409=AMBIGUOUS_409,
             ),
         },

@@ -3,18 +3,22 @@
 memadmin.api.openapi merges it in."""
 
 from memadmin.api.openapi.core import (
+    AMBIGUOUS_409,
     BAD_REQUEST,
     BEARER,
     COUNT,
     LIST_PARAMETERS,
+    MEMORY_404,
     MEMORY_FIELDS,
     NAME,
     NULLABLE_TEXT,
     TEXT,
     TIER,
+    UNKNOWN_PROJECT,
     _body,
-    _error,
+    _limit,
     _obj,
+    _offset,
     _query,
     _ref,
     _responses,
@@ -32,7 +36,6 @@ NODE_CAP = _query(
     f"the most nodes to draw (default {graph.DEFAULT_NODE_CAP}); past it whole clusters are "
     "kept, largest first",
 )
-UNKNOWN_PROJECT = _error("The project named by project= does not exist.")
 VERSION = {
     "type": "integer",
     "minimum": 0,
@@ -276,8 +279,8 @@ PATHS = {
                 "200",
                 _success("The neighbourhood, nearest first.", "Graph"),
                 _400=BAD_REQUEST,
-                _404=_error("No such memory, or no such project."),
-                _409=_error("Several projects hold the name and none was named.", "AmbiguousName"),
+                _404=MEMORY_404,
+                _409=AMBIGUOUS_409,
             ),
         },
     },
@@ -298,16 +301,8 @@ PATHS = {
                     {"type": "string", "enum": list(hygiene.SECTIONS)},
                     "one list alone",
                 ),
-                _query(
-                    "limit",
-                    {"type": "integer", "minimum": 1, "maximum": 500},
-                    f"items of each list (default {hygiene.SECTION_LIMIT})",
-                ),
-                _query(
-                    "offset",
-                    {"type": "integer", "minimum": 0, "maximum": 10_000_000},
-                    "items to skip; needs section=",
-                ),
+                _limit(500, f"items of each list (default {hygiene.SECTION_LIMIT})"),
+                _offset("items to skip; needs section="),
             ],
             "security": BEARER,
             "responses": _responses(
@@ -328,10 +323,8 @@ PATHS = {
                     "description": "absent: every tier; empty: the global tier; a name: that "
                     "project's tier",
                 },
-                _query(
-                    "limit",
-                    {"type": "integer", "minimum": 1, "maximum": consolidation.PLAN_MAX},
-                    f"clusters drawn (default {consolidation.PLAN_LIMIT})",
+                _limit(
+                    consolidation.PLAN_MAX, f"clusters drawn (default {consolidation.PLAN_LIMIT})"
                 ),
             ],
             "security": BEARER,

@@ -9,6 +9,7 @@ from django.utils import timezone
 from memadmin.pages.memories.forms import MemoryListForm
 from memadmin.web.exports import csv_lines, download
 from memadmin.web.responses import error_response
+from memories.models import LIST_KEYS
 from memories.reads import listing
 from memories.reads.search import search
 from memories.rules.errors import DomainError
@@ -16,22 +17,7 @@ from memories.rules.errors import DomainError
 FORMATS = ("csv", "json")
 SEARCH_EXPORT_MAX = 10_000  # hits of a search exported, best first
 CHUNK = 500
-CSV_COLUMNS = [
-    "name",
-    "project",
-    "description",
-    "priority",
-    "load",
-    "tags",
-    "references",
-    "source",
-    "created_at",
-    "updated_at",
-    "verified_at",
-    "expires_at",
-    "read_count",
-    "expired",
-]
+CSV_COLUMNS = list(LIST_KEYS)
 SEARCH_COLUMNS = ["score", "matched_by"]
 
 
