@@ -5,9 +5,9 @@ import sys
 
 def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
-    from django.core.management import execute_from_command_line
+    from memadmin.cli.faults import main as run
 
-    execute_from_command_line(sys.argv)
+    run(sys.argv)
 
 
 if __name__ == "__main__":

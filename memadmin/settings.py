@@ -40,8 +40,18 @@ def _secret_key(data_dir: Path) -> str:
     return key_file.read_text().strip()
 
 
-DATA_DIR = _private_dir(Path(env_str("MEMADMIN_DATA_DIR", str(BASE_DIR / "var"))).resolve())
-SECRET_KEY = _secret_key(DATA_DIR)
+def _unusable_data_dir(error: OSError) -> ImproperlyConfigured:
+    return ImproperlyConfigured(
+        f"MEMADMIN_DATA_DIR {DATA_DIR} cannot be used as the data dir: "
+        f"{error.strerror or error} ({error.filename or DATA_DIR})."
+    )
+
+
+DATA_DIR = Path(env_str("MEMADMIN_DATA_DIR", str(BASE_DIR / "var"))).resolve()
+try:
+    SECRET_KEY = _secret_key(_private_dir(DATA_DIR))
+except OSError as error:
+    raise _unusable_data_dir(error) from None
 DEBUG = env_bool("MEMADMIN_DEBUG", False)
 ALLOWED_HOSTS = env_list("MEMADMIN_ALLOWED_HOSTS", "localhost,127.0.0.1")
 
@@ -121,10 +131,15 @@ def _database() -> dict:
     """PostgreSQL at MEMADMIN_DATABASE_URL, else the SQLite store in the data dir, as the
     engine opens them (memories.engine.<vendor>.config says why)."""
     url = os.environ.get("MEMADMIN_DATABASE_URL", "").strip()
+    # How long a writer waits for another before it is refused as busy.
+    waits = env_int("MEMADMIN_BUSY_TIMEOUT_MS", 30_000, minimum=1)
     if not url:
-        return engine.database("sqlite", data_dir=DATA_DIR)
+        try:
+            return engine.database("sqlite", data_dir=DATA_DIR, busy_timeout_ms=waits)
+        except OSError as error:
+            raise _unusable_data_dir(error) from None
     try:
-        return engine.database("postgresql", url=url)
+        return engine.database("postgresql", url=url, busy_timeout_ms=waits)
     except ValueError as problem:
         raise ImproperlyConfigured(
             f"MEMADMIN_DATABASE_URL must read postgres://user:password@host:port/name: {problem}."

@@ -10,7 +10,8 @@ connection settings (`database()`) without loading Django's database layer.
 An engine provides five modules:
 
 `config`, the store's connections (imports nothing of Django's database layer)
-    database(**options) -> dict: the DATABASES entry (driver, file or address, options).
+    database(busy_timeout_ms, **options) -> dict: the DATABASES entry (driver, file or
+        address, options); a writer waits busy_timeout_ms for another before is_busy.
     is_busy(problem) -> bool: whether an OperationalError means another writer held the
         store past the busy timeout (the pages and /v1 answer 503 and ask to retry).
     is_lost(problem) -> bool: whether an OperationalError means the connection to the server

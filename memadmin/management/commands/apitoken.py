@@ -6,15 +6,16 @@
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import transaction
 
 from memadmin.accounts import roles, tokens
+from memadmin.cli.faults import StoreCommand
 from memadmin.models import ApiToken
 from memories.rules.errors import DomainError
 
 
-class Command(BaseCommand):
+class Command(StoreCommand):
     help = "Create, list and revoke API tokens for /v1."
 
     def add_arguments(self, parser):

@@ -1,11 +1,10 @@
 """`manage.py backup DEST`: a consistent online copy of the whole store."""
 
-from django.core.management.base import BaseCommand
-
 from memadmin.cli import commands as cli
+from memadmin.cli.faults import StoreCommand
 
 
-class Command(BaseCommand):
+class Command(StoreCommand):
     help = (
         "Copy the whole store, consistently, while the server and writers run, to DEST (a new "
         "file, or a directory to put a dated file in); the copy is checked before it is kept."

@@ -6,12 +6,12 @@ reach every start's log. Once the password is changed, the file is removed.
 """
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
 
 from memadmin.accounts import first_login
+from memadmin.cli.faults import StoreCommand
 
 
-class Command(BaseCommand):
+class Command(StoreCommand):
     help = "Create the first admin sign-in if no user exists, and print it when created."
 
     def add_arguments(self, parser):

@@ -1,11 +1,12 @@
 """`manage.py history ...`: the revision history's upkeep."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from memadmin.cli.faults import StoreCommand
 from memories.writes import history
 
 
-class Command(BaseCommand):
+class Command(StoreCommand):
     help = "Work with the revision history: prune [--days N]."
 
     def add_arguments(self, parser):

@@ -1,12 +1,13 @@
 """`manage.py mcp [--project NAME] [--user NAME]`: the MCP tools over stdio."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from memadmin.cli.faults import StoreCommand
 from memadmin.mcp import stdio
 from memories.rules.errors import DomainError
 
 
-class Command(BaseCommand):
+class Command(StoreCommand):
     help = (
         "Serve the memory tools (memory_write, memory_edit, memory_read, memory_search, "
         "memory_delete) and memory://index over MCP on stdin and stdout."

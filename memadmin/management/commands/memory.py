@@ -4,9 +4,8 @@ Each subcommand is one add_parser block below and one handle_<name> method; the 
 in memadmin.cli.commands.
 """
 
-from django.core.management.base import BaseCommand
-
 from memadmin.cli import commands as cli
+from memadmin.cli.faults import StoreCommand
 from memories.writes import history
 
 FORMATS = ("table", "json")
@@ -20,7 +19,7 @@ def _tier_option(parser, what: str) -> None:
     )
 
 
-class Command(BaseCommand):
+class Command(StoreCommand):
     help = (
         "Work with the memory store: list, get, show, add, edit, remove, move, export, import, "
         "verify [--rebuild], embed [--rebuild], search QUERY..."

@@ -1,12 +1,11 @@
 """`manage.py project ...`: add, list, rename and remove the projects memories are filed in."""
 
-from django.core.management.base import BaseCommand
-
 from memadmin.cli import commands as cli
+from memadmin.cli.faults import StoreCommand
 from memories.writes import history
 
 
-class Command(BaseCommand):
+class Command(StoreCommand):
     help = "Work with projects: add, list, rename (its memories move with it), remove."
 
     def add_arguments(self, parser):

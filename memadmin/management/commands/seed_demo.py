@@ -12,10 +12,11 @@ band too (the overview says so beside the figure).
 import datetime as dt
 import random
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import transaction
 from django.utils import timezone
 
+from memadmin.cli.faults import StoreCommand
 from memadmin.cli.progress import Progress
 from memories.models import Memory, Revision
 from memories.writes import doors, history
@@ -240,7 +241,7 @@ def _long_body(rng: random.Random, title: str, paragraphs: int) -> str:
     return "\n".join(parts)
 
 
-class Command(BaseCommand):
+class Command(StoreCommand):
     help = "Load a deterministic demo store (a few hundred memories) into an empty store."
 
     def add_arguments(self, parser):

@@ -12,7 +12,6 @@ from urllib.parse import unquote, urlsplit
 import psycopg
 
 SCHEMES = ("postgres", "postgresql")
-LOCK_TIMEOUT_MS = 30_000  # as SQLite's busy_timeout: a writer waits this long for another
 # Lock timeout, deadlock, serialization failure.
 BUSY_STATES = ("55P03", "40P01", "40001")
 # Connection exceptions; the server shutting down, or this backend terminated.
@@ -23,7 +22,7 @@ class AddressError(ValueError):
     """MEMADMIN_DATABASE_URL does not name a PostgreSQL database."""
 
 
-def database(*, url: str) -> dict:
+def database(*, url: str, busy_timeout_ms: int) -> dict:
     """The DATABASES entry of the store at `postgres://user:password@host:port/name`.
 
     Persistent connections as on SQLite, checked before each request reuses one, so a
@@ -50,7 +49,7 @@ def database(*, url: str) -> dict:
         "CONN_HEALTH_CHECKS": True,
         "OPTIONS": {
             "connect_timeout": 10,
-            "options": f"-c lock_timeout={LOCK_TIMEOUT_MS}",
+            "options": f"-c lock_timeout={busy_timeout_ms}",
             "application_name": "memadmin",
         },
     }
@@ -78,7 +77,7 @@ def is_lost(problem) -> bool:
 @contextlib.contextmanager
 def without_waiting(connection) -> Iterator[None]:
     """Statements inside fail at once (is_busy: lock_timeout) when another writer holds a
-    lock they need, rather than waiting out LOCK_TIMEOUT_MS. Inside a transaction they run
+    lock they need, rather than waiting out the lock timeout. Inside a transaction they run
     in a savepoint, so that their failure (which the rollback to it undoes, the SET with
     it) leaves the transaction usable."""
     savepoint = connection.savepoint() if connection.in_atomic_block else None

@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 STORE = "memadmin.sqlite3"
-BUSY_TIMEOUT_MS = 30_000
 
 
 def _owner_only(store: Path) -> None:
@@ -22,7 +21,7 @@ def _owner_only(store: Path) -> None:
             path.chmod(0o600)
 
 
-def database(*, data_dir: Path) -> dict:
+def database(*, data_dir: Path, busy_timeout_ms: int) -> dict:
     """The DATABASES entry of the store kept in data_dir.
 
     Several gunicorn workers and management commands share one file: WAL lets readers run
@@ -39,12 +38,12 @@ def database(*, data_dir: Path) -> dict:
         "CONN_MAX_AGE": None,
         "CONN_HEALTH_CHECKS": True,
         "OPTIONS": {
-            "timeout": BUSY_TIMEOUT_MS / 1000,
+            "timeout": busy_timeout_ms / 1000,
             "transaction_mode": "IMMEDIATE",
             "init_command": (
                 "PRAGMA journal_mode=WAL;"
                 "PRAGMA synchronous=NORMAL;"
-                f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS};"
+                f"PRAGMA busy_timeout={busy_timeout_ms};"
                 "PRAGMA foreign_keys=ON;"
                 "PRAGMA mmap_size=268435456;"
             ),
@@ -69,8 +68,10 @@ def without_waiting(connection) -> Iterator[None]:
     """Statements inside fail at once (is_busy) when another writer holds the store, rather
     than waiting out the busy timeout."""
     with connection.cursor() as cursor:
+        cursor.execute("PRAGMA busy_timeout")
+        waits = cursor.fetchone()[0]
         cursor.execute("PRAGMA busy_timeout=0")
         try:
             yield
         finally:
-            cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            cursor.execute(f"PRAGMA busy_timeout={int(waits)}")
