@@ -49,9 +49,11 @@ def test_a_budget_refusal_is_shown_beside_its_row_and_nothing_lands(
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"priority": "500"}, "priority: Ensure this value is less than or equal to 100."),
-        ({"priority": "soon"}, "priority: Enter a whole number."),
-        ({"load": "everywhere"}, "load: Select a valid choice."),
+        ({"priority": "500"}, "The priority must be between 0 (most important) and 100."),
+        ({"priority": "-3"}, "The priority must be between 0 (most important) and 100."),
+        ({"priority": "2.5"}, "The priority must be a whole number."),
+        ({"priority": "soon"}, "The priority must be a whole number."),
+        ({"load": "everywhere"}, "The load must be inline, index or search."),
         ({}, "Give a priority or a load to change."),
     ],
 )

@@ -50,13 +50,27 @@ class MemoryListForm(MemoryFilterForm):
         return cleaned
 
 
-class RowForm(FirstErrorMixin, forms.Form):
-    """An inline edit of one row: its priority or its load."""
+def _by_rule(rule, value):
+    """A value through the write door's own rule, its refusal the form's error."""
+    try:
+        return rule(value)
+    except InvalidField as error:
+        raise forms.ValidationError(error.message) from None
 
-    priority = forms.IntegerField(
-        required=False, min_value=memory_fields.PRIORITY_MIN, max_value=memory_fields.PRIORITY_MAX
-    )
-    load = forms.ChoiceField(required=False, choices=[(x, x) for x in memory_fields.LOADS])
+
+class RowForm(FirstErrorMixin, forms.Form):
+    """An inline edit of one row: its priority or its load, each read by the door's rule, so
+    a bad value is refused in the words /v1 and the commands use."""
+
+    names_the_field = False  # the rules' sentences name their field
+    priority = forms.CharField(required=False, max_length=40)
+    load = forms.CharField(required=False, max_length=40)
+
+    def clean_priority(self):
+        return _by_rule(memory_fields.priority, self.cleaned_data["priority"])
+
+    def clean_load(self):
+        return _by_rule(memory_fields.load, self.cleaned_data["load"])
 
     def clean(self):
         cleaned = super().clean()
