@@ -60,6 +60,9 @@ def test_set_load_mark_verified_and_move(operator, three):
     response = bulk(operator, ids=[b.id], action="move", to="webdev")
     assert Memory.objects.get(name="b").project.name == "webdev"
     assert "Moved 1 memory to webdev." in response.content.decode()
+    response = bulk(operator, ids=[b.id], action="move", to="")
+    assert Memory.objects.get(name="b").project is None
+    assert "Moved 1 memory to the global tier." in response.content.decode()
     bulk(operator, ids=[c.id], action="move", to="")
     assert Memory.objects.get(name="c").project is None
 

@@ -468,7 +468,7 @@ def _done_sentence(action: str, data: dict, result: bulk.BulkResult) -> SafeStri
     elif action == "verify":
         done = f"Marked {count} {noun} verified."
     elif action == "move":
-        done = f"Moved {count} {noun} to {tiers.label(data['to'])}."
+        done = f"Moved {count} {noun} to {tiers.noun(data['to'])}."
     else:
         done = f"Deleted {count} {noun}."
         still = sorted(
