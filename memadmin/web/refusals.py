@@ -28,9 +28,12 @@ def band_budget_url(band: str | None) -> str:
 def refusal_html(error: DomainError) -> SafeString:
     html = sentence_html(error.message)
     if isinstance(error, InlineBudgetExceeded):
+        # The seed's sentence ends bare (a tool's error line); here another sentence follows.
+        stop = "" if error.message.endswith(".") else "."
         html = format_html(
-            '{} <a class="refusal-link" href="{}">See the {} band’s budget</a>.',
+            '{}{} <a class="refusal-link" href="{}">See the {} band’s budget</a>.',
             html,
+            stop,
             band_budget_url(error.band),
             label(error.band),
         )
