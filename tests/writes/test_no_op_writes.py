@@ -114,3 +114,11 @@ def test_cli_add_force_and_move_to_the_same_tier_say_nothing_changed(note, capsy
     call_command("memory", "move", "note", "--to", "")
     assert capsys.readouterr().out.splitlines() == [NOTHING_CHANGED, NOTHING_CHANGED]
     _untouched(note)
+
+
+def test_without_javascript_an_inline_no_op_says_so_in_a_message(note):
+    operator = signed_in(make_user("bob", "operator"))
+    response = operator.post("/memories/note/row/?project=", {"priority": "5"}, follow=True)
+    assert NOTHING_CHANGED.replace("'", "&#x27;") in response.content.decode()
+    assert "Saved &#x27;note&#x27;." not in response.content.decode()
+    _untouched(note)
