@@ -64,7 +64,6 @@ def store_faults():
     except (IntegrityError, DataError):
         raise  # a bug of ours, not a fault of the store: its traceback is wanted
     except DatabaseError as error:
-        connection.close()  # whatever the failed connection held goes with it
         raise CommandError(sentence(error)) from None
 
 
