@@ -46,7 +46,7 @@ def test_an_operators_rebalancing(sign_in, store, live_server):
     box.press("Enter")
     refusal = row(page, "tone").locator("tr.refusal")
     refusal.wait_for()
-    assert "less than or equal to 100" in refusal.inner_text()
+    assert "The priority must be between 0 (most important) and 100." in refusal.inner_text()
     assert Memory.objects.get(name="tone").priority == 1
     # So does a filter out of range, beside the filters.
     page.fill("#f-pmin", "500")
