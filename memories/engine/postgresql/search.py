@@ -18,7 +18,7 @@ from functools import lru_cache
 from memories.engine.postgresql.index import CONFIG, MEMORY_TABLE, SEARCH_COLUMN
 from memories.engine.ranking import SENSES, Formula, Part, Plan
 from memories.engine.sql import Sql as _Sql
-from memories.engine.sql import like_pattern
+from memories.engine.sql import like_pattern, scan_cte
 
 MIN_PREFIX = 3  # shorter prefixes would match a large part of the vocabulary
 MIN_SHORTENED = 4
@@ -223,33 +223,13 @@ def _hits_sql(sql: _Sql, t: _Terms, f: Formula, parts: list[Part], flt: _Filter)
             _text_condition(sql, pattern)
 
 
-def _scan_cte(sql: _Sql, t: _Terms, parts: list[Part], flt: _Filter) -> int:
-    """One bounded pass for every scanned term (unspaced scripts, the last resort), newest
-    first, through the trigram indexes. Returns the bound (0: nothing scanned)."""
-    scanned = [(number, part) for number, part in enumerate(parts) if part.scan]
-    if not scanned:
-        return 0
-    sql.add(f"scan AS MATERIALIZED (SELECT {M}.id AS id")
-    for number, part in scanned:
-        sql.add(", ")
-        _text_condition(sql, like_pattern(part.term))
-        sql.add(f" AS found{number}")
-    sql.add(f" FROM {M} WHERE (")
-    for index, (_, part) in enumerate(scanned):
-        sql.add(" OR " if index else "")
-        _text_condition(sql, like_pattern(part.term))
-    bound = t.scan_limit * len(scanned)
-    sql.add(f") AND {flt.where} ORDER BY {M}.id DESC LIMIT {bound}), ", *flt.params)
-    return bound
-
-
 def ranking_statement(plan: Plan) -> tuple[str, list]:
     """The rows `memories.engine.ranking` describes, in one statement."""
     f = plan.formula
     t = _terms(f)
     flt = _Filter(plan.where or "TRUE", list(plan.params))
     sql = _Sql().add("WITH ")
-    bound = _scan_cte(sql, t, plan.parts, flt)
+    bound = scan_cte(sql, M, plan.parts, flt.where, flt.params, t.scan_limit, _text_condition)
     sql.add("hits AS (")
     _hits_sql(sql, t, f, plan.parts, flt)
     sql.add(
