@@ -44,7 +44,8 @@ def varied(write):
         name = f"heron-{number}" if place == "name" else f"note-{number}"
         description = "A heron at the lake" if place == "description" else "A bird note"
         body = " ".join(["heron"] * rng.randint(1, 4) + ["words"] * rng.randint(0, 60))
-        memory = write(name, description=description, body=body, priority=rng.randint(0, 100)).memory
+        priority = rng.randint(0, 100)
+        memory = write(name, description=description, body=body, priority=priority).memory
         set_fields(memory, read_count=rng.randint(0, 50), verified_at=days_ago(rng.randint(0, 900)))
 
 
