@@ -37,7 +37,9 @@ their wildcards likewise.
 
 The ranking is computed in SQL, in one statement the store's engine writes from the plan made
 here (`memories.engine.ranking`; see `search()` for the formula): the index ranks and counts,
-one join reads priority, read count and verified_at, and only the page's rows are loaded.
+one join reads priority, read count and verified_at (for a query of many matches, of the
+best by relevance alone when that provably gives the same page: CANDIDATES), and only the
+page's rows are loaded.
 """
 
 import datetime as dt

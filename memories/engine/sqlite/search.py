@@ -4,8 +4,8 @@ User text reaches FTS5 only as double-quoted strings (quotes doubled, NUL remove
 syntax in a query (`"`, `NEAR(`, `body:`, `*`, `AND`, parentheses) is searched for as words,
 never obeyed; text scans use LIKE with `%`, `_` and the escape character escaped.
 
-FTS5 ranks and counts, one join reads priority, read count and verified_at, and only the
-page's rows are loaded.
+FTS5 ranks and counts, one join reads priority, read count and verified_at (of the bounded
+candidates alone when the plan's bound holds), and only the page's rows are loaded.
 """
 
 import datetime as dt
