@@ -5,7 +5,8 @@ process spends on the CPU moves much less with the load than the time a request 
     .venv/bin/python bench/cpu_time.py --memories 100000 --requests 20 --out before.json
 
 Prints, per route, the median CPU time and the median wall time of --requests requests
-(after 2 warm-up ones, and at most --seconds of them), with the load average.
+(after 2 warm-up ones, and at most --seconds of them), with the load average. On PostgreSQL
+(--database-url) the CPU time is this process's alone: the server's shows in the wall time.
 """
 
 import argparse
@@ -27,12 +28,15 @@ def main() -> int:
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--data-dir", type=Path)
+    parser.add_argument(
+        "--database-url", default="", help="a PostgreSQL store (as bench/run.py --engine postgres)"
+    )
     parser.add_argument("--requests", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--only")
     parser.add_argument("--out", type=Path)
     options = parser.parse_args()
-    generate.ensure_store(options.memories, options.data_dir, options.seed)
+    generate.ensure_store(options.memories, options.data_dir, options.seed, options.database_url)
     from django.test import Client
 
     facts = run.prepare_store()

@@ -16,6 +16,10 @@ rowids, or for the CJK term the bounded text scan of ids, and search()'s ratio t
 rare word that query takes a few hundredths of a millisecond, so the ratio to it measures
 Python's fixed cost of a call rather than the search. Runs alternate between the three so
 that a busy machine slows them alike; `(min)` is the ratio of the fastest runs.
+
+`differ` counts the first page's hits that differ (by place) from the page ranking every
+match gives (`memories.engine.ranking.EXHAUSTIVE` in place of the bounded candidates): 0
+wherever the bound holds or the statement fell back to ranking every match.
 """
 
 import argparse
@@ -65,6 +69,25 @@ def match_query(query: str, store: Path) -> tuple[str, list, str]:
     return scan, [pattern] * 3, "text scan (LIKE), newest first, bounded"
 
 
+def first_page_difference(query: str) -> int:
+    """Hits of the first page that differ, by place, from the exhaustive ranking's."""
+    from django.utils import timezone
+
+    from memories.engine.ranking import EXHAUSTIVE
+    from memories.reads import search
+    from memories.reads.filters import MemoryFilters
+
+    now = timezone.now()
+    bounded = search.search([query], MemoryFilters(), limit=PAGE, now=now).hits
+    candidates, search.CANDIDATES = search.CANDIDATES, EXHAUSTIVE
+    try:
+        exhaustive = search.search([query], MemoryFilters(), limit=PAGE, now=now).hits
+    finally:
+        search.CANDIDATES = candidates
+    moved = sum(a.memory.id != b.memory.id for a, b in zip(bounded, exhaustive, strict=False))
+    return moved + abs(len(bounded) - len(exhaustive))
+
+
 def measure(query: str, runs: int, store: Path) -> dict:
     from django.conf import settings
 
@@ -107,6 +130,7 @@ def measure(query: str, runs: int, store: Path) -> dict:
         "count": result.count,
         "senses": ",".join(senses) or "-",
         "what": what,
+        "differ": first_page_difference(query),
     }
 
 
@@ -128,6 +152,7 @@ def main() -> int:
     print(f"median of {options.runs} alternating runs, {path}\n")
     header = f"{'case':<12} {'query':<9} {'hits':>6} {'sense':<10} {'stmt ms':>8} "
     header += f"{'search ms':>9} {'ratio':>6} {'(min)':>6} {'match ms':>9} {'/match':>7}"
+    header += f" {'differ':>6}"
     print(header + "  match")
     worst = 0.0
     for label, query in cases:
@@ -137,6 +162,7 @@ def main() -> int:
             f"{label:<12} {query:<9} {row['count']:>6} {row['senses']:<10} "
             f"{row['statement']:>8.2f} {row['search']:>9.2f} {row['ratio']:>5.2f}x "
             f"{row['min_ratio']:>5.2f}x {row['match']:>9.2f} {row['match_ratio']:>6.2f}x"
+            f" {row['differ']:>6}"
             f"  {row['what']}"
         )
     verdict = "under" if worst < TARGET_RATIO else "OVER"

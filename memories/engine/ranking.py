@@ -62,6 +62,24 @@ class Part:
     scan: bool = False  # term scanned for in the memories rather than found through the index
 
 
+@dataclass(frozen=True)
+class Candidates:
+    """How a query of words with many matches ranks a bounded set of them: the best `share`
+    of its matches by text relevance (at least the page), their importance and freshness read
+    for them alone, when it has `from_matches` matches or more.
+
+    Exact or not at all: the weight is at most 1, so a match outside the candidates scores at
+    most the least candidate's relevance; when the page's last score is above that, the page
+    is the one ranking every match gives, and otherwise the statement ranks every match.
+    """
+
+    share: float
+    from_matches: int
+
+
+EXHAUSTIVE = Candidates(share=1.0, from_matches=2**62)  # every match ranked: comparisons
+
+
 @dataclass(slots=True)
 class Plan:
     parts: list[Part]
@@ -74,3 +92,4 @@ class Plan:
     now: dt.datetime
     limit: int
     offset: int
+    candidates: Candidates

@@ -1,5 +1,7 @@
 """What the engines' statements are built with alike: text and its bound parameters written
-together, and a substring as a LIKE pattern."""
+together, a substring as a LIKE pattern, and the bounded scan of the plain-text sense."""
+
+from collections.abc import Callable
 
 LIKE_ESCAPE = "\\"
 
@@ -28,3 +30,36 @@ def like_pattern(text: str) -> str:
         .replace("_", LIKE_ESCAPE + "_")
     )
     return f"%{escaped}%"
+
+
+def scan_cte(
+    sql: Sql,
+    table: str,
+    parts: list,
+    where: str,
+    params: list,
+    limit: int,
+    text_condition: Callable[[Sql, str], None],
+) -> int:
+    """One bounded pass over the memories `table` for every scanned part (its `term`), newest
+    first, within the filters' `where`: the CTE `scan` of (id, found<part's number>...).
+
+    Materialized, so each term's matches are read from it and the bound can be checked.
+    `text_condition` writes the engine's test of a LIKE pattern against the text columns.
+    Returns the bound (0: nothing to scan).
+    """
+    scanned = [(number, part) for number, part in enumerate(parts) if part.scan]
+    if not scanned:
+        return 0
+    sql.add(f"scan AS MATERIALIZED (SELECT {table}.id AS id")
+    for number, part in scanned:
+        sql.add(", ")
+        text_condition(sql, like_pattern(part.term))
+        sql.add(f" AS found{number}")
+    sql.add(f" FROM {table} WHERE (")
+    for index, (_, part) in enumerate(scanned):
+        sql.add(" OR " if index else "")
+        text_condition(sql, like_pattern(part.term))
+    bound = limit * len(scanned)
+    sql.add(f") AND {where} ORDER BY {table}.id DESC LIMIT {bound}), ", *params)
+    return bound

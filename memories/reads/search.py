@@ -37,7 +37,9 @@ their wildcards likewise.
 
 The ranking is computed in SQL, in one statement the store's engine writes from the plan made
 here (`memories.engine.ranking`; see `search()` for the formula): the index ranks and counts,
-one join reads priority, read count and verified_at, and only the page's rows are loaded.
+one join reads priority, read count and verified_at (for a query of many matches, of the
+best by relevance alone when that provably gives the same page: CANDIDATES), and only the
+page's rows are loaded.
 """
 
 import datetime as dt
@@ -53,7 +55,7 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.utils import timezone
 
 from memories import engine
-from memories.engine.ranking import SENSES, Formula, Part, Plan
+from memories.engine.ranking import SENSES, Candidates, Formula, Part, Plan
 from memories.models import INDEX_ORDER, Memory, Reference
 from memories.reads import meaning
 from memories.reads.filters import MemoryFilters
@@ -73,6 +75,11 @@ READS_SCALE = 10.0  # the read count at which the reads alone make a memory half
 FRESHNESS_FLOOR = 0.5  # what freshness decays toward: an old note keeps half its weight
 PREFIX_WEIGHT = 0.8  # a prefix guess ranks below an exact word match of the same quality
 SCAN_LIMIT = 2000  # text matches kept per scanned term, newest first, in one shared pass
+# A query of words with 20,000 matches or more ranks its best eighth by text relevance first
+# (Candidates): for a word in half the memories the first page's last score beats the
+# relevance of the 5,000th; below that the bound rarely holds and every match is ranked
+# (bench/results/2026-12-01-search).
+CANDIDATES = Candidates(share=0.125, from_matches=20_000)
 SHORT_BODY_CHARS = 400  # a hit carries its body when it is at most this long
 JOINED_MIN_CHARS = 8  # `deploy-host` is an identifier; `e-mail` is two words
 REFERENCE_SENSE = "reference"  # found by a reference alone: a sense outside the engine
@@ -371,6 +378,7 @@ def _statement(db, queries, parts, flt, now, limit, offset) -> tuple[str, list]:
         now=now,
         limit=limit,
         offset=offset,
+        candidates=CANDIDATES,
     )
     return engine.of(db).search.ranking_statement(plan)
 

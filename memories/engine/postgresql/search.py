@@ -18,7 +18,7 @@ from functools import lru_cache
 from memories.engine.postgresql.index import CONFIG, MEMORY_TABLE, SEARCH_COLUMN
 from memories.engine.ranking import SENSES, Formula, Part, Plan
 from memories.engine.sql import Sql as _Sql
-from memories.engine.sql import like_pattern
+from memories.engine.sql import like_pattern, scan_cte
 
 MIN_PREFIX = 3  # shorter prefixes would match a large part of the vocabulary
 MIN_SHORTENED = 4
@@ -160,9 +160,12 @@ def _text_condition(sql: _Sql, pattern: str) -> None:
     )
 
 
-def _index_hit(sql: _Sql, t: _Terms, f: Formula, part: Part, head: str, flt: _Filter) -> None:
+def _index_hit(
+    sql: _Sql, t: _Terms, f: Formula, part: Part, head: str, flt: _Filter, plan=None
+) -> None:
     """A word or prefix part: matched and ranked through the search column, placed by the
-    best column holding any of its words."""
+    best column holding any of its words; with `plan`, also the memory's weight and
+    created_at, read in the same pass."""
     words = list(part.words)
     if part.sense == "word":
         query = word_query(words)
@@ -171,19 +174,27 @@ def _index_hit(sql: _Sql, t: _Terms, f: Formula, part: Part, head: str, flt: _Fi
         query = prefix_query(words)
         placed = [prefix_placement_query(words, weight) for weight in "AB"]
     column = f"{M}.{SEARCH_COLUMN}"
-    sql.add(f"SELECT {M}.id AS id, {head}, (")
-    rank = t.rank.replace("{query}", query[0])
-    # r / (1 + r): the rank's strength, in (0, 1).
-    sql.add(f"({rank} / (1.0::float8 + {rank}))", *query[1], *query[1])
+    rank = t.rank.replace("{query}", query[0]).replace(column, "vector")
+    # The row's search column is read once, as `vector` (a detoasted copy), where ranking
+    # and placing it read it again for each of its three uses; the subqueries (OFFSET 0) are
+    # not flattened, so each expression is computed once a row.
+    sql.add(f"SELECT id, {head}, (rank / (1.0::float8 + rank)) * placement AS rel")
+    sql.add(", weight, created_at" if plan else ", NULL::text AS term, NULL::text AS pattern")
+    sql.add(f" FROM (SELECT id, {rank} AS rank", *query[1])
     sql.add(
-        f" * (CASE WHEN {column} @@ {placed[0][0]} THEN {_float(f.name_placement)}"
-        f" WHEN {column} @@ {placed[1][0]} THEN {_float(f.description_placement)}"
-        f" ELSE {_float(f.body_placement)} END)",
+        f", (CASE WHEN vector @@ {placed[0][0]} THEN {_float(f.name_placement)}"
+        f" WHEN vector @@ {placed[1][0]} THEN {_float(f.description_placement)}"
+        f" ELSE {_float(f.body_placement)} END) AS placement",
         *placed[0][1],
         *placed[1][1],
     )
-    sql.add(f") AS rel, NULL::text AS term, NULL::text AS pattern FROM {M} WHERE ")
-    sql.add(f"{column} @@ {query[0]} AND {flt.where}", *query[1], *flt.params)
+    sql.add(", weight, created_at" if plan else "")
+    sql.add(f" FROM (SELECT {M}.id AS id, setweight({column}, 'D', '{{}}') AS vector")
+    if plan:
+        sql.add(", ")
+        _weight_sql(sql, plan, t)
+        sql.add(f" AS weight, {M}.created_at AS created_at")
+    sql.add(f" FROM {M} WHERE {column} @@ {query[0]} AND {flt.where}", *query[1], *flt.params)
     if part.sense == "prefix":
         # Tried only when the words match nothing the filters admit: an uncorrelated test,
         # evaluated once before any row is read.
@@ -193,6 +204,7 @@ def _index_hit(sql: _Sql, t: _Terms, f: Formula, part: Part, head: str, flt: _Fi
             *guard[1],
             *flt.params,
         )
+    sql.add(" OFFSET 0) AS matched OFFSET 0) AS ranked")
 
 
 def _hits_sql(sql: _Sql, t: _Terms, f: Formula, parts: list[Part], flt: _Filter) -> None:
@@ -223,33 +235,55 @@ def _hits_sql(sql: _Sql, t: _Terms, f: Formula, parts: list[Part], flt: _Filter)
             _text_condition(sql, pattern)
 
 
-def _scan_cte(sql: _Sql, t: _Terms, parts: list[Part], flt: _Filter) -> int:
-    """One bounded pass for every scanned term (unspaced scripts, the last resort), newest
-    first, through the trigram indexes. Returns the bound (0: nothing scanned)."""
-    scanned = [(number, part) for number, part in enumerate(parts) if part.scan]
-    if not scanned:
-        return 0
-    sql.add(f"scan AS MATERIALIZED (SELECT {M}.id AS id")
-    for number, part in scanned:
-        sql.add(", ")
-        _text_condition(sql, like_pattern(part.term))
-        sql.add(f" AS found{number}")
-    sql.add(f" FROM {M} WHERE (")
-    for index, (_, part) in enumerate(scanned):
-        sql.add(" OR " if index else "")
-        _text_condition(sql, like_pattern(part.term))
-    bound = t.scan_limit * len(scanned)
-    sql.add(f") AND {flt.where} ORDER BY {M}.id DESC LIMIT {bound}), ", *flt.params)
-    return bound
+def _words_ranking_sql(plan: Plan, flt: _Filter) -> _Sql:
+    """The common case, one query of words alone: each match ranked and weighed in one pass
+    of the index, no grouping (a memory matches one sense), counted from that pass. The
+    same total and page as the general statement makes of it."""
+    f = plan.formula
+    t = _terms(f)
+    sql = _Sql().add("WITH scored AS MATERIALIZED (SELECT id, sense, rel * weight")
+    sql.add(
+        f" * (CASE WHEN sense = 'prefix' THEN {t.prefix_weight} ELSE 1.0::float8 END) AS score,"
+        " created_at FROM ("
+    )
+    for number, part in enumerate(plan.parts):
+        sql.add(" UNION ALL " if number else "")
+        _index_hit(sql, t, f, part, f"'{part.sense}'::text AS sense", flt, plan)
+    sql.add(
+        ") AS hits), total AS (SELECT count(*) AS n, FALSE AS capped FROM scored),"
+        " page AS (SELECT id, score, CASE sense WHEN 'word' THEN 0 ELSE 1 END AS sense_rank,"
+        " '[]'::text AS terms, created_at FROM scored"
+        " ORDER BY score DESC, created_at DESC, id DESC LIMIT %s OFFSET %s) ",
+        plan.limit,
+        plan.offset,
+    )
+    return sql
 
 
 def ranking_statement(plan: Plan) -> tuple[str, list]:
     """The rows `memories.engine.ranking` describes, in one statement."""
+    flt = _Filter(plan.where or "TRUE", list(plan.params))
+    if len(plan.divisors) == 1 and all(part.sense in ("word", "prefix") for part in plan.parts):
+        sql = _words_ranking_sql(plan, flt)
+    else:
+        sql = _ranking_sql(plan, flt)
+    sql.add(
+        "SELECT total.n, total.capped, page.score, page.sense_rank, page.terms, "
+        + plan.columns
+        + f" FROM total LEFT JOIN page ON TRUE LEFT JOIN {M} ON {M}.id = page.id"
+        f" LEFT JOIN {PROJECTS} ON {PROJECTS}.id = {M}.project_id"
+        " ORDER BY page.score DESC, page.created_at DESC, page.id DESC"
+    )
+    return sql.text(), sql.params
+
+
+def _ranking_sql(plan: Plan, flt: _Filter) -> _Sql:
+    """Any search: every part's hits scored, grouped per query and memory, one row per memory
+    at its best, counted, and the page."""
     f = plan.formula
     t = _terms(f)
-    flt = _Filter(plan.where or "TRUE", list(plan.params))
     sql = _Sql().add("WITH ")
-    bound = _scan_cte(sql, t, plan.parts, flt)
+    bound = scan_cte(sql, M, plan.parts, flt.where, flt.params, t.scan_limit, _text_condition)
     sql.add("hits AS (")
     _hits_sql(sql, t, f, plan.parts, flt)
     sql.add(
@@ -277,11 +311,4 @@ def ranking_statement(plan: Plan) -> tuple[str, list]:
         plan.limit,
         plan.offset,
     )
-    sql.add(
-        "SELECT total.n, total.capped, page.score, page.sense_rank, page.terms, "
-        + plan.columns
-        + f" FROM total LEFT JOIN page ON TRUE LEFT JOIN {M} ON {M}.id = page.id"
-        f" LEFT JOIN {PROJECTS} ON {PROJECTS}.id = {M}.project_id"
-        " ORDER BY page.score DESC, page.created_at DESC, page.id DESC"
-    )
-    return sql.text(), sql.params
+    return sql

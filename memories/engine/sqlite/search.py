@@ -4,8 +4,8 @@ User text reaches FTS5 only as double-quoted strings (quotes doubled, NUL remove
 syntax in a query (`"`, `NEAR(`, `body:`, `*`, `AND`, parentheses) is searched for as words,
 never obeyed; text scans use LIKE with `%`, `_` and the escape character escaped.
 
-FTS5 ranks and counts, one join reads priority, read count and verified_at, and only the
-page's rows are loaded.
+FTS5 ranks and counts, one join reads priority, read count and verified_at (of the bounded
+candidates alone when the plan's bound holds), and only the page's rows are loaded.
 """
 
 import datetime as dt
@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from memories.engine.ranking import SENSES, Formula, Part, Plan
 from memories.engine.sql import Sql as _Sql
-from memories.engine.sql import like_pattern
+from memories.engine.sql import like_pattern, scan_cte
 from memories.engine.sqlite.index import FTS_TABLE, MEMORY_TABLE
 
 MIN_PREFIX = 3  # shorter stems would match a large part of the vocabulary
@@ -308,34 +308,11 @@ def _hits_sql(
                 _match_unless_sql(sql, part.expression, part.guard, flt)
 
 
-def _scan_cte(sql: _Sql, t: _Terms, parts: list[_Match], flt: _Filter) -> int:
-    """One bounded pass over the memories for every scanned term, newest first.
-
-    Materialized, so each term's matches are read from it and the bound can be checked.
-    Returns the bound (0: nothing to scan).
-    """
-    scanned = [(number, part) for number, part in enumerate(parts) if part.scan]
-    if not scanned:
-        return 0
-    sql.add(f"scan AS MATERIALIZED (SELECT {M}.id AS id")
-    for number, part in scanned:
-        sql.add(", ")
-        _text_condition(sql, like_pattern(part.term))
-        sql.add(f" AS found{number}")
-    sql.add(f" FROM {M} WHERE (")
-    for index, (_, part) in enumerate(scanned):
-        sql.add(" OR " if index else "")
-        _text_condition(sql, like_pattern(part.term))
-    bound = t.scan_limit * len(scanned)
-    sql.add(f") AND {flt.where} ORDER BY {M}.id DESC LIMIT {bound}), ", *flt.params)
-    return bound
-
-
 def _ranking_sql(plan: Plan, parts: list[_Match], flt: _Filter) -> _Sql:
     """total (n, capped) and page (id, score, sense_rank, terms, created_at), as CTEs."""
     t = _terms(plan.formula)
     sql = _Sql().add("WITH ")
-    bound = _scan_cte(sql, t, parts, flt)
+    bound = scan_cte(sql, M, parts, flt.where, flt.params, t.scan_limit, _text_condition)
     sql.add("hits AS (")
     _hits_sql(sql, t, parts, flt)
     sql.add(
@@ -372,7 +349,8 @@ def _ranking_sql(plan: Plan, parts: list[_Match], flt: _Filter) -> _Sql:
 
 
 def _words_ranking_sql(plan: Plan, word: _Match, prefix: _Match | None, flt: _Filter) -> _Sql:
-    """The common case, one query of words alone: no grouping, the count straight from FTS5.
+    """The common case, one query of words alone: no grouping, the count straight from FTS5,
+    and the page ranked among a bounded set of candidates (`memories.engine.ranking`).
 
     The word count doubles as the prefix retry's guard. The same total and page as
     _ranking_sql makes of it.
@@ -392,18 +370,56 @@ def _words_ranking_sql(plan: Plan, word: _Match, prefix: _Match | None, flt: _Fi
         sql.add(
             f" + (CASE WHEN words.n THEN 0 ELSE ({count}) END)", *count_params, prefix.expression
         )
-    sql.add(" AS n, 0 AS capped FROM words), page AS (SELECT hits.id AS id, ")
+    sql.add(" AS n, 0 AS capped FROM words), ")
+    parts = [part for part in (word, prefix) if part is not None]
+    bounded = plan.candidates
+    # The candidates: the best by relevance × sense within the filters; none (LIMIT 0) when
+    # the matches are too few to bound.
+    sql.add(
+        "bound AS (SELECT CASE WHEN n >= %s THEN max(%s, CAST(n * %s AS INTEGER)) ELSE 0 END"
+        " AS k FROM total), candidate AS MATERIALIZED (SELECT hits.id AS id, hits.sense AS sense,"
+        f" hits.rel * (CASE hits.sense WHEN 'prefix' THEN {t.prefix_weight} ELSE 1.0 END) AS key"
+        " FROM (",
+        bounded.from_matches,
+        plan.offset + plan.limit,
+        bounded.share,
+    )
+    _hits_sql(sql, t, parts, flt, words_found="(SELECT n FROM words)")
+    sql.add(") AS hits")
+    if flt.active:
+        sql.add(f" JOIN {M} ON {M}.id = hits.id WHERE {flt.where}", *flt.params)
+    sql.add(
+        " ORDER BY key DESC LIMIT (SELECT k FROM bound)), scored AS MATERIALIZED"
+        " (SELECT candidate.id AS id, candidate.key * "
+    )
+    _weight_sql(sql, plan, t)
+    sql.add(
+        " AS score, CASE candidate.sense WHEN 'word' THEN 0 ELSE 1 END AS sense_rank,"
+        f" '[]' AS terms, {M}.created_at AS created_at FROM candidate"
+        f" JOIN {M} ON {M}.id = candidate.id), "
+        # Exact when the page's last score beats the least candidate's key, the most any other
+        # match could score (its weight is at most 1).
+        "certain AS MATERIALIZED (SELECT coalesce((SELECT score FROM scored"
+        " ORDER BY score DESC, created_at DESC, id DESC LIMIT 1 OFFSET %s)"
+        " > (SELECT min(key) FROM candidate), 0) AS yes), "
+        "page AS (SELECT * FROM (SELECT id, score, sense_rank, terms, created_at FROM scored"
+        " WHERE (SELECT yes FROM certain)"
+        " ORDER BY score DESC, created_at DESC, id DESC LIMIT %s OFFSET %s)"
+        " UNION ALL SELECT * FROM (SELECT hits.id AS id, ",
+        plan.offset + plan.limit - 1,
+        plan.limit,
+        plan.offset,
+    )
     sql.add(f"hits.rel * (CASE hits.sense WHEN 'prefix' THEN {t.prefix_weight} ELSE 1.0 END) * ")
     _weight_sql(sql, plan, t)
     sql.add(
         " AS score, CASE hits.sense WHEN 'word' THEN 0 ELSE 1 END AS sense_rank,"
         f" '[]' AS terms, {M}.created_at AS created_at FROM ("
     )
-    parts = [part for part in (word, prefix) if part is not None]
     _hits_sql(sql, t, parts, flt, words_found="(SELECT n FROM words)")
     sql.add(
-        f") AS hits JOIN {M} ON {M}.id = hits.id WHERE {flt.where}"
-        " ORDER BY score DESC, created_at DESC, id DESC LIMIT %s OFFSET %s) ",
+        f") AS hits JOIN {M} ON {M}.id = hits.id WHERE NOT (SELECT yes FROM certain)"
+        f" AND {flt.where} ORDER BY score DESC, created_at DESC, id DESC LIMIT %s OFFSET %s)) ",
         *flt.params,
         plan.limit,
         plan.offset,

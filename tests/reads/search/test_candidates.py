@@ -1,0 +1,98 @@
+"""A query of words with many matches ranks a bounded set of candidates: the same pages, the
+same counts and senses as ranking every match, whether the bound holds or not."""
+
+import random
+
+import pytest
+from django.utils import timezone
+
+from memories.engine.ranking import EXHAUSTIVE, Candidates
+from memories.reads import search as search_module
+from memories.reads.filters import MemoryFilters
+from tests.reads.search.conftest import days_ago, set_fields
+
+BOUNDED = Candidates(share=0.1, from_matches=20)
+
+
+NOW = timezone.now()
+
+
+def _pages(find, query, monkeypatch, candidates, filters=None):
+    monkeypatch.setattr(search_module, "CANDIDATES", candidates)
+    pages = []
+    for offset in (0, 10, 40, 130):
+        result = find(query, filters=filters, mode="words", limit=10, offset=offset, now=NOW)
+        pages.append(
+            (
+                result.count,
+                [(hit.memory.name, round(hit.score, 12), hit.matched_by) for hit in result.hits],
+            )
+        )
+    return pages
+
+
+def _assert_same(find, query, monkeypatch, filters=None):
+    bounded = _pages(find, query, monkeypatch, BOUNDED, filters)
+    exhaustive = _pages(find, query, monkeypatch, EXHAUSTIVE, filters)
+    assert bounded == exhaustive
+    assert bounded[0][1], "the query found nothing: the comparison says nothing"
+
+
+def _first_names(find, monkeypatch) -> list[str]:
+    """The names on the first page of ten for `heron`, bounded, once it is the exhaustive one."""
+    _assert_same(find, "heron", monkeypatch)
+    monkeypatch.setattr(search_module, "CANDIDATES", BOUNDED)
+    return [hit.memory.name for hit in find("heron", mode="words", limit=10).hits]
+
+
+@pytest.fixture
+def varied(write):
+    """140 memories holding `heron` in the name, the description or the body, once or often,
+    at every priority, read and verified at random."""
+    rng = random.Random(7)
+    for number in range(140):
+        place = rng.choice(("name", "description", "body", "body"))
+        name = f"heron-{number}" if place == "name" else f"note-{number}"
+        description = "A heron at the lake" if place == "description" else "A bird note"
+        body = " ".join(["heron"] * rng.randint(1, 4) + ["words"] * rng.randint(0, 60))
+        priority = rng.randint(0, 100)
+        memory = write(name, description=description, body=body, priority=priority).memory
+        set_fields(memory, read_count=rng.randint(0, 50), verified_at=days_ago(rng.randint(0, 900)))
+
+
+def test_bounded_pages_are_the_exhaustive_pages(varied, find, monkeypatch):
+    _assert_same(find, "heron", monkeypatch)
+
+
+def test_bounded_pages_hold_for_a_prefix_retry(varied, find, monkeypatch):
+    _assert_same(find, "herony", monkeypatch)
+    _assert_same(find, "heronry", monkeypatch)
+
+
+def test_bounded_pages_hold_within_filters(varied, find, monkeypatch):
+    _assert_same(find, "heron", monkeypatch, MemoryFilters(unverified="90d"))
+
+
+def test_the_bound_holds_when_the_most_relevant_are_also_the_most_important(
+    write, find, monkeypatch
+):
+    for number in range(30):
+        write(f"heron-{number}", description="A heron", body="heron " + "words " * number)
+    for number in range(120):
+        write(f"note-{number}", body="heron " + "words " * 80, priority=50)
+    first = _first_names(find, monkeypatch)
+    assert len(first) == 10
+    assert all(name.startswith("heron-") for name in first)
+
+
+def test_a_match_outside_the_candidates_that_outranks_them_is_found(write, find, monkeypatch):
+    """The most relevant are unimportant (priority 100, never read, long unverified): the
+    bound fails and every match is ranked, so the important body matches come first."""
+    for number in range(40):
+        memory = write(f"heron-{number}", description="A heron", body="heron", priority=100).memory
+        set_fields(memory, verified_at=days_ago(2000))
+    for number in range(60):
+        write(f"note-{number}", body="heron " + "words " * 30, priority=0)
+    first = _first_names(find, monkeypatch)
+    assert len(first) == 10
+    assert all(name.startswith("note-") for name in first)
