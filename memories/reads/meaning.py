@@ -1,5 +1,5 @@
 """Nearest neighbours by meaning: an exact scan over every memory's vector, held in the
-process and brought up to date with the store before each use.
+process and brought up to date with the store before each use, compared centred.
 
 The vectors (memories.MemoryVector, quantized to bytes) are read once per process into one
 float32 matrix of unit rows, so a cosine is a dot product and a search is one matrix-vector
@@ -8,6 +8,18 @@ count) tell whether another process or this one wrote since: new rows are read a
 deleted memory drops its row; anything else (rows rolled back and their ids reused) reads
 everything again. An exact scan needs no extension and gives every engine the same answer;
 the README gives the measurements that chose it over an SQLite vector index.
+
+Every cosine here is centred: taken between vectors less the mean of the store's vectors.
+Averaged static word vectors all lean one way (what any text shares: its common words), so
+plain cosines crowd together and a memory near that mean is near every query, outranking
+the one meant (the filler "decision" memories took most misses). Centred, the shared lean
+drops out: recall@5 of the paraphrase set 0.56 plain, 0.76 centred (bench/meaning).
+
+A search by meaning ranks less each memory's hubness (`hubness()`): some memories are near
+many others, and so near many queries, without being what any of them means. A memory's
+hubness is the mean of its HUB_NEIGHBOURS highest cosines to a sample of the store (all of
+it in a store of up to HUB_SAMPLE), the penalty of cross-domain similarity local scaling
+(CSLS, as in word translation retrieval): recall@5 0.76 without, 0.82 with (bench/meaning).
 
 What it offers the other reads: `similar_to(memory)`, `near_duplicate_pairs(tier)`, and
 `nearest(vector, filters)` behind the search's meaning and hybrid modes.
@@ -40,6 +52,14 @@ V = MemoryVector._meta.db_table
 STATE = f"SELECT (SELECT COUNT(*) FROM {V}), id, stamp FROM {V} ORDER BY id DESC LIMIT 1"
 SINCE = f"SELECT id, stamp, memory_id, model, vector FROM {V} WHERE id >= %s ORDER BY id"
 DECODE_ROWS = 10_000  # vectors decoded at once: the float32 copy of a slice, not of them all
+# The centre counts this many zero vectors beside the store's (recall@5 of the paraphrase set,
+# 303 memories, alike from 1 to 256).
+CENTRE_PRIOR = 256
+HUB_SAMPLE = 1024  # the memories a memory's hubness is measured against, at most
+HUB_NEIGHBOURS = 10
+HUB_BLOCK = 4096  # rows whose hubness is measured at once: a 4096 x HUB_SAMPLE block
+# A search by meaning ranks by cosine less HUB_PENALTY x hubness (0.25-0.75 measured alike).
+HUB_PENALTY = 0.5
 
 
 class _Vectors:
@@ -58,6 +78,11 @@ class _Vectors:
         self.last_id = 0
         self.last_stamp = None
         self.rows = 0
+        self.total = np.zeros(embedding.DIMENSIONS, dtype=np.float64)  # sum of the rows in use
+        self.hub = np.zeros(0, dtype=np.float32)  # each row's hubness, known up to hub_known
+        self.hub_known = 0
+        self.sample = np.zeros((0, embedding.DIMENSIONS), dtype=np.float32)  # centred
+        self.sampled_from = 0  # how many memories were held when the sample was drawn
 
     def refresh(self) -> None:
         """Bring the held vectors up to date with the table."""
@@ -106,6 +131,7 @@ class _Vectors:
         for first in range(0, len(current), DECODE_ROWS):
             blobs = [v for _, v in current[first : first + DECODE_ROWS]]
             self.matrix[start + first : start + first + len(blobs)] = embedding.from_bytes(blobs)
+        self.total += self.matrix[start:needed].sum(axis=0, dtype=np.float64)
         memory_ids = [memory_id for memory_id, _ in current]
         self.ids[start:needed] = memory_ids
         self.row_of.update(zip(memory_ids, range(start, needed), strict=True))
@@ -115,6 +141,7 @@ class _Vectors:
         self.other_version.discard(memory_id)
         row = self.row_of.pop(memory_id, None)
         if row is not None:
+            self.total -= self.matrix[row]
             self.ids[row] = -1
             self.matrix[row] = 0.0
 
@@ -123,15 +150,64 @@ class _Vectors:
             self._free(memory_id)
         self.other_version &= present
 
+    def centre(self) -> np.ndarray:
+        """The mean of the held vectors, drawn toward zero as if CENTRE_PRIOR more memories
+        held zero vectors: the few memories of a small store, often of one topic, would
+        lose that topic to their own mean."""
+        return (self.total / (len(self.row_of) + CENTRE_PRIOR)).astype(np.float32)
+
+    def centred(self, rows: np.ndarray) -> np.ndarray:
+        """Unit vectors (one a row) less the centre, made units again (zero stays zero)."""
+        rows = np.atleast_2d(rows)
+        moved = np.where(rows.any(axis=1, keepdims=True), rows - self.centre(), 0.0)
+        norms = np.linalg.norm(moved, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return (moved / norms).astype(np.float32)
+
     def cosines(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(memory ids, cosine to `vector`) of every held vector; to the nearest of them when
-        `vector` is several, one a row."""
+        """(memory ids, centred cosine to `vector`) of every held vector; to the nearest of
+        them when `vector` is several, one a row."""
         used = self.ids[: self.used]
-        sims = self.matrix[: self.used] @ vector.T
-        if sims.ndim == 2:
-            sims = sims.max(axis=1) if sims.shape[1] else np.full(len(used), -1.0)
         live = used >= 0
-        return used[live], sims[live]
+        if not len(vector):
+            return used[live], np.full(int(live.sum()), -1.0, dtype=np.float32)
+        centre, queries = self.centre(), self.centred(vector)
+        # The held rows are not centred in place (every write would move them all): with
+        # unit rows m, (m - c) . q = m . q - c . q and |m - c|² = 1 - 2 m . c + c . c, so one
+        # product with the queries and the centre side by side gives every centred cosine.
+        products = self.matrix[: self.used] @ np.vstack([queries, centre]).T
+        lengths = np.sqrt(np.maximum(1.0 - 2.0 * products[:, -1] + centre @ centre, 1e-12))
+        sims = (products[:, :-1] - queries @ centre) / lengths[:, None]
+        return used[live], sims.max(axis=1)[live]
+
+    def hubness(self) -> np.ndarray:
+        """Each row's hubness (of the rows in use), trusted as the centre is: less in a small
+        store (by held / (held + CENTRE_PRIOR)). Rows added since it was last measured are
+        measured against the same sample; once the store has grown by an eighth (or shrunk
+        by one) since the sample was drawn, a new one is drawn and every row measured again,
+        so what a search costs follows what it reads, not every write."""
+        held = len(self.row_of)
+        if not (self.sampled_from * 7 // 8 <= held <= self.sampled_from * 9 // 8 + 1):
+            live = np.flatnonzero(self.ids[: self.used] >= 0)
+            picked = live[np.linspace(0, len(live) - 1, min(HUB_SAMPLE, len(live))).astype(int)]
+            self.sample = self.centred(self.matrix[picked]) if len(live) else self.sample[:0]
+            self.sampled_from, self.hub_known = held, 0
+        else:
+            picked = np.zeros(0, dtype=np.int64)
+        if len(self.hub) < self.used:
+            hub = np.zeros(len(self.ids), dtype=np.float32)
+            hub[: self.hub_known] = self.hub[: self.hub_known]
+            self.hub = hub
+        k = min(HUB_NEIGHBOURS, len(self.sample) - 1)
+        for start in range(self.hub_known, self.used, HUB_BLOCK):
+            stop = min(start + HUB_BLOCK, self.used)
+            sims = self.centred(self.matrix[start:stop]) @ self.sample.T
+            inside = np.flatnonzero((picked >= start) & (picked < stop))
+            sims[picked[inside] - start, inside] = -1.0  # a sampled row is not its own neighbour
+            top = np.partition(sims, -k, axis=1)[:, -k:] if k > 0 else np.zeros((stop - start, 1))
+            self.hub[start:stop] = top.mean(axis=1)
+        self.hub_known = self.used
+        return self.hub[: self.used] * (held / (held + CENTRE_PRIOR))
 
     def vector_of(self, memory_id: int) -> np.ndarray | None:
         row = self.row_of.get(memory_id)
@@ -181,6 +257,14 @@ class Neighbour:
     memory_id: int
     cosine: float
     values: tuple = ()  # the fields a caller asked for with the filters, in its order
+    hubness: float = 0.0  # (only when asked for)
+
+
+@dataclass
+class _Ranked:
+    ids: np.ndarray
+    sims: np.ndarray
+    hubs: np.ndarray
 
 
 def _ranked(
@@ -189,26 +273,28 @@ def _ranked(
     of: int | None = None,
     floor: float,
     exclude: frozenset[int] = frozenset(),
-) -> tuple[np.ndarray, np.ndarray]:
-    """(ids, cosines) of the held vectors at least `floor` alike to `vector` (or to memory
-    `of`'s own vector), most similar first."""
+    less_hubness: bool = False,
+) -> _Ranked:
+    """The held vectors at least `floor` alike to `vector` (or to memory `of`'s own vector),
+    most similar first; by their cosine less HUB_PENALTY x their hubness if `less_hubness`."""
     with _current() as vectors:
         if of is not None:
             vector = vectors.vector_of(of)
             if vector is None:
-                return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+                return _Ranked(*(np.zeros(0) for _ in range(3)))
         ids, sims = vectors.cosines(vector)
+        hubs = vectors.hubness()[vectors.ids[: vectors.used] >= 0] if less_hubness else None
     keep = sims >= floor
     if exclude:
         keep &= ~np.isin(ids, list(exclude))
+    hubs = hubs[keep] if less_hubness else np.zeros(int(keep.sum()), dtype=np.float32)
     ids, sims = ids[keep], sims[keep]
-    order = np.argsort(-sims, kind="stable")
-    return ids[order], sims[order]
+    order = np.argsort(-(sims - HUB_PENALTY * hubs), kind="stable")
+    return _Ranked(ids[order], sims[order], hubs[order])
 
 
 def _within(
-    ids: np.ndarray,
-    sims: np.ndarray,
+    ranked: _Ranked,
     filters: MemoryFilters | None,
     now,
     *,
@@ -220,18 +306,21 @@ def _within(
     looked at. Looked up a growing slice at a time, most similar first, so a broad filter
     reads about `want` rows and a narrow one reads on until it has them."""
     found: list[Neighbour] = []
-    start, size = 0, len(ids) if want is None else max(4 * want, FILTER_SLICE)
-    while start < len(ids) and (want is None or len(found) < want):
-        chunk = [int(m) for m in ids[start : start + size]]
-        cosine = dict(zip(chunk, sims[start : start + size].tolist(), strict=True))
+    total = len(ranked.ids)
+    start, size = 0, total if want is None else max(4 * want, FILTER_SLICE)
+    while start < total and (want is None or len(found) < want):
+        chunk = [int(m) for m in ranked.ids[start : start + size]]
+        place = {memory_id: start + i for i, memory_id in enumerate(chunk)}
         queryset = (
             Memory.objects.all() if filters is None else filters.apply(Memory.objects.all(), now)
         )
         rows = queryset.filter(id__in=id_set(chunk)).values_list("id", *fields)
-        admitted = sorted(rows, key=lambda row: -cosine[row[0]])
-        found.extend(Neighbour(row[0], cosine[row[0]], tuple(row[1:])) for row in admitted)
+        for row in sorted(rows, key=lambda row: place[row[0]]):
+            at = place[row[0]]
+            cosine, hubness = float(ranked.sims[at]), float(ranked.hubs[at])
+            found.append(Neighbour(row[0], cosine, tuple(row[1:]), hubness))
         start, size = start + size, size * 4
-    complete = start >= len(ids) and (want is None or len(found) <= want)
+    complete = start >= total and (want is None or len(found) <= want)
     return (found if want is None else found[:want]), complete
 
 
@@ -243,15 +332,21 @@ def nearest(
     floor: float = 0.0,
     want: int | None = None,
     fields: tuple[str, ...] = (),
+    less_hubness: bool = False,
 ) -> tuple[list[Neighbour], bool]:
     """The memories (the first `want`, or all) whose vector's cosine to `vector` (to the
     nearest row of it, for several) is at least `floor`, within the filters, most similar
-    first, with `fields` of each; and whether that is all of them."""
-    ids, sims = _ranked(vector, floor=floor)
+    first (less their hubness, if `less_hubness`: a search's ranking), with `fields` of each;
+    and whether that is all of them."""
+    ranked = _ranked(vector, floor=floor, less_hubness=less_hubness)
     if filters is None and not fields:
-        n = len(ids) if want is None else min(want, len(ids))
-        return [Neighbour(int(ids[i]), float(sims[i])) for i in range(n)], n == len(ids)
-    return _within(ids, sims, filters, now, want=want, fields=fields)
+        n = len(ranked.ids) if want is None else min(want, len(ranked.ids))
+        found = [
+            Neighbour(int(ranked.ids[i]), float(ranked.sims[i]), (), float(ranked.hubs[i]))
+            for i in range(n)
+        ]
+        return found, n == len(ranked.ids)
+    return _within(ranked, filters, now, want=want, fields=fields)
 
 
 def vector_of(memory: Memory) -> np.ndarray | None:
@@ -269,8 +364,8 @@ def similar_to(
 ) -> list[tuple[Memory, float]]:
     """The memories most alike in meaning to `memory` (itself left out), with their cosine,
     at least `threshold`, within the filters; most similar first."""
-    ids, sims = _ranked(of=memory.id, floor=threshold, exclude=frozenset([memory.id]))
-    found, _ = _within(ids, sims, filters, None, want=limit, fields=())
+    ranked = _ranked(of=memory.id, floor=threshold, exclude=frozenset([memory.id]))
+    found, _ = _within(ranked, filters, None, want=limit, fields=())
     by_id = Memory.objects.select_related("project").in_bulk([n.memory_id for n in found])
     return [(by_id[n.memory_id], n.cosine) for n in found if n.memory_id in by_id]
 
@@ -287,6 +382,7 @@ def near_duplicate_pairs(
     memory_ids = list(Memory.objects.filter(tier=tier).order_by("id").values_list("id", flat=True))
     with _current() as vectors:
         ids, rows = vectors.rows_of(memory_ids)
+        rows = vectors.centred(rows)
     pairs = []
     for start in range(0, len(ids), PAIR_BLOCK):
         block = rows[start : start + PAIR_BLOCK] @ rows[start:].T
@@ -307,8 +403,8 @@ def closest_in_band(
 ) -> tuple[Memory, float] | None:
     """The memory of the same band most alike in meaning to `memory`, if at least
     `threshold` alike (the write door's near-duplicate note), with its cosine; else None."""
-    ids, sims = _ranked(of=memory.id, floor=threshold, exclude=frozenset([memory.id]))
-    ids, sims = ids[:BAND_CANDIDATES].tolist(), sims[:BAND_CANDIDATES].tolist()
+    ranked = _ranked(of=memory.id, floor=threshold, exclude=frozenset([memory.id]))
+    ids, sims = ranked.ids[:BAND_CANDIDATES].tolist(), ranked.sims[:BAND_CANDIDATES].tolist()
     in_band = (
         Memory.objects.select_related("project")
         .filter(tier__in=band_tiers(memory.tier))
