@@ -26,6 +26,7 @@ What it offers the other reads: `similar_to(memory)`, `near_duplicate_pairs(tier
 """
 
 import threading
+from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -37,14 +38,21 @@ from django.db.models.expressions import RawSQL
 from memories import embedding, engine
 from memories.models import GLOBAL_TIER, Memory, MemoryVector
 from memories.reads.filters import MemoryFilters
+from memories.rules import similarity
 
-# Cosine at or above which two memories say the same thing: chosen on the labelled pairs of
-# bench/meaning/duplicate_pairs.py: 32 of its 36 pairs right (bench/results/2026-12-01-meaning/).
+# Two memories say the same thing (`say_the_same`, the one rule of the write door's note, the
+# hygiene page and the consolidation review) when their vectors' cosine is at least
+# NEAR_DUPLICATE_COSINE and what one's description says that the other's does not is alike in
+# meaning too: the cosine of those differing words at least DIFFERENCE_COSINE. "uses Redis" and
+# "dropped Redis" are 0.91 alike as wholes; "uses" and "dropped", -0.01. Both chosen on the
+# labelled pairs of bench/meaning/duplicate_pairs.py (bench/results/2026-12-01-meaning/).
 NEAR_DUPLICATE_COSINE = 0.63
+DIFFERENCE_COSINE = 0.29
 # The nearest memories of any tier looked at for one in the same band as a write's.
 BAND_CANDIDATES = 50
 FILTER_SLICE = 256  # neighbours first held against the filters at once (then 4x more)
-PAIR_BLOCK = 2048  # rows compared at once by near_duplicate_pairs: a 2048 x n block of cosines
+PAIR_BLOCK = 2048  # rows compared at once by alike_pairs: a 2048 x n block of cosines
+NEIGHBOURS_KEPT = 20  # the most similar pairs alike_pairs keeps of any one memory
 
 
 V = MemoryVector._meta.db_table
@@ -83,6 +91,7 @@ class _Vectors:
         self.hub_known = 0
         self.sample = np.zeros((0, embedding.DIMENSIONS), dtype=np.float32)  # centred
         self.sampled_from = 0  # how many memories were held when the sample was drawn
+        self.lengths = None  # each row's |m - centre|, until the rows or the centre change
 
     def refresh(self) -> None:
         """Bring the held vectors up to date with the table."""
@@ -132,6 +141,7 @@ class _Vectors:
             blobs = [v for _, v in current[first : first + DECODE_ROWS]]
             self.matrix[start + first : start + first + len(blobs)] = embedding.from_bytes(blobs)
         self.total += self.matrix[start:needed].sum(axis=0, dtype=np.float64)
+        self.lengths = None
         memory_ids = [memory_id for memory_id, _ in current]
         self.ids[start:needed] = memory_ids
         self.row_of.update(zip(memory_ids, range(start, needed), strict=True))
@@ -142,6 +152,7 @@ class _Vectors:
         row = self.row_of.pop(memory_id, None)
         if row is not None:
             self.total -= self.matrix[row]
+            self.lengths = None
             self.ids[row] = -1
             self.matrix[row] = 0.0
 
@@ -173,11 +184,12 @@ class _Vectors:
             return used[live], np.full(int(live.sum()), -1.0, dtype=np.float32)
         centre, queries = self.centre(), self.centred(vector)
         # The held rows are not centred in place (every write would move them all): with
-        # unit rows m, (m - c) . q = m . q - c . q and |m - c|² = 1 - 2 m . c + c . c, so one
-        # product with the queries and the centre side by side gives every centred cosine.
-        products = self.matrix[: self.used] @ np.vstack([queries, centre]).T
-        lengths = np.sqrt(np.maximum(1.0 - 2.0 * products[:, -1] + centre @ centre, 1e-12))
-        sims = (products[:, :-1] - queries @ centre) / lengths[:, None]
+        # unit rows m, (m - c) . q = m . q - c . q and |m - c|² = 1 - 2 m . c + c . c, the
+        # lengths kept until the rows change, so a search is one product with the queries.
+        if self.lengths is None:
+            squared = 1.0 - 2.0 * (self.matrix[: self.used] @ centre) + centre @ centre
+            self.lengths = np.sqrt(np.maximum(squared, 1e-12))
+        sims = (self.matrix[: self.used] @ queries.T - queries @ centre) / self.lengths[:, None]
         return used[live], sims.max(axis=1)[live]
 
     def hubness(self) -> np.ndarray:
@@ -373,24 +385,70 @@ def similar_to(
 def near_duplicate_pairs(
     tier: int, threshold: float = NEAR_DUPLICATE_COSINE
 ) -> list[tuple[int, int, float]]:
-    """Pairs of memories of one tier (GLOBAL_TIER or a project's id) whose cosine is at least
-    `threshold`, as (lower id, higher id, cosine), most similar first.
+    """Pairs of memories of one tier (GLOBAL_TIER or a project's id) that say the same
+    (`alike_pairs`), as (lower id, higher id, cosine), most similar first."""
+    ids = Memory.objects.filter(tier=tier).order_by("id").values_list("id", flat=True)
+    return alike_pairs([(list(ids), [])], threshold=threshold)
 
-    Compared block by block: the cosines of a tier of n memories cost n² / 2 multiply-adds of
-    256 numbers, without holding the n × n matrix.
+
+def alike_pairs(
+    groups: list[tuple[list[int], list[int]]],
+    *,
+    descriptions: dict[int, str] | None = None,
+    threshold: float = NEAR_DUPLICATE_COSINE,
+) -> list[tuple[int, int, float]]:
+    """Pairs that say the same (at least `threshold` alike and `say_the_same`) of the memories
+    of each group (ids, across): two of its ids, or one of them and one `across`; as (lower
+    id, higher id, cosine), most similar first, each memory in its NEIGHBOURS_KEPT most similar
+    pairs at most. `descriptions` (by id) saves reading them.
+
+    Compared block by block by one matrix product a block (PAIR_BLOCK rows against all the
+    rest): n memories cost n² / 2 multiply-adds of 256 numbers, never the n x n matrix, and
+    only the cosines at the threshold are kept. Bounding the pairs a memory keeps bounds what
+    the rule and the clusters built on them cost, whatever a tier of near-copies holds.
     """
-    memory_ids = list(Memory.objects.filter(tier=tier).order_by("id").values_list("id", flat=True))
+    found = []
     with _current() as vectors:
-        ids, rows = vectors.rows_of(memory_ids)
-        rows = vectors.centred(rows)
-    pairs = []
-    for start in range(0, len(ids), PAIR_BLOCK):
-        block = rows[start : start + PAIR_BLOCK] @ rows[start:].T
-        a, b = np.nonzero(np.triu(block, k=1) >= threshold)
-        for i, j in zip(a.tolist(), b.tolist(), strict=True):
-            pairs.append((int(ids[start + i]), int(ids[start + j]), float(block[i, j])))
-    pairs.sort(key=lambda pair: (-pair[2], pair[0], pair[1]))
-    return pairs
+        for memory_ids, across in groups:
+            ids, rows = vectors.rows_of(memory_ids)
+            other_ids, others = vectors.rows_of(across)
+            rows, others = vectors.centred(rows), vectors.centred(others)
+            everyone, every_row = np.concatenate([ids, other_ids]), np.vstack([rows, others])
+            for start in range(0, len(ids), PAIR_BLOCK):
+                block = rows[start : start + PAIR_BLOCK] @ every_row[start:].T
+                a, b = np.nonzero(np.triu(block, k=1) >= threshold)
+                found.append((everyone[start + a], everyone[start + b], block[a, b]))
+    if not found:
+        return []
+    a, b, cosines = (np.concatenate(column) for column in zip(*found, strict=True))
+    order = np.lexsort((b, a, -cosines))
+    kept, counted = [], defaultdict(int)
+    for x, y, cosine in zip(
+        a[order].tolist(), b[order].tolist(), cosines[order].tolist(), strict=True
+    ):
+        if counted[x] < NEIGHBOURS_KEPT and counted[y] < NEIGHBOURS_KEPT:
+            counted[x] += 1
+            counted[y] += 1
+            kept.append((min(x, y), max(x, y), cosine))
+    if descriptions is None and kept:
+        wanted = id_set({m for pair in kept for m in pair[:2]})
+        descriptions = dict(Memory.objects.filter(id__in=wanted).values_list("id", "description"))
+    present = [p for p in kept if p[0] in descriptions and p[1] in descriptions]
+    same = say_the_same([(descriptions[x], descriptions[y]) for x, y, _ in present])
+    return [pair for pair, ok in zip(present, same, strict=True) if ok]
+
+
+def say_the_same(descriptions: list[tuple[str, str]]) -> list[bool]:
+    """For pairs of descriptions of memories already NEAR_DUPLICATE_COSINE alike: whether what
+    one says that the other does not (similarity.differing_words) means the same as well, at
+    DIFFERENCE_COSINE or more. Nothing differing, or words only added on one side, is the
+    same fact said again; all the differing words are embedded in one call."""
+    differing = [similarity.differing_words(a, b) for a, b in descriptions]
+    compared = [i for i, (ours, theirs) in enumerate(differing) if ours and theirs]
+    texts = [" ".join(words) for i in compared for words in differing[i]]
+    vectors = embedding.embed(texts)
+    alike = {i: float(vectors[2 * n] @ vectors[2 * n + 1]) for n, i in enumerate(compared)}
+    return [alike.get(i, 1.0) >= DIFFERENCE_COSINE for i in range(len(descriptions))]
 
 
 def band_tiers(tier: int) -> tuple[int, ...]:
@@ -401,8 +459,9 @@ def band_tiers(tier: int) -> tuple[int, ...]:
 def closest_in_band(
     memory: Memory, threshold: float = NEAR_DUPLICATE_COSINE
 ) -> tuple[Memory, float] | None:
-    """The memory of the same band most alike in meaning to `memory`, if at least
-    `threshold` alike (the write door's near-duplicate note), with its cosine; else None."""
+    """The memory of the same band most alike in meaning to `memory` that says the same
+    (`say_the_same`, at least `threshold` alike), with its cosine; else None. The write door's
+    near-duplicate note."""
     ranked = _ranked(of=memory.id, floor=threshold, exclude=frozenset([memory.id]))
     ids, sims = ranked.ids[:BAND_CANDIDATES].tolist(), ranked.sims[:BAND_CANDIDATES].tolist()
     in_band = (
@@ -410,7 +469,6 @@ def closest_in_band(
         .filter(tier__in=band_tiers(memory.tier))
         .in_bulk(ids)
     )
-    for memory_id, cosine in zip(ids, sims, strict=True):
-        if memory_id in in_band:
-            return in_band[memory_id], cosine
-    return None
+    candidates = [(in_band[m], cosine) for m, cosine in zip(ids, sims, strict=True) if m in in_band]
+    same = say_the_same([(memory.description, other.description) for other, _ in candidates])
+    return next((pair for pair, ok in zip(candidates, same, strict=True) if ok), None)
