@@ -19,11 +19,10 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory, Reference
-from memories.reads import graph
+from memories.reads import graph, meaning
 from memories.reads.backlinks import backlink
 from memories.reads.filters import MemoryFilters
 from memories.reads.listing import list_memories
-from memories.reads import meaning
 from memories.reads.meaning import id_set
 from memories.rules import similarity, tiers
 from memories.rules.tiers import ANY_TIER

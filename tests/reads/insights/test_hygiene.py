@@ -5,7 +5,6 @@ import pytest
 from memories.models import Memory
 from memories.reads import hygiene, meaning
 from memories.reads.filters import MemoryFilters
-from memories.rules import similarity
 from tests.conftest import backdate
 
 
