@@ -251,10 +251,8 @@ def _near_pairs(members, position_of, descriptions) -> list[tuple[int, int, floa
     for held in members:
         for tier, memory_id in held:
             by_tier[tier].append(memory_id)
-    everyone = by_tier.get(GLOBAL_TIER, [])
-    groups = [(ids, [] if tier == GLOBAL_TIER else everyone) for tier, ids in by_tier.items()]
     best: dict[tuple[int, int], float] = {}
-    for a, b, cosine in meaning.alike_pairs(groups, descriptions=descriptions):
+    for a, b, cosine in meaning.alike_pairs(by_tier, descriptions=descriptions):
         x, y = sorted((position_of[a], position_of[b]))
         if x != y:
             best[(x, y)] = max(cosine, best.get((x, y), 0.0))

@@ -1,6 +1,8 @@
 """The one rule of "says the same": vectors alike, and what differs alike in meaning too."""
 
-from memories.models import GLOBAL_TIER
+import numpy as np
+
+from memories.models import GLOBAL_TIER, Memory
 from memories.reads import meaning
 from memories.rules import similarity
 
@@ -48,3 +50,39 @@ def test_a_contradiction_gets_no_note_from_the_write_door(write):
     assert not any("already says something very similar" in note for note in result.notes)
     result = write("redis-cache", description="The cache service uses Redis, as decided")
     assert any("'cache-redis' already says" in note for note in result.notes)
+
+
+def test_pairs_by_cells_find_what_every_pair_finds(write, monkeypatch):
+    for n in range(3):
+        write(f"backups-nightly-{n}", description="Nightly database backups run at 02:00 UTC")
+        write(f"cache-redis-{n}", description="The cache service uses Redis")
+    write("subtitles", description="Subtitles are delivered as SRT and TTML")
+    every_pair = meaning.near_duplicate_pairs(GLOBAL_TIER)
+    assert len(every_pair) == 6
+    monkeypatch.setattr(meaning, "EXACT_UP_TO", 2)  # 7 memories: 2 cells, both probed
+    by_cells = meaning.near_duplicate_pairs(GLOBAL_TIER)
+    assert [(a, b) for a, b, _ in by_cells] == [(a, b) for a, b, _ in every_pair]
+    assert np.allclose([c for *_, c in by_cells], [c for *_, c in every_pair], atol=1e-5)
+
+
+def test_pairs_span_a_project_and_the_global_tier_not_two_projects(write, project, other_project):
+    write("backups-nightly", description="Nightly database backups run at 02:00 UTC")
+    web = write(
+        "backups-web", description="Nightly database backups run at 02:00 UTC", project="webdev"
+    )
+    infra = write(
+        "backups-infra", description="Nightly database backups run at 02:00 UTC", project="infra"
+    )
+    ids = dict(Memory.objects.values_list("name", "id"))
+    pairs = meaning.alike_pairs(
+        {
+            GLOBAL_TIER: [ids["backups-nightly"]],
+            project.id: [web.memory.id],
+            other_project.id: [infra.memory.id],
+        }
+    )
+    found = {tuple(sorted((a, b))) for a, b, _ in pairs}
+    assert found == {
+        tuple(sorted((ids["backups-nightly"], web.memory.id))),
+        tuple(sorted((ids["backups-nightly"], infra.memory.id))),
+    }
