@@ -60,17 +60,23 @@ def test_the_text_embedded_reads_the_name_as_words_and_the_start_of_the_body():
     name, description, body = embedding.parts_of(
         "deploy-host_notes.v2", "Where deploys go", "x" * 5000
     )
-    assert (name, description, len(body)) == ("deploy host notes v2", "Where deploys go", 2000)
+    assert (name, description, body) == (
+        "deploy host notes v2",
+        "Where deploys go",
+        "x" * embedding.BODY_CHARS,
+    )
     text = embedding.text_of("deploy-host_notes.v2", "Where deploys go", "x" * 5000)
     assert embedding.digest(text) != embedding.digest(text + " ")
 
 
-def test_a_memory_vector_counts_its_name_description_and_body_alike():
-    (whole,) = embedding.embed_memories([("render-farm", "Renders queue overnight", "x " * 900)])
+def test_a_memory_vector_counts_its_name_and_description_alike_and_its_body_less():
+    body_text = "queue " * 300
+    (whole,) = embedding.embed_memories([("render-farm", "Renders queue overnight", body_text)])
     name, description, body = embedding.embed(
-        ["render farm", "Renders queue overnight", "x " * 900]
+        ["render farm", "Renders queue overnight", body_text[: embedding.BODY_CHARS]]
     )
-    expected = name + description + body
+    expected = name + description + embedding.BODY_WEIGHT * body
+    assert 0 < embedding.BODY_WEIGHT < 1
     assert np.allclose(whole, expected / np.linalg.norm(expected), atol=1e-5)
     (no_body,) = embedding.embed_memories([("a", "Renders queue overnight", "")])
     assert np.isclose(np.linalg.norm(no_body), 1.0)

@@ -1,19 +1,25 @@
-"""The threshold of "near duplicate by meaning", chosen on labelled pairs of memories.
+"""The rule of "near duplicate by meaning", chosen on labelled pairs of memories.
 
-    python bench/meaning/duplicate_pairs.py
+    python bench/meaning/duplicate_pairs.py     # over the demo store's centre (var/bench/demo)
 
 Each pair is two memories (name, description, body) and whether they record the same fact
-(a near-copy an agent would be told about) or only the same topic. The cosine of their
-vectors (memories.embedding.embed_memories) is computed for every pair, and the threshold
-printed is the one that separates the labels best (the most pairs right; among equals the
-highest, so that an advisory note errs toward silence). It sets
-memories.reads.meaning.NEAR_DUPLICATE_COSINE.
+(a near-copy an agent would be told about) or only the same topic, in nearly the same words
+or not. For every pair: the centred cosine of their vectors (memories.embedding.embed_memories,
+centred on the demo store's vectors as memories.reads.meaning compares them) and the cosine of
+what one's description says that the other's does not (memories.rules.similarity.
+differing_words). Printed: the best threshold of the cosine alone, the best pair of thresholds
+of the two together (the most pairs right; among equals the highest, so that an advisory note
+errs toward silence), and the precision and recall of the rule as memories.reads.meaning
+has it (NEAR_DUPLICATE_COSINE, DIFFERENCE_COSINE).
 """
 
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent))
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
 SAME, TOPIC = True, False
 
@@ -92,34 +98,106 @@ PAIRS = [
      ("eun-ji-timezone", "eun-ji works in Asia/Seoul", ""), TOPIC),
     (("uploads-decision-009", "The uploads service uses S3", ""),
      ("export-decision-010", "The export service uses S3", ""), TOPIC),
+    # added: the same fact reworded, and another fact in nearly the same words
+    (("review-approvals", "Reviews need two approvals before merge", ""),
+     ("two-approvals", "Two approvals are needed before merging a review", ""), SAME),
+    (("backup-encryption", "Backups are encrypted with age", ""),
+     ("backups-age", "Backups get encrypted using age", ""), SAME),
+    (("carmen-chat", "Carmen prefers Spanish in chat", ""),
+     ("carmen-spanish", "In chat Carmen prefers Spanish", ""), SAME),
+    (("friday-freeze", "Deploys are frozen on Fridays", ""),
+     ("no-friday-deploys", "No deploys on Fridays", ""), SAME),
+    (("api-limit", "The API rate limit is 100 requests a minute", ""),
+     ("rate-limit", "The rate limit of the API is 100 requests per minute", ""), SAME),
+    (("carmen-chat", "Carmen prefers Spanish in chat", ""),
+     ("carmen-english", "Carmen prefers English in chat", ""), TOPIC),
+    (("search-decision-011", "The search service uses Elasticsearch", ""),
+     ("search-decision-012", "The search service dropped Elasticsearch", ""), TOPIC),
+    (("friday-freeze", "Deploys are frozen on Fridays", ""),
+     ("friday-deploys", "Deploys are allowed on Fridays", ""), TOPIC),
+    (("api-limit", "The API rate limit is 100 requests a minute", ""),
+     ("api-limit-2", "The API rate limit is 1000 requests a minute", ""), TOPIC),
+    (("staging-db", "Staging runs Postgres 15", ""),
+     ("prod-db", "Production runs Postgres 15", ""), TOPIC),
+    (("package-manager", "The web app uses pnpm, never npm or yarn", ""),
+     ("package-manager-old", "The web app stopped using pnpm and went back to npm", ""), TOPIC),
+    (("deploy-host", "Production deploys go to host-7 through the bastion", ""),
+     ("deploy-host-8", "Production deploys go to host-8 through the bastion", ""), TOPIC),
 ]  # fmt: skip
 
 
-def cosines() -> list[tuple[float, bool]]:
+def scored() -> list[tuple[float, float, bool]]:
+    """(centred cosine, cosine of the differing words, label) of every pair."""
+    import numpy as np
+
     from memories import embedding
+    from memories.reads import meaning
+    from memories.rules import similarity
 
-    left = embedding.embed_memories([a for a, _, _ in PAIRS])
-    right = embedding.embed_memories([b for _, b, _ in PAIRS])
-    return [(float(x @ y), label) for x, y, (_, _, label) in zip(left, right, PAIRS, strict=True)]
+    meaning.held_count()
+    left = meaning._held.centred(embedding.embed_memories([a for a, _, _ in PAIRS]))
+    right = meaning._held.centred(embedding.embed_memories([b for _, b, _ in PAIRS]))
+    found = []
+    for x, y, (a, b, label) in zip(left, right, PAIRS, strict=True):
+        ours, theirs = similarity.differing_words(a[1], b[1])
+        if ours and theirs:
+            u, v = embedding.embed([" ".join(ours), " ".join(theirs)])
+            differing = float(u @ v)
+        else:
+            differing = 1.0
+        found.append((float(np.dot(x, y)), differing, label))
+    return found
 
 
-def best_threshold(scored: list[tuple[float, bool]]) -> tuple[float, int]:
-    """(threshold, pairs right): the cut between two neighbouring cosines that gets the most
-    labels right, the highest among equals."""
-    values = sorted({round(c, 4) for c, _ in scored})
-    cuts = [(a + b) / 2 for a, b in zip(values, values[1:], strict=False)] + [values[-1] + 0.01]
-    best = max(cuts, key=lambda t: (sum((c >= t) == label for c, label in scored), t))
-    return best, sum((c >= best) == label for c, label in scored)
+def _cuts(values: list[float]) -> list[float]:
+    values = sorted({round(v, 4) for v in values})
+    return [(a + b) / 2 for a, b in zip(values, values[1:], strict=False)] + [values[-1] + 0.01]
+
+
+def right(scored, cosine: float, differing: float) -> int:
+    return sum(((c >= cosine and d >= differing) == label) for c, d, label in scored)
+
+
+def precision_recall(scored, cosine: float, differing: float) -> tuple[float, float]:
+    said = [label for c, d, label in scored if c >= cosine and d >= differing]
+    same = sum(label for _, _, label in scored)
+    return (sum(said) / len(said) if said else 1.0), sum(said) / same
 
 
 def main() -> None:
-    scored = cosines()
-    for (cosine, label), (a, b, _) in sorted(
-        zip(scored, PAIRS, strict=True), key=lambda item: -item[0][0]
+    import generate
+    from recall import demo_store
+
+    demo_store(generate.ROOT / "var" / "bench" / "demo")
+    from memories.reads import meaning
+
+    found = scored()
+    for (cosine, differing, label), (a, b, _) in sorted(
+        zip(found, PAIRS, strict=True), key=lambda item: -item[0][0]
     ):
-        print(f"{cosine:6.3f}  {'same ' if label else 'topic'}  {a[0]} / {b[0]}")
-    threshold, right = best_threshold(scored)
-    print(f"threshold {threshold:.3f}: {right} of {len(scored)} pairs right")
+        print(f"{cosine:6.3f} {differing:6.3f}  {'same ' if label else 'topic'}  {a[0]} / {b[0]}")
+    n = len(found)
+    alone = max(_cuts([c for c, _, _ in found]), key=lambda t: (right(found, t, -1.0), t))
+    p, r = precision_recall(found, alone, -1.0)
+    print(
+        f"cosine alone: {alone:.3f}: {right(found, alone, -1.0)} of {n} right, "
+        f"precision {p:.2f} recall {r:.2f}"
+    )
+    both = max(
+        ((c, d) for c in _cuts([c for c, _, _ in found]) for d in _cuts([d for _, d, _ in found])),
+        key=lambda t: (right(found, *t), t),
+    )
+    p, r = precision_recall(found, *both)
+    print(
+        f"best pair: cosine {both[0]:.3f} and differing words {both[1]:.3f}: "
+        f"{right(found, *both)} of {n} right, precision {p:.2f} recall {r:.2f}"
+    )
+    rule = (meaning.NEAR_DUPLICATE_COSINE, meaning.DIFFERENCE_COSINE)
+    p, r = precision_recall(found, *rule)
+    print(
+        f"the rule in force: cosine {rule[0]} and differing words {rule[1]}: "
+        f"{right(found, *rule)} of {n} right, precision {p:.2f} recall {r:.2f}"
+    )
 
 
 if __name__ == "__main__":

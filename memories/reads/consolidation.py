@@ -2,8 +2,9 @@
 memories of one tier that say the same thing, each with a plan to fold it into one survivor.
 
 A cluster is exact duplicates (the same description and body) or near duplicates by meaning
-(each at least meaning.NEAR_DUPLICATE_COSINE alike to the cluster's centre). Its plan: the
-survivor (the most important: live before expired, then priority, reads, age), the sources
+(each saying the same as the cluster's centre by the write door's rule, meaning.say_the_same;
+at most meaning.NEIGHBOURS_KEPT pairs a memory, so a tier of near-copies stays bounded). Its
+plan: the survivor (the most important: live before expired, then priority, reads, age), the sources
 to put in the trash, their tags and references merged into the survivor, and the references
 elsewhere that name a source re-pointed to the survivor.
 

@@ -3,10 +3,11 @@
 - dangling references: targets no memory of the citing memory's band is named, grouped by
   target, with the tiers that do hold the name elsewhere;
 - orphans: memories nothing references and that reference nothing;
-- shadows: project memories whose description says the same or nearly the same as a global
-  one's, which every session on that project then reads twice;
+- shadows: project memories that say the same as a global one (the same words, or the same
+  by meaning), which every session on that project then reads twice;
 - the verification queue: memories unverified for longer than a period, oldest first;
-- near-duplicate descriptions grouped within a band, by the measure the write door uses.
+- near-duplicates grouped within a band, by the rule the write door's note uses
+  (meaning.say_the_same over the memories' vectors).
 """
 
 import difflib
@@ -18,7 +19,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory, Reference
-from memories.reads import graph
+from memories.reads import graph, meaning
 from memories.reads.backlinks import backlink
 from memories.reads.filters import MemoryFilters
 from memories.reads.listing import list_memories
@@ -29,12 +30,6 @@ from memories.rules.tiers import ANY_TIER
 DEFAULT_PERIOD = "90d"
 SECTION_LIMIT = 50
 GROUP_MEMBERS_SHOWN = 12
-# Two descriptions are measured only when they share this share of their word stems (the
-# first five letters of each word), and each against the next few in each sorted order.
-_BLOCKING_OVERLAP = 0.5
-_STEM = 5
-_WINDOW = 6
-_SHARED_START = 0.4
 
 
 @dataclass
@@ -200,10 +195,11 @@ def verification_queue(
 
 @dataclass
 class Similarity:
-    """The distinct descriptions of a scope and which of them are near one another.
+    """The distinct descriptions of a scope and which of them say the same.
 
     Wordings are numbered; `members[n]` holds (tier, memory id) of every memory whose
-    description is wording n (as similarity.words), `pairs` the near-duplicate pairs.
+    description is wording n (as similarity.words), `pairs` the wordings whose memories say
+    the same by meaning (meaning.alike_pairs), with their cosine.
     """
 
     words: list[str]
@@ -230,6 +226,8 @@ def _similarity(filters: MemoryFilters | None, now=None) -> Similarity:
     index: dict[str, int] = {}
     words_of: list[str] = []
     members: list[list[tuple[int, int]]] = []
+    position_of: dict[int, int] = {}
+    descriptions: dict[int, str] = {}
     for tier, memory_id, description in rows:
         words = similarity.words(description)
         if not words:
@@ -240,55 +238,25 @@ def _similarity(filters: MemoryFilters | None, now=None) -> Similarity:
             words_of.append(words)
             members.append([])
         members[position].append((tier, memory_id))
-    return Similarity(words_of, members, _near_pairs(words_of))
+        position_of[memory_id] = position
+        descriptions[memory_id] = description
+    return Similarity(words_of, members, _near_pairs(members, position_of, descriptions))
 
 
-def _near_pairs(words: list[str]) -> list[tuple[int, int, float]]:
-    """Pairs of distinct wordings that are near-duplicates, as (index, index, ratio).
-
-    Sorted neighbourhoods: the wordings are sorted as written and by their words reversed,
-    and each is measured against the next few in each order, so the work grows with the
-    store, not with its square. A near-copy differs in a word or two, which leaves it next to
-    its original, sharing at least the first two fifths of the text, in one of the orders.
-    Only such pairs that share half their word stems (the first letters of each word) are
-    measured, cheapest bound first.
-    """
-    near = similarity.NEAR_DUPLICATE_RATIO
-    stems: dict[int, frozenset[str]] = {}
-
-    def stems_of(position: int) -> frozenset[str]:
-        found = stems.get(position)
-        if found is None:
-            found = stems[position] = frozenset({w[:_STEM] for w in words[position].split()})
-        return found
-
-    reversed_words = [" ".join(reversed(text.split())) for text in words]
-    pairs: dict[tuple[int, int], float] = {}
-    for keys in (words, reversed_words):
-        order = sorted(range(len(words)), key=keys.__getitem__)
-        for position, a in enumerate(order):
-            key = keys[a]
-            for b in order[position + 1 : position + _WINDOW]:
-                other = keys[b]
-                shorter = min(len(key), len(other))
-                # Neighbours in this order that are near-copies share how they begin; and the
-                # ratio can be no higher than 2 * shorter / (sum of lengths).
-                start = int(_SHARED_START * shorter)
-                if key[:start] != other[:start] or 2 * shorter < near * (len(key) + len(other)):
-                    continue
-                pair = (a, b) if a < b else (b, a)
-                if pair in pairs:
-                    continue
-                ours, theirs = stems_of(a), stems_of(b)
-                if len(ours & theirs) < _BLOCKING_OVERLAP * len(ours | theirs):
-                    continue
-                matcher = difflib.SequenceMatcher(None, words[a], words[b])
-                if matcher.quick_ratio() < near:
-                    continue
-                ratio = matcher.ratio()
-                if ratio >= near:
-                    pairs[pair] = ratio
-    return [(a, b, ratio) for (a, b), ratio in pairs.items()]
+def _near_pairs(members, position_of, descriptions) -> list[tuple[int, int, float]]:
+    """Pairs of distinct wordings whose memories say the same by meaning, as (position,
+    position, cosine): within the global tier, within a project's, or a project's against the
+    global one (what one session sees together); the best cosine of each pair of wordings."""
+    by_tier: dict[int, list[int]] = defaultdict(list)
+    for held in members:
+        for tier, memory_id in held:
+            by_tier[tier].append(memory_id)
+    best: dict[tuple[int, int], float] = {}
+    for a, b, cosine in meaning.alike_pairs(by_tier, descriptions=descriptions):
+        x, y = sorted((position_of[a], position_of[b]))
+        if x != y:
+            best[(x, y)] = max(cosine, best.get((x, y), 0.0))
+    return [(x, y, cosine) for (x, y), cosine in best.items()]
 
 
 @dataclass
@@ -371,7 +339,7 @@ def _duplicate_groups(found: Similarity, limit: int, offset: int) -> Section:
 class Shadow:
     memory: Memory  # the project memory
     shadows: Memory  # the global memory it repeats
-    ratio: float
+    ratio: float  # 1.0 for the same words, else the cosine by meaning (meaning.alike_pairs)
 
     @property
     def identical(self) -> bool:

@@ -555,13 +555,15 @@ def _by_meaning(
         floor=MEANING_FLOOR,
         want=want,
         fields=("priority", "read_count", "verified_at", "created_at"),
+        less_hubness=True,
     )
     half_life = float(settings.MEMADMIN_SEARCH_HALF_LIFE_DAYS)
     close = [
         _Close(
             n.memory_id,
             n.cosine,
-            n.cosine * FORMULA.weight(priority, reads, verified_at, now, half_life) ** WEIGHT_POWER,
+            n.cosine * FORMULA.weight(priority, reads, verified_at, now, half_life) ** WEIGHT_POWER
+            - meaning.HUB_PENALTY * n.hubness,
             created_at,
         )
         for n in found

@@ -1,10 +1,10 @@
-"""How alike two descriptions are word for word: the measure behind the hygiene page's groups
-of near-identical wordings."""
+"""How two descriptions compare word for word: their words, how alike they read (the hygiene
+page's comparison of a group), and the words one says that the other does not (the second
+signal of meaning.say_the_same)."""
 
 import difflib
 import re
 
-NEAR_DUPLICATE_RATIO = 0.8
 _WORD = re.compile(r"\w+")
 
 
@@ -18,5 +18,18 @@ def ratio(a_words: str, b_words: str) -> float:
     return difflib.SequenceMatcher(None, a_words, b_words).ratio()
 
 
-def near(a_words: str, b_words: str) -> bool:
-    return ratio(a_words, b_words) >= NEAR_DUPLICATE_RATIO
+# Words a rewording adds or drops without changing the fact: articles, auxiliaries, most
+# prepositions and conjunctions. Negations are not among them: "no" and "not" change it.
+FUNCTION_WORDS = frozenset(
+    """a an the of to in on at by for from with and or is are was were be been being do does
+    did has have had it its this that these those as per via into onto than then there their
+    they them we our you your i s""".split()  # noqa: SIM905
+)
+
+
+def differing_words(a: str, b: str) -> tuple[list[str], list[str]]:
+    """The words of description `a` that `b` lacks and of `b` that `a` lacks, lower-case and in
+    order, function words left out: what one says that the other does not."""
+    ours = [w for w in _WORD.findall(a.lower()) if w not in FUNCTION_WORDS]
+    theirs = [w for w in _WORD.findall(b.lower()) if w not in FUNCTION_WORDS]
+    return [w for w in ours if w not in set(theirs)], [w for w in theirs if w not in set(ours)]

@@ -3,9 +3,8 @@
 import pytest
 
 from memories.models import Memory
-from memories.reads import hygiene
+from memories.reads import hygiene, meaning
 from memories.reads.filters import MemoryFilters
-from memories.rules import similarity
 from tests.conftest import backdate
 
 
@@ -72,15 +71,16 @@ def test_verification_queue_oldest_first(write, project):
 
 
 def test_shadows_same_or_nearly_same_description(write, project, other_project):
-    write("tz", description="Alice works in Europe/Berlin")
+    # By meaning, the memory's whole vector: its name is a third of it, so names say alike too.
+    write("alice-timezone", description="Alice works in Europe/Berlin")
     write("alice-tz", project="webdev", description="Alice works in Europe/Berlin")
     write("alice-zone", project="infra", description="Alice is working in Europe Berlin")
     write("pnpm", project="webdev", description="The web app uses pnpm")
     section = hygiene.shadows()
     found = {(s.memory.name, s.shadows.name): s for s in section.items}
-    assert set(found) == {("alice-tz", "tz"), ("alice-zone", "tz")}
-    assert found[("alice-tz", "tz")].identical
-    assert not found[("alice-zone", "tz")].identical
+    assert set(found) == {("alice-tz", "alice-timezone"), ("alice-zone", "alice-timezone")}
+    assert found[("alice-tz", "alice-timezone")].identical
+    assert not found[("alice-zone", "alice-timezone")].identical
     assert names(s.memory for s in section.items) == ["alice-tz", "alice-zone"]
 
 
@@ -99,27 +99,38 @@ def test_duplicate_groups_stay_within_a_band(write, project, other_project):
     assert identical[("tz-1", "tz-2")] is True and identical[("w-1", "w-2")] is False
 
 
-def test_duplicate_groups_do_not_chain(write):
-    # Each step is a near-duplicate of the next, the ends are not: no single group of all.
-    write("a", description="the cache service uses redis")
-    write("b", description="the cache service uses sqlite")
-    write("c", description="the queue service uses sqlite")
-    write("d", description="the queue worker uses sqlite now")
-    groups = [sorted(names(g.memories)) for g in hygiene.duplicate_groups().items]
-    assert all(len(group) < 4 for group in groups) and groups
+def test_duplicate_groups_do_not_chain():
+    # Each wording says the same as the next, the ends do not: no single group of all.
+    chain = hygiene.Similarity(
+        words=["a", "b", "c", "d"],
+        members=[[(0, 1)], [(0, 2)], [(0, 3)], [(0, 4)]],
+        pairs=[(0, 1, 0.9), (1, 2, 0.9), (2, 3, 0.9)],
+    )
+    groups = [ids for ids, _ in hygiene._groups(chain)]
+    assert all(len(ids) < 4 for ids in groups) and groups
 
 
 def test_a_near_copy_is_grouped_here_and_noted_by_the_write_door(write):
-    # The write door measures by meaning (the memory's vector, its name a third of it), the
-    # groups by wording: a near-copy under a like name is both.
-    first = "Nightly database backups run at 02:00 UTC"
-    second = "Nightly database backups run at 03:00 UTC"
-    write("backups-2am", description=first)
-    write("backups-3am", description=second)
-    assert similarity.near(similarity.words(first), similarity.words(second))
-    result = write("backups-4am", description="Nightly database backups run at 04:00 UTC")
+    # One rule (meaning.say_the_same) for the write door's note and the groups here: the same
+    # fact reworded is both; another fact in nearly the same words is neither.
+    write("backups-nightly", description="Nightly database backups run at 02:00 UTC")
+    result = write("db-backups", description="Database backups run nightly at 02:00 UTC")
     assert any("already says something very similar" in note for note in result.notes)
-    assert hygiene.duplicate_groups().items[0].size == 3
+    (group,) = hygiene.duplicate_groups().items
+    assert sorted(names(group.memories)) == ["backups-nightly", "db-backups"]
+    write("cache-redis", description="The cache service uses Redis")
+    result = write("cache-no-redis", description="The cache service dropped Redis")
+    assert not any("already says something very similar" in note for note in result.notes)
+    assert hygiene.duplicate_groups().count == 1
+
+
+def test_a_project_memory_saying_a_global_fact_again_is_a_shadow(write, project):
+    write("pnpm", description="The web app uses pnpm, never npm or yarn")
+    write("use-pnpm", description="Use pnpm for the web app, not npm or yarn", project="webdev")
+    write("no-pnpm", description="The web app stopped using pnpm", project="webdev")
+    (shadow,) = hygiene.shadows().items
+    assert (shadow.memory.name, shadow.shadows.name) == ("use-pnpm", "pnpm")
+    assert meaning.NEAR_DUPLICATE_COSINE <= shadow.ratio < 1.0 and not shadow.identical
 
 
 def test_report_reads_references_and_descriptions_once(write, django_assert_num_queries):
@@ -127,7 +138,7 @@ def test_report_reads_references_and_descriptions_once(write, django_assert_num_
     write("twin-a", description="same words here")
     write("twin-b", description="same words here")
     write("twin-c", description="the project uses pnpm and nothing else")
-    with django_assert_num_queries(11):
+    with django_assert_num_queries(12):  # one more: the vectors brought up to date
         report = hygiene.report()
     assert report.dangling.count == 1 and report.unverified.count == 1
     assert report.duplicates.count == 1 and report.shadows.count == 0
@@ -151,13 +162,14 @@ def test_compare_side_by_side(write, project):
     assert hygiene.compare([]).memories == []
 
 
-@pytest.mark.parametrize("count", [5, 40])
-def test_duplicate_queries_do_not_grow(write, count, django_assert_num_queries):
+@pytest.mark.parametrize(("count", "groups", "grouped"), [(5, 2, 4), (40, 3, 40)])
+def test_duplicate_queries_do_not_grow(write, count, groups, grouped, django_assert_num_queries):
+    # "number 0" and "number 1" are two facts (as host-7 and host-8): each wording its group.
     for number in range(count):
         write(f"m{number}", description=f"memory number {number % 3} of the set")
-    with django_assert_num_queries(3):  # the descriptions, the members' order, those shown
+    with django_assert_num_queries(4):  # descriptions, vectors' state, members' order, shown
         section = hygiene.duplicate_groups()
-    assert section.count == 1 and sum(g.size for g in section.items) == count
+    assert section.count == groups and sum(g.size for g in section.items) == grouped
     assert Memory.objects.count() == count
 
 

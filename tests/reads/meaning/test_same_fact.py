@@ -1,0 +1,88 @@
+"""The one rule of "says the same": vectors alike, and what differs alike in meaning too."""
+
+import numpy as np
+
+from memories.models import GLOBAL_TIER, Memory
+from memories.reads import meaning
+from memories.rules import similarity
+
+
+def test_differing_words_leave_function_words_out_and_keep_negations():
+    assert similarity.differing_words(
+        "The cache service uses Redis", "The cache service dropped Redis"
+    ) == (["uses"], ["dropped"])
+    assert similarity.differing_words("Deploys go to host-7", "No deploys go to host-7") == (
+        [],
+        ["no"],
+    )
+    assert similarity.differing_words("Alice works in Europe", "Alice works in the Europe") == (
+        [],
+        [],
+    )
+
+
+def test_a_reworded_fact_is_the_same_and_a_changed_one_is_not():
+    assert meaning.say_the_same(
+        [
+            ("Nightly database backups run at 02:00 UTC", "Database backups run nightly at 02:00"),
+            ("The cache service uses Redis", "The cache service dropped Redis"),
+            ("Production deploys go to host-7", "Production deploys go to host-8"),
+            ("Carmen prefers Spanish in chat", "In chat Carmen prefers Spanish"),
+            ("Carmen prefers Spanish in chat", "Carmen prefers English in chat"),
+        ]
+    ) == [True, False, False, True, False]
+    assert meaning.say_the_same([]) == []
+
+
+def test_pairs_are_bounded_per_memory(write, monkeypatch):
+    for n in range(4):
+        write(f"backups-nightly-{n}", description="Nightly database backups run at 02:00 UTC")
+    assert len(meaning.near_duplicate_pairs(GLOBAL_TIER)) == 6
+    monkeypatch.setattr(meaning, "NEIGHBOURS_KEPT", 1)
+    pairs = meaning.near_duplicate_pairs(GLOBAL_TIER)
+    seen = [m for a, b, _ in pairs for m in (a, b)]
+    assert pairs and len(seen) == len(set(seen)), "each memory in one pair at most"
+
+
+def test_a_contradiction_gets_no_note_from_the_write_door(write):
+    write("cache-redis", description="The cache service uses Redis")
+    result = write("cache-no-redis", description="The cache service dropped Redis")
+    assert not any("already says something very similar" in note for note in result.notes)
+    result = write("redis-cache", description="The cache service uses Redis, as decided")
+    assert any("'cache-redis' already says" in note for note in result.notes)
+
+
+def test_pairs_by_cells_find_what_every_pair_finds(write, monkeypatch):
+    for n in range(3):
+        write(f"backups-nightly-{n}", description="Nightly database backups run at 02:00 UTC")
+        write(f"cache-redis-{n}", description="The cache service uses Redis")
+    write("subtitles", description="Subtitles are delivered as SRT and TTML")
+    every_pair = meaning.near_duplicate_pairs(GLOBAL_TIER)
+    assert len(every_pair) == 6
+    monkeypatch.setattr(meaning, "EXACT_UP_TO", 2)  # 7 memories: 2 cells, both probed
+    by_cells = meaning.near_duplicate_pairs(GLOBAL_TIER)
+    assert [(a, b) for a, b, _ in by_cells] == [(a, b) for a, b, _ in every_pair]
+    assert np.allclose([c for *_, c in by_cells], [c for *_, c in every_pair], atol=1e-5)
+
+
+def test_pairs_span_a_project_and_the_global_tier_not_two_projects(write, project, other_project):
+    write("backups-nightly", description="Nightly database backups run at 02:00 UTC")
+    web = write(
+        "backups-web", description="Nightly database backups run at 02:00 UTC", project="webdev"
+    )
+    infra = write(
+        "backups-infra", description="Nightly database backups run at 02:00 UTC", project="infra"
+    )
+    ids = dict(Memory.objects.values_list("name", "id"))
+    pairs = meaning.alike_pairs(
+        {
+            GLOBAL_TIER: [ids["backups-nightly"]],
+            project.id: [web.memory.id],
+            other_project.id: [infra.memory.id],
+        }
+    )
+    found = {tuple(sorted((a, b))) for a, b, _ in pairs}
+    assert found == {
+        tuple(sorted((ids["backups-nightly"], web.memory.id))),
+        tuple(sorted((ids["backups-nightly"], infra.memory.id))),
+    }
