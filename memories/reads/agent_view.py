@@ -184,7 +184,8 @@ class TierReads:
         return memories
 
     def inline(self, tier: int) -> list[Memory]:
-        """The tier's inline bodies in force, in index order."""
+        """The tier's inline bodies in force, in index order, with what an index line and
+        the band's cut show (the tags, references and dates besides cost converting)."""
         return self._once(
             ("inline", tier),
             lambda: self._with_projects(
@@ -192,6 +193,7 @@ class TierReads:
                     self._tier(tier)
                     .filter(_in_force(self.now), load="inline")
                     .exclude(body="")
+                    .only(*INDEX_LINE_FIELDS, "body")
                     .order_by(*INDEX_ORDER)
                 )
             ),
