@@ -214,6 +214,11 @@ class TierReads:
             ),
         )
 
+    def read_tallies(self, tiers) -> None:
+        """Read the tallies of several tiers at once (the budget report reads every tier)."""
+        for tier, tally in tallies.tier_tallies(tiers, self.now).items():
+            self._read[("tally", tier)] = tally
+
     def count(self, tier: int, what: str) -> int:
         """How many of the tier's memories are listable in the index, search-only or expired."""
         tally = self._once(("tally", tier), lambda: tallies.tier_tally(tier, self.now))
