@@ -102,6 +102,11 @@ class Memory(models.Model):
             # count every memory, give back when a view counts those in force.
             models.Index(fields=["tier", "expires_at", "load"], name="memory_tier_expiry"),
             models.Index(fields=["verified_at"], name="memory_verified"),
+            # The drift sections (reads.drift) in their order off one range: the never read
+            # by priority and age, the most read first.
+            models.Index(
+                fields=["read_count", "priority", "created_at", "id"], name="memory_read_order"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -91,17 +91,19 @@ def index_line(memory: Memory, now: dt.datetime) -> str:
     )
 
 
-def _held_to_ceilings(rows: list[Memory], total: int, now, tags_beside) -> Listing:
-    """List rows by description within 8 KiB and 200 entries, counting the rest."""
+def _held_to_ceilings(rows: list[Memory], total: int, now, tags_beside, line=None) -> Listing:
+    """List rows by description within 8 KiB and 200 entries, counting the rest.
+
+    `line` (memory: its index line) may hand back lines written for another band."""
     listing = Listing(tags_beside=tags_beside)
     max_bytes = settings.MEMADMIN_INDEX_MAX_BYTES
     max_entries = settings.MEMADMIN_INDEX_MAX_ENTRIES
     for memory in rows:
-        line = index_line(memory, now)
-        size = len(line.encode("utf-8")) + 1
+        line_text = line(memory) if line else index_line(memory, now)
+        size = len(line_text.encode("utf-8")) + 1
         if len(listing.lines) >= max_entries or listing.bytes + size > max_bytes:
             break
-        listing.lines.append((memory, line))
+        listing.lines.append((memory, line_text))
         listing.bytes += size
     listing.left_out = total - len(listing.lines)
     return listing
@@ -153,6 +155,20 @@ class TierReads:
     def __init__(self, now: dt.datetime):
         self.now = now
         self._read: dict[tuple, object] = {}
+        self._keys: dict[int, tuple] = {}
+        self._lines: dict[int, str] = {}
+
+    def key(self, memory: Memory) -> tuple:
+        """The memory's place in index order, worked out once for every band holding it."""
+        if memory.id not in self._keys:
+            self._keys[memory.id] = _index_key(memory)
+        return self._keys[memory.id]
+
+    def line(self, memory: Memory) -> str:
+        """The memory's index line, written once for every band holding it."""
+        if memory.id not in self._lines:
+            self._lines[memory.id] = index_line(memory, self.now)
+        return self._lines[memory.id]
 
     def _once(self, key: tuple, read):
         if key not in self._read:
@@ -168,7 +184,8 @@ class TierReads:
         return memories
 
     def inline(self, tier: int) -> list[Memory]:
-        """The tier's inline bodies in force, in index order."""
+        """The tier's inline bodies in force, in index order, with what an index line and
+        the band's cut show (the tags, references and dates besides cost converting)."""
         return self._once(
             ("inline", tier),
             lambda: self._with_projects(
@@ -176,6 +193,7 @@ class TierReads:
                     self._tier(tier)
                     .filter(_in_force(self.now), load="inline")
                     .exclude(body="")
+                    .only(*INDEX_LINE_FIELDS, "body")
                     .order_by(*INDEX_ORDER)
                 )
             ),
@@ -196,6 +214,11 @@ class TierReads:
             ),
         )
 
+    def read_tallies(self, tiers) -> None:
+        """Read the tallies of several tiers at once (the budget report reads every tier)."""
+        for tier, tally in tallies.tier_tallies(tiers, self.now).items():
+            self._read[("tally", tier)] = tally
+
     def count(self, tier: int, what: str) -> int:
         """How many of the tier's memories are listable in the index, search-only or expired."""
         tally = self._once(("tally", tier), lambda: tallies.tier_tally(tier, self.now))
@@ -215,7 +238,7 @@ def agent_view(
     reads = reads or TierReads(now)
     tiers = (GLOBAL_TIER,) if project is None else (GLOBAL_TIER, project.id)
 
-    inline = sorted((m for tier in tiers for m in reads.inline(tier)), key=_index_key)
+    inline = sorted((m for tier in tiers for m in reads.inline(tier)), key=reads.key)
     budget_limit = budget.budget_bytes()
     shown, unshown, walk, spent = [], [], [], 0
     for memory in inline:
@@ -231,7 +254,7 @@ def agent_view(
 
     cap = settings.MEMADMIN_INDEX_MAX_ENTRIES + 1
     candidates = sorted(
-        (m for tier in tiers for m in reads.index_candidates(tier, cap)), key=_index_key
+        (m for tier in tiers for m in reads.index_candidates(tier, cap)), key=reads.key
     )[:cap]
     listable = sum(reads.count(tier, "listable") for tier in tiers)
     index = _held_to_ceilings(
@@ -239,6 +262,7 @@ def agent_view(
         listable,
         now,
         functools.partial(tallies.left_out_tags, tiers, "index", now),
+        reads.line,
     )
     # Grouped for reading, global first; which entries survive was decided in index order.
     index.lines.sort(key=lambda pair: pair[0].project_id is not None)

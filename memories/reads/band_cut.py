@@ -15,6 +15,7 @@ from memories.reads.agent_view import AgentView, agent_view, index_candidates
 from memories.rules import budget, tiers
 
 FALL_OFF_SHOWN = 50
+CUT_SHOWN = 100  # rows of the cut table; past them, the rest in one sentence
 LARGEST_SHOWN = 10
 
 
@@ -64,6 +65,25 @@ class BandDetail:
     def cut_at(self) -> int | None:
         """Where the cut line falls: the position of the first body not given in full."""
         return next((n for n, entry in enumerate(self.cut) if not entry.shown), None)
+
+    @property
+    def cut_shown(self) -> list[CutEntry]:
+        """The first CUT_SHOWN bodies of the cut, in index order: a band far past the budget
+        (one written around the doors) would otherwise be a table of every inline body."""
+        return self.cut[:CUT_SHOWN]
+
+    @property
+    def cut_beyond(self) -> str:
+        """What the cut holds past the rows shown, in words ("" when nothing)."""
+        rest = self.cut[CUT_SHOWN:]
+        if not rest:
+            return ""
+        given = sum(entry.shown for entry in rest)
+        noun = "body" if len(rest) == 1 else "bodies"
+        return (
+            f"{len(rest):,} more inline {noun} in force after these, {given:,} of them given "
+            f"in full ({size(sum(entry.bytes for entry in rest))})."
+        )
 
     @property
     def not_given(self) -> list[CutEntry]:

@@ -92,6 +92,14 @@ def largest_inline(tiers, now, *, limit=3, replacing=(), adding=()) -> list[dict
     return rows[:limit]
 
 
+def largest_of(memories, limit: int) -> list[dict]:
+    """largest_inline's rows over inline bodies already read (in force, not empty)."""
+    ranked = sorted(((m.body_bytes, m.id, m) for m in memories), key=lambda t: (-t[0], t[1]))
+    return [
+        {"name": m.name, "project": m.project_name, "bytes": size} for size, _, m in ranked[:limit]
+    ]
+
+
 def refuse_if_past_budget(
     before: list[InlineContribution], after: list[InlineContribution], now: dt.datetime
 ) -> None:

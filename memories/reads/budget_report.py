@@ -106,7 +106,9 @@ def budget_report(now: dt.datetime | None = None, *, largest: int = 10, reads=No
     limit = budget_bytes()
     bands = []
     reads = reads or TierReads(now)  # the global tier, read once for every band
-    for project in [None, *Project.objects.order_by("name")]:
+    projects = list(Project.objects.order_by("name"))
+    reads.read_tallies([GLOBAL_TIER, *(project.id for project in projects)])
+    for project in [None, *projects]:
         tier = GLOBAL_TIER if project is None else project.id
         view = agent_view(project, now, reads=reads)
         bands.append(
@@ -117,7 +119,9 @@ def budget_report(now: dt.datetime | None = None, *, largest: int = 10, reads=No
                 budget_bytes=limit,
                 inline_shown=len(view.inline_shown),
                 inline_not_shown=len(view.inline_unshown.lines) + view.inline_unshown.left_out,
-                largest=budget.largest_inline(tuple({GLOBAL_TIER, tier}), now, limit=5),
+                largest=budget.largest_of(
+                    [m for t in {GLOBAL_TIER, tier} for m in reads.inline(t)], 5
+                ),
                 index=IndexUsage(
                     entries=len(view.index.lines),
                     bytes=view.index.bytes,
@@ -132,5 +136,8 @@ def budget_report(now: dt.datetime | None = None, *, largest: int = 10, reads=No
     return BudgetReport(
         budget_bytes=limit,
         bands=bands,
-        largest=budget.largest_inline(tuple({GLOBAL_TIER, *totals}), now, limit=largest),
+        largest=budget.largest_of(
+            [m for band in [GLOBAL_TIER, *(p.id for p in projects)] for m in reads.inline(band)],
+            largest,
+        ),
     )

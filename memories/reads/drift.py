@@ -27,6 +27,7 @@ OFTEN_READ = 10  # reads
 UNREAD_AFTER = dt.timedelta(days=30)  # a memory younger than this has had no chance yet
 SUGGESTED_PRIORITY = DEFAULT_PRIORITY
 SECTION_LIMIT = 50
+COUNT_BOUND = 1000  # a section's count past this reads "1,000+"
 
 
 @dataclass
@@ -81,9 +82,29 @@ class Mismatch:
 @dataclass
 class Mismatches:
     items: list[Mismatch]
-    count: int
+    count: int  # at most COUNT_BOUND; `more` says whether there are more
     limit: int
     offset: int
+    more: bool = False
+
+    @property
+    def count_label(self) -> str:
+        return f"{self.count:,}+" if self.more else f"{self.count:,}"
+
+
+def _mismatches(queryset, order, describe, limit: int, offset: int) -> Mismatches:
+    """A page of `queryset` in `order` (memory_read_order's), and a count bounded at
+    COUNT_BOUND: the matches grow with the store (a tenth of it never read, at priority 0-2),
+    and counting them all took 280 ms at 1,000,000 memories."""
+    page = queryset.order_by(*order)[offset : offset + limit]
+    counted = queryset.order_by()[: COUNT_BOUND + 1].count()
+    return Mismatches(
+        [Mismatch(memory, describe(memory), SUGGESTED_PRIORITY) for memory in page],
+        min(counted, COUNT_BOUND),
+        limit,
+        offset,
+        more=counted > COUNT_BOUND,
+    )
 
 
 def _scope(filters: MemoryFilters | None, now: dt.datetime):
@@ -102,16 +123,15 @@ def important_unread(
     queryset = _scope(filters, now).filter(
         priority__lte=IMPORTANT_MAX, read_count=0, created_at__lt=now - UNREAD_AFTER
     )
-    page = queryset.order_by("priority", "created_at", "id")[offset : offset + limit]
-    items = [
-        Mismatch(
-            memory,
-            f"priority {memory.priority} but never read in {(now - memory.created_at).days} days",
-            SUGGESTED_PRIORITY,
-        )
-        for memory in page
-    ]
-    return Mismatches(items, queryset.count(), limit, offset)
+    return _mismatches(
+        queryset,
+        ("priority", "created_at", "id"),
+        lambda memory: (
+            f"priority {memory.priority} but never read in {(now - memory.created_at).days} days"
+        ),
+        limit,
+        offset,
+    )
 
 
 def unimportant_read_often(
@@ -122,13 +142,10 @@ def unimportant_read_often(
     queryset = _scope(filters, now).filter(
         priority__gte=UNIMPORTANT_MIN, read_count__gte=OFTEN_READ
     )
-    page = queryset.order_by("-read_count", "priority", "id")[offset : offset + limit]
-    items = [
-        Mismatch(
-            memory,
-            f"priority {memory.priority} but read {memory.read_count} times",
-            SUGGESTED_PRIORITY,
-        )
-        for memory in page
-    ]
-    return Mismatches(items, queryset.count(), limit, offset)
+    return _mismatches(
+        queryset,
+        ("-read_count", "priority", "id"),
+        lambda memory: f"priority {memory.priority} but read {memory.read_count} times",
+        limit,
+        offset,
+    )

@@ -157,9 +157,11 @@ class MemoryFilters:
             parts.append(f"priority {self.priority_max} or less")
         return parts
 
-    def summary(self, count: int, *, searched: bool = False) -> str:
-        noun = "memory" if count == 1 else "memories"
-        text = " ".join([f"{count} {noun}", ", ".join(self.labels())]).strip()
+    def summary(self, count: int, *, searched: bool = False, more: bool = False) -> str:
+        """`more`: there are more than `count` (a bounded count)."""
+        noun = "memory" if count == 1 and not more else "memories"
+        counted = f"more than {count}" if more else str(count)
+        text = " ".join([f"{counted} {noun}", ", ".join(self.labels())]).strip()
         return text + ("" if searched else ", most important first")
 
 

@@ -41,15 +41,21 @@ def _expired(tiers, now: dt.datetime):
     return Memory.objects.filter(likelihood(Q(expires_at__lte=now), SPARSE), tier__in=tiers)
 
 
+def tier_tallies(tiers, now: dt.datetime) -> dict[int, TierTally]:
+    """Each tier's TierTally (two queries however many tiers)."""
+    memories: dict[int, dict[str, int]] = {tier: {} for tier in tiers}
+    expired: dict[int, dict[str, int]] = {tier: {} for tier in tiers}
+    kept = BandTally.objects.filter(tier__in=tiers).order_by().values_list("tier", "load")
+    for tier, load, n in kept.annotate(n=_sum("memories")):
+        memories[tier][load] = n
+    gone = _expired(tiers, now).order_by().values_list("tier", "load")
+    for tier, load, n in gone.annotate(n=Count("id")):
+        expired[tier][load] = n
+    return {tier: TierTally(memories[tier], expired[tier]) for tier in tiers}
+
+
 def tier_tally(tier: int, now: dt.datetime) -> TierTally:
-    memories = dict(
-        BandTally.objects.filter(tier=tier)
-        .order_by()
-        .values_list("load")
-        .annotate(n=_sum("memories"))
-    )
-    expired = dict(_expired((tier,), now).order_by().values_list("load").annotate(n=Count("id")))
-    return TierTally(memories, expired)
+    return tier_tallies((tier,), now)[tier]
 
 
 def _sum(column: str) -> Cast:

@@ -7,7 +7,9 @@ import re
 import pytest
 from django.utils import timezone
 
+from memadmin.pages.insights import views
 from memories.models import Memory
+from memories.reads import band_cut, drift
 from tests.conftest import backdate
 from tests.pages.conftest import chrome_free
 
@@ -218,6 +220,23 @@ def test_budget_report(auditor, store):
     assert "Priorities of the global tier" in page and "Important but never read" in page
     assert auditor.get("/budget/?project=nope").status_code == 404
     assert auditor.get("/budget/?project=bad%20name").status_code == 400
+
+
+def test_the_budget_page_bounds_its_counts_and_its_cut_table(
+    auditor, store, write, monkeypatch, settings
+):
+    settings.MEMADMIN_INLINE_MAX_BYTES = 32768
+    for number in range(3):
+        write(f"rule-{number}", load="inline", body="r" * 30, priority=2)
+        backdate(write(f"unread-{number}", priority=0).memory, days=90)
+    settings.MEMADMIN_INLINE_MAX_BYTES = 140  # deploy-host (80), rule-2 and rule-1 fit
+    monkeypatch.setattr(drift, "COUNT_BOUND", 2)
+    monkeypatch.setattr(views, "MISMATCHES_SHOWN", 1)
+    monkeypatch.setattr(band_cut, "CUT_SHOWN", 2)
+    page = auditor.get("/budget/").content.decode()
+    assert 'Important but never read <span class="muted">(2+)</span>' in page
+    assert "The first 1 of 2+." in page
+    assert "2 more inline bodies in force after these, 1 of them given in full (60 bytes)." in page
 
 
 def test_the_cut_line_says_given_once(auditor, store, settings):

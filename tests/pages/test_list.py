@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memadmin.pages.memories.forms import BulkForm, MemoryListForm
+from memories.reads import listing
 from memories.rules import fields
 from memories.writes import doors
 from projects import writes as project_doors
@@ -91,6 +92,25 @@ def test_filters_use_the_api_parameters(auditor, store, query, expected, summary
     html = auditor.get("/memories/?" + query).content.decode()
     assert names(html) == expected
     assert summary in html
+
+
+@pytest.mark.parametrize(
+    ("query", "summary"),
+    [
+        ("referencing=rule", "more than 1 memories referencing ‘rule’"),
+        ("unverified=90d&project=", "1 memory in the global tier, unverified for 90 days"),
+    ],
+)
+def test_a_filter_the_tallies_do_not_keep_counts_up_to_a_bound(
+    operator, store, monkeypatch, query, summary
+):
+    monkeypatch.setattr(listing, "PAGE_COUNT_BOUND", 1)
+    html = operator.get("/memories/?" + query).content.decode()
+    assert summary in html
+    if "referencing" in query:
+        assert names(html) == ["stale", "cites"]
+        assert "These more than 1 as data" in html
+        assert "every memory matching (more than 1)" in html
 
 
 def test_the_filter_form_shows_the_filters_in_force(auditor, store):

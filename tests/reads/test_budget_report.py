@@ -5,6 +5,7 @@ import datetime as dt
 
 from django.utils import timezone
 
+from memories.reads import budget
 from memories.reads.budget_report import budget_report
 
 
@@ -29,10 +30,25 @@ def test_report_queries_grow_with_bands_not_with_memories(
     for number in range(30):
         write(f"m{number}", load="inline" if number % 2 else "index", body="x", tags=["t"])
         write(f"p{number}", project="webdev", tags=["t"])
-    # Per tier, read once for every band holding it: its inline bodies, its index, its
-    # tallies and its expired memories by load; per band, its largest inline bodies. And once,
-    # the inline totals, the projects, the largest of every band, the projects the rows name.
-    global_tier, project_tier = 4, 4
-    global_band, project_band = global_tier + 1, project_tier + 1
-    with django_assert_num_queries(3 + 1 + global_band + project_band):
+    # Per tier, read once for every band holding it: its inline bodies and its index (the
+    # largest inline bodies of a band are found among the former). And once: the inline
+    # totals, the projects, every tier's tallies and its expired memories by load, the
+    # projects the rows name.
+    per_tier = 2
+    with django_assert_num_queries(5 + 2 * per_tier):
         budget_report()
+
+
+def test_the_largest_are_those_the_write_door_names(write, project, other_project):
+    past = (timezone.now() - dt.timedelta(days=1)).isoformat()
+    for number, (band, size) in enumerate([(None, 50), ("webdev", 70), ("infra", 30)]):
+        write(f"rule{number}", project=band, load="inline", body="x" * size)
+    write("small", load="inline", body="y")
+    write("gone", load="inline", body="z" * 90, expires=past)
+    now = timezone.now()
+    report = budget_report(now)
+    every = budget.largest_inline((0, project.id, other_project.id), now, limit=10)
+    assert report.largest == every and [row["name"] for row in every][:1] == ["rule1"]
+    for band in report.bands[1:]:
+        tier = project.id if band.project == "webdev" else other_project.id
+        assert band.largest == budget.largest_inline((0, tier), now, limit=5)

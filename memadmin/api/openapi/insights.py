@@ -108,11 +108,16 @@ SCHEMAS = {
             "isolated": {
                 "type": "integer",
                 "minimum": 0,
-                "description": "memories in scope with no reference in or out (not drawn)",
+                "description": "memories in scope with no reference in or out (not drawn); "
+                "counted when the graph is whole (partial false), else 0",
             },
             "centre": NULLABLE_TEXT,
             "depth": {"type": ["integer", "null"]},
-            "partial": {"type": "boolean"},
+            "partial": {
+                "type": "boolean",
+                "description": "a neighbourhood stopped at the cap before its depth, or the "
+                "store-wide graph drawn from its newest references alone (totals: at least)",
+            },
             "summary": TEXT,
         }
     ),

@@ -225,13 +225,14 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         context.update(error=error.message, status=error.status)
         return context
     refusals = refusals or {}
-    summary = filters.summary(page.count, searched=sort != "index")
+    summary = filters.summary(page.count, searched=sort != "index", more=page.more)
     if sort != "index":
         summary += f", sorted by {SORT_WORDS[sort]}"
     links = RowLinks()
     context.update(
         listing=page,
         count=page.count,
+        count_more=page.more,
         summary=summary,
         rows=[
             Row(

@@ -73,3 +73,18 @@ def test_nothing_falls_off_a_small_index(write):
     detail = band_cut.band_detail(None)
     assert detail.fall_off == [] and detail.fall_off_reason == ""
     assert detail.to_dict()["index"]["footer"] == ""
+
+
+def test_the_cut_table_shows_its_first_rows_and_sums_up_the_rest(write, settings, monkeypatch):
+    for number in range(5):
+        write(f"rule{number}", load="inline", body="a" * 40, priority=number)
+    settings.MEMADMIN_INLINE_MAX_BYTES = 100
+    monkeypatch.setattr(band_cut, "CUT_SHOWN", 2)
+    detail = band_cut.band_detail(None)
+    assert [e.memory.name for e in detail.cut_shown] == ["rule0", "rule1"]
+    assert len(detail.cut) == 5
+    assert detail.cut_beyond == (
+        "3 more inline bodies in force after these, 0 of them given in full (120 bytes)."
+    )
+    monkeypatch.setattr(band_cut, "CUT_SHOWN", 5)
+    assert band_cut.band_detail(None).cut_beyond == ""

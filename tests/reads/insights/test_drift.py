@@ -1,5 +1,9 @@
 """Priority drift: histograms per tier and read counts that argue with priorities."""
 
+import pytest
+from django.db import connection
+from django.utils import timezone
+
 from memories.reads import drift
 from memories.reads.filters import MemoryFilters
 from tests.conftest import backdate
@@ -59,3 +63,26 @@ def test_unimportant_but_read_often(write, reads, project):
     assert section.items[0].reason == "priority 15 but read 40 times"
     filtered = drift.unimportant_read_often(MemoryFilters(project="webdev"))
     assert [m.memory.name for m in filtered.items] == ["warm"]
+
+
+def test_a_section_counts_up_to_its_bound(write, reads, monkeypatch):
+    for number in range(4):
+        reads(write(f"hot{number}", priority=12).memory, 20 + number)
+    monkeypatch.setattr(drift, "COUNT_BOUND", 3)
+    section = drift.unimportant_read_often(limit=2)
+    assert [m.memory.name for m in section.items] == ["hot3", "hot2"]
+    assert (section.count, section.more, section.count_label) == (3, True, "3+")
+    monkeypatch.setattr(drift, "COUNT_BOUND", 4)
+    section = drift.unimportant_read_often(limit=2)
+    assert (section.count, section.more, section.count_label) == (4, False, "4")
+
+
+@pytest.mark.engine("sqlite")
+def test_the_never_read_section_reads_one_range_of_the_read_order_index(write):
+    write("rule", priority=1)
+    section = drift._scope(None, timezone.now()).filter(priority__lte=2, read_count=0)
+    sql, params = section.order_by("priority", "created_at", "id").query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN QUERY PLAN " + sql, params)
+        plan = " ".join(row[-1] for row in cursor.fetchall())
+    assert "memory_read_order (read_count=? AND priority<?)" in plan and "TEMP" not in plan

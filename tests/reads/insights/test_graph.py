@@ -336,3 +336,36 @@ def test_nodes_carry_their_drawn_cluster_largest_first(write):
     clusters = {n.label: n.cluster for n in graph.store_graph().nodes}
     assert {clusters[name] for name in ("hub", "spoke0", "spoke1", "spoke2")} == {0}
     assert clusters["pair-a"] == clusters["pair-b"] == 1
+
+
+def test_store_graph_reads_the_newest_references_up_to_the_cap(
+    write, monkeypatch, django_assert_num_queries
+):
+    for number in range(10):
+        write(f"a{number}", references=[f"b{number}"])
+        write(f"b{number}")
+    write("alone")
+    monkeypatch.setattr(graph, "LINK_CHUNK", 3)
+    with django_assert_num_queries(2):  # one chunk of 4 references reaches the cap; the nodes
+        g = graph.store_graph(cap=2)
+    assert g.partial and g.capped and len(g.nodes) == 2
+    assert set(by_label(g)) <= {f"{side}{n}" for side in "ab" for n in range(6, 10)}
+    assert g.total_nodes == 8 and g.total_edges == 4 and g.isolated == 0
+    assert g.summary() == (
+        "Showing 2 of at least 8 nodes (the newest references' largest clusters first, most "
+        "connected within) and 1 of 4 references."
+    )
+    whole = graph.store_graph(cap=30)  # chunks of 60 references: every one read at once
+    assert not whole.partial and whole.total_nodes == 20 and whole.isolated == 1
+
+
+def test_store_graph_reads_chunks_until_the_cap_is_reached(
+    write, monkeypatch, django_assert_num_queries
+):
+    names = ["a", "b", "c", "d"]
+    for name in names:  # 12 references among 4 memories
+        write(name, references=[other for other in names if other != name])
+    monkeypatch.setattr(graph, "LINK_CHUNK", 1)
+    with django_assert_num_queries(4):  # 10 references, 2 more, the nodes, the count
+        g = graph.store_graph(cap=5)
+    assert not g.partial and g.total_nodes == 4 and g.total_edges == 12
