@@ -102,6 +102,8 @@ class Memory(models.Model):
             # count every memory, give back when a view counts those in force.
             models.Index(fields=["tier", "expires_at", "load"], name="memory_tier_expiry"),
             models.Index(fields=["verified_at"], name="memory_verified"),
+            # A tier's verification spans (the list's facets) as ranges of one index.
+            models.Index(fields=["tier", "verified_at"], name="memory_tier_verified"),
         ]
 
     def __str__(self) -> str:

@@ -1,8 +1,11 @@
 """Facets: the counts of what the filters admit, per tier, load, expiry, verification, tag."""
 
 import datetime as dt
+from dataclasses import replace
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from memories.reads import facets
@@ -65,10 +68,37 @@ def test_the_most_common_tags_come_first_and_the_rest_are_more(db, monkeypatch):
 
 
 def test_facets_run_a_fixed_number_of_queries(store, django_assert_num_queries):
-    # the total, the projects, tiers, two loads, expired, five verification spans, tags
-    with django_assert_num_queries(12):
+    # the projects, the band tallies (tiers, loads), expired, five verification spans, tags
+    with django_assert_num_queries(9):
         facets.facets(MemoryFilters(), timezone.now())
     for number in range(20):
         doors.write(f"more-{number}", description=f"more {number}", tags=[f"t{number}"])
-    with django_assert_num_queries(12):
+    with django_assert_num_queries(9):
         facets.facets(MemoryFilters(), timezone.now())
+
+
+@pytest.mark.parametrize("tier", [ANY_TIER, None, "webdev"])
+def test_over_a_tier_or_the_store_the_tallies_count_what_the_rows_do(store, tier):
+    doors.write("f", project="webdev", description="f", tags=["docs", "Docs"], load="inline")
+    now = timezone.now()
+    filters = MemoryFilters(project=tier)
+    assert facets._tally_kept(filters)
+
+    def ordered(counts):
+        return replace(counts, tags=sorted(counts.tags))
+
+    assert ordered(facets._tallied(filters, now)) == ordered(facets._counted(filters, now))
+
+
+def test_over_the_store_the_facets_read_no_memory_tags(store):
+    with CaptureQueriesContext(connection) as queries:
+        facets.facets(MemoryFilters(project="webdev"), timezone.now())
+    read = " ".join(query["sql"] for query in queries.captured_queries)
+    assert "memories_tagtally" in read
+    assert '"memories_tag"' not in read and "memories_bandtally" in read
+
+
+def test_any_other_filter_is_counted_from_its_rows(store):
+    assert not facets._tally_kept(MemoryFilters(load="inline"))
+    assert not facets._tally_kept(MemoryFilters(project="webdev", expired=False))
+    assert not facets._tally_kept(MemoryFilters(band=None))
