@@ -10,6 +10,11 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory, Reference
 
 
+# What a citing or cited memory is shown with (a link, its tier, its description): the
+# rows of a much-cited memory's citers are read without their bodies.
+CITATION_FIELDS = ("name", "description", "project", "tier")
+
+
 def cites_from_band(citing_tier: int, cited_tier: int) -> bool:
     """Whether a memory of `citing_tier` naming a memory of `cited_tier` means that one.
 
@@ -22,7 +27,7 @@ def cites_from_band(citing_tier: int, cited_tier: int) -> bool:
 def referenced_by(memory: Memory) -> list[Memory]:
     """Memories whose references name this one, as seen from their own band."""
     citing = Reference.objects.filter(target=memory.name).values("memory_id")
-    queryset = Memory.objects.select_related("project").filter(id__in=citing)
+    queryset = Memory.objects.select_related("project").only(*CITATION_FIELDS).filter(id__in=citing)
     if memory.tier != GLOBAL_TIER:
         queryset = queryset.filter(tier__in=(GLOBAL_TIER, memory.tier))
     return list(queryset.exclude(id=memory.id).order_by(*INDEX_ORDER))
@@ -93,7 +98,11 @@ def resolve_references(memory: Memory) -> list[ResolvedReference]:
     """Each reference with the memory it names, looked up in the citing memory's band."""
     if not memory.references:
         return []
-    candidates = Memory.objects.select_related("project").filter(name__in=memory.references)
+    candidates = (
+        Memory.objects.select_related("project")
+        .only(*CITATION_FIELDS)
+        .filter(name__in=memory.references)
+    )
     by_name: dict[str, list[Memory]] = {}
     for candidate in candidates:
         by_name.setdefault(candidate.name, []).append(candidate)
