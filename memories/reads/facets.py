@@ -22,7 +22,6 @@ from memories.rules import tiers
 from memories.rules.tiers import ANY_TIER
 from projects.models import Project
 
-DEFAULT = memory_fields.DEFAULT_LOAD
 TAGS_SHOWN = 20  # the most common tags; the next ones are behind "more"
 TAGS_MORE = 200  # at most this many more
 # SQLite's lower(), which the tag filter folds with, folds ASCII letters alone.
@@ -164,35 +163,36 @@ def _tallied(filters: MemoryFilters, now: dt.datetime) -> _Counts:
 
 
 def _counted(filters: MemoryFilters, now: dt.datetime) -> _Counts:
-    """The counts under a filter the tallies do not keep, over the rows it admits."""
+    """The counts under a filter the tallies do not keep: one pass over the rows it admits,
+    grouped by tier and load, counting the expired and each verification span as it goes."""
     admitted = filters.apply(Memory.objects.all(), now)
-    total = admitted.count()
-    tier_key = filters.tier_key()
-    if tier_key is not None:
-        by_tier = {tier_key or None: total} if total else {}
-    else:
-        # Grouped as the filter's own index finds the rows (walking the project index
-        # instead tested every row of the store against the filter).
-        key = Unindexed(F("project_id"), output_field=Memory._meta.get_field("project"))
-        by_tier = {
-            row["key"]: row["count"]
-            for row in admitted.values(key=key).annotate(count=Count("id")).order_by()
-        }
+    # Grouped as the filter's own index finds the rows (walking the project index instead
+    # tested every row of the store against the filter).
+    key = Unindexed(F("project_id"), output_field=Memory._meta.get_field("project"))
     conditions = {"expired": _expired(now), **_span_conditions(now)}
-    # The default load is most memories': it is what the others leave.
-    conditions.update({load: Q(load=load) for load in memory_fields.LOADS if load != DEFAULT})
-    counts = admitted.aggregate(
-        **{key: Count("id", filter=condition) for key, condition in conditions.items()}
+    rows = (
+        admitted.values(key=key, band_load=F("load"))
+        .annotate(
+            n=Count("id"),
+            **{name: Count("id", filter=condition) for name, condition in conditions.items()},
+        )
+        .order_by()
     )
-    by_load = {load: counts[load] for load in memory_fields.LOADS if load != DEFAULT}
-    by_load[DEFAULT] = total - sum(by_load.values())
+    by_tier: dict[int | None, int] = {}
+    by_load: dict[str, int] = {}
+    counted = dict.fromkeys(conditions, 0)
+    for row in rows:
+        by_tier[row["key"]] = by_tier.get(row["key"], 0) + row["n"]
+        by_load[row["band_load"]] = by_load.get(row["band_load"], 0) + row["n"]
+        for name in conditions:
+            counted[name] += row[name]
     tags = Tag.objects.filter(memory_id__in=admitted.values("id"))
     return _Counts(
-        total=total,
+        total=sum(by_tier.values()),
         by_tier=by_tier,
-        by_load={load: n for load, n in by_load.items() if n},
-        expired=counts["expired"],
-        spans={period: counts[period] for period, _ in PERIOD_CHOICES},
+        by_load=by_load,
+        expired=counted["expired"],
+        spans={period: counted[period] for period, _ in PERIOD_CHOICES},
         tags=list(tags.values_list("tag").annotate(count=Count("*")).order_by()),
     )
 

@@ -102,3 +102,13 @@ def test_any_other_filter_is_counted_from_its_rows(store):
     assert not facets._tally_kept(MemoryFilters(load="inline"))
     assert not facets._tally_kept(MemoryFilters(project="webdev", expired=False))
     assert not facets._tally_kept(MemoryFilters(band=None))
+
+
+def test_under_another_filter_the_rows_are_read_in_one_pass_and_the_tags_in_another(
+    store, django_assert_num_queries
+):
+    with django_assert_num_queries(3):  # the projects, the grouped pass, the tags
+        found = facets.facets(MemoryFilters(load="index"), timezone.now())
+    assert counted(found, "project") == [("", 2), ("webdev", 1)]
+    assert counted(found, "expired") == [("true", 1), ("false", 2)]
+    assert counted(found, "unverified") == [("7d", 1), ("30d", 1), ("90d", 1)]  # c, 100 days
