@@ -9,7 +9,6 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory, Reference
 
-
 # What a citing or cited memory is shown with (a link, its tier, its description): the
 # rows of a much-cited memory's citers are read without their bodies.
 CITATION_FIELDS = ("name", "description", "project", "tier")
