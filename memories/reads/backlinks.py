@@ -136,15 +136,15 @@ def dangling_references() -> QuerySet:
     (and of the graph and Hygiene), so a project memory citing a name only another project
     holds is dangling, and a global one citing a name a single project holds is not."""
     holders = Memory.objects.filter(name=OuterRef("target")).order_by()
-    # By project_id rather than tier: the (name, project_id) index answers it alone.
-    in_band = holders.filter(
-        Q(project_id__isnull=True) | Q(project_id=OuterRef("memory__project_id"))
-    )
+    # By project_id rather than tier: the (name, project_id) index answers it alone. The
+    # citing band is the reference row's own (reference_target_tier covers both), not read
+    # off the citing memory's row.
+    in_band = holders.filter(Q(project_id__isnull=True) | Q(project_id=OuterRef("tier")))
     namesake = Memory.objects.filter(name=OuterRef("name")).exclude(id=OuterRef("id"))
     sole_holder = holders.filter(~Exists(namesake))
     return (
         Reference.objects.select_related("memory", "memory__project")
         .filter(~Exists(in_band))
-        .exclude(Q(memory__tier=GLOBAL_TIER) & Exists(sole_holder))
+        .exclude(Q(tier=GLOBAL_TIER) & Exists(sole_holder))
         .order_by("target", "memory_id")
     )
