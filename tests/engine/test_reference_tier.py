@@ -75,3 +75,23 @@ def test_a_dropped_move_trigger_is_reported_and_put_back(write, project):
     write("notes", project="webdev", references=["deploy"])
     doors.write("notes", project="webdev", move_to=None)
     assert _tiers() == _expected()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_fills_the_tiers_and_the_trigger_check_waits_for_it():
+    from django.core import checks
+    from django.db.migrations.executor import MigrationExecutor
+
+    from projects import writes as project_doors
+
+    webdev = project_doors.add("webdev")
+    doors.write("notes", project="webdev", description="notes", references=["deploy"])
+    executor = MigrationExecutor(connection)
+    executor.migrate([("memories", "0014_memory_tier_verified")])
+    # Its trigger is missing until 0015 runs, and `migrate` runs the checks first.
+    assert not [e for e in checks.run_checks(databases=["default"]) if e.id == "memories.E001"]
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    assert _tiers() == {("notes", "deploy"): webdev.id}
+    assert engine.of(connection).index.check().ok
