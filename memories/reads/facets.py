@@ -53,6 +53,21 @@ class _Counts:
     spans: dict[str, int]  # period: memories verified within it and not within the shorter
     tags: list[tuple[str, int]]  # (tag as stored, memories)
 
+    def minus(self, other: "_Counts") -> "_Counts":
+        """These counts less `other`'s, which count some of the same memories."""
+
+        def less(these: dict, those: dict) -> dict:
+            return {key: n - those.get(key, 0) for key, n in these.items() if n > those.get(key, 0)}
+
+        return _Counts(
+            total=self.total - other.total,
+            by_tier=less(self.by_tier, other.by_tier),
+            by_load=less(self.by_load, other.by_load),
+            expired=self.expired - other.expired,
+            spans={period: n - other.spans[period] for period, n in self.spans.items()},
+            tags=list(less(dict(self.tags), dict(other.tags)).items()),
+        )
+
 
 def facets(
     filters: MemoryFilters,
@@ -70,7 +85,12 @@ def facets(
     """
     if projects is None:
         projects = Project.objects.in_bulk()
-    counts = _tallied(filters, now) if _tally_kept(filters) else _counted(filters, now)
+    if _tally_kept(filters):
+        counts = _tallied(filters, now)
+    else:
+        counts = _by_what_it_leaves_out(filters, now) or _counted(
+            filters.apply(Memory.objects.all(), now), now
+        )
     total = counts.total
     unverified, newer = [], 0
     for period, words in PERIOD_CHOICES:
@@ -162,10 +182,29 @@ def _tallied(filters: MemoryFilters, now: dt.datetime) -> _Counts:
     )
 
 
-def _counted(filters: MemoryFilters, now: dt.datetime) -> _Counts:
-    """The counts under a filter the tallies do not keep: one pass over the rows it admits,
-    grouped by tier and load, counting the expired and each verification span as it goes."""
-    admitted = filters.apply(Memory.objects.all(), now)
+def _by_what_it_leaves_out(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
+    """Unverified for a period, over the store or one tier, when that is most of it: the
+    tallies' counts less those of the memories verified since, which are fewer rows to read
+    (unverified for 90 days on the generated store: 20,600 rows read rather than 79,400).
+    None for any other filter, or when those verified since are the more."""
+    scope = replace(filters, unverified=None)
+    if not filters.unverified or not _tally_kept(scope):
+        return None
+    try:
+        cutoff = now - memory_fields.period(filters.unverified)
+    except OverflowError:
+        return None
+    whole = _tallied(scope, now)
+    verified_since = scope.apply(Memory.objects.all(), now).filter(verified_at__gte=cutoff)
+    if verified_since.count() * 2 > whole.total:
+        return None
+    return whole.minus(_counted(verified_since, now))
+
+
+def _counted(admitted, now: dt.datetime) -> _Counts:
+    """The counts of the memories `admitted` (a queryset) under a filter the tallies do not
+    keep: one pass over its rows, grouped by tier and load, counting the expired and each
+    verification span as it goes; the tags in a second."""
     # Grouped as the filter's own index finds the rows (walking the project index instead
     # tested every row of the store against the filter).
     key = Unindexed(F("project_id"), output_field=Memory._meta.get_field("project"))

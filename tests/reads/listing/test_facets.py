@@ -8,6 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from memories.models import Memory
 from memories.reads import facets
 from memories.reads.filters import MemoryFilters
 from memories.rules.tiers import ANY_TIER
@@ -87,7 +88,8 @@ def test_over_a_tier_or_the_store_the_tallies_count_what_the_rows_do(store, tier
     def ordered(counts):
         return replace(counts, tags=sorted(counts.tags))
 
-    assert ordered(facets._tallied(filters, now)) == ordered(facets._counted(filters, now))
+    rows = filters.apply(Memory.objects.all(), now)
+    assert ordered(facets._tallied(filters, now)) == ordered(facets._counted(rows, now))
 
 
 def test_over_the_store_the_facets_read_no_memory_tags(store):
@@ -112,3 +114,29 @@ def test_under_another_filter_the_rows_are_read_in_one_pass_and_the_tags_in_anot
     assert counted(found, "project") == [("", 2), ("webdev", 1)]
     assert counted(found, "expired") == [("true", 1), ("false", 2)]
     assert counted(found, "unverified") == [("7d", 1), ("30d", 1), ("90d", 1)]  # c, 100 days
+
+
+@pytest.mark.parametrize("tier", [ANY_TIER, None, "webdev"])
+def test_unverified_over_most_of_a_tier_is_the_tallies_less_what_was_verified_since(store, tier):
+    for number in range(6):
+        memory = doors.write(
+            f"old-{number}",
+            project="webdev" if number % 2 else None,
+            description="old",
+            tags=["ops", "Legacy"],
+            load="search" if number % 3 else "index",
+        ).memory
+        backdate(memory, days=200)
+    now = timezone.now()
+    filters = MemoryFilters(project=tier, unverified="90d")
+    by_complement = facets._by_what_it_leaves_out(filters, now)
+    assert by_complement is not None
+
+    def ordered(counts):
+        return replace(counts, tags=sorted(counts.tags))
+
+    rows = filters.apply(Memory.objects.all(), now)
+    assert ordered(by_complement) == ordered(facets._counted(rows, now))
+    # the few unverified are read directly
+    assert facets._by_what_it_leaves_out(MemoryFilters(unverified="365d"), now) is None
+    assert facets._by_what_it_leaves_out(replace(filters, load="index"), now) is None
