@@ -80,8 +80,9 @@ def facets(
 
     Over the store or one tier the counts per tier, load and tag are the tallies', which
     hold expired memories too, as the list does; the expired and the verification spans are
-    ranges of their indexes. Under any other filter, one pass over the rows the filter finds
-    counts them all.
+    ranges of their indexes. Unverified for a period over most of the store or a tier is
+    those counts less the memories verified since. Under any other filter, one pass over the
+    rows the filter finds counts them all, and a second its tags.
     """
     if projects is None:
         projects = Project.objects.in_bulk()
