@@ -107,6 +107,8 @@ class Memory(models.Model):
             models.Index(
                 fields=["read_count", "priority", "created_at", "id"], name="memory_read_order"
             ),
+            # A tier's verification spans (the list's facets) as ranges of one index.
+            models.Index(fields=["tier", "verified_at"], name="memory_tier_verified"),
         ]
 
     def __str__(self) -> str:
@@ -210,13 +212,20 @@ class Reference(models.Model):
     memory = models.ForeignKey(Memory, on_delete=models.DO_NOTHING, related_name="+")
     position = models.PositiveSmallIntegerField()
     target = models.TextField()
+    # The citing memory's tier, kept by the triggers as the memory moves: which band the
+    # target is resolved in, read without the citing memory's row (the dangling count).
+    tier = models.BigIntegerField(null=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["memory", "position"], name="reference_position")
         ]
-        # Covering: `referencing` and backlinks read the citing ids off the index alone.
-        indexes = [models.Index(fields=["target", "memory"], name="reference_target_memory")]
+        indexes = [
+            # Covering: `referencing` and backlinks read the citing ids off the index alone.
+            models.Index(fields=["target", "memory"], name="reference_target_memory"),
+            # Covering: the dangling references, each target and the band citing it.
+            models.Index(fields=["target", "tier"], name="reference_target_tier"),
+        ]
 
 
 class Tag(models.Model):

@@ -6,7 +6,7 @@ from functools import wraps
 
 from django.http import HttpRequest
 
-from memadmin.accounts import roles, tokens
+from memadmin.accounts import tokens
 from memadmin.api.responses import error
 from memories.writes import history
 
@@ -23,14 +23,13 @@ def authorize(scope: str) -> Callable:
     def decorator(view: Callable) -> Callable:
         @wraps(view)
         def wrapper(request: HttpRequest, **kwargs):
-            token = tokens.authenticate(request.headers.get("Authorization"))
-            if token is None:
+            found = tokens.caller(request.headers.get("Authorization"))
+            if found is None:
                 response = error(tokens.TOKEN_REQUIRED, 401)
                 response["WWW-Authenticate"] = 'Bearer realm="memadmin"'
                 return response
-            user = token.user
-            role = roles.role_of(user)  # read once: it is a query
-            refused = tokens.refusal(user, role, scope, token=token)
+            token, user = found.token, found.token.user
+            refused = tokens.refusal(user, found.role, scope, token=token)
             if refused is not None:
                 return error(refused, 403)
             request.api_token = token

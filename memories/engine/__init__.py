@@ -18,6 +18,9 @@ An engine provides five modules:
         was lost mid-request (503 likewise; the next request opens another).
     without_waiting(connection): a context in which a statement meeting another writer's
         lock fails at once (is_busy) instead of waiting, for writes a read may skip.
+    change_counter(connection): a value that differs whenever a change was committed to the
+        store since it was read, for caches kept per connection (the API's tokens); None
+        when there is none to trust (PostgreSQL inside a transaction): keep nothing.
 
 `index`, the search index over name, description and body and the tables derived from the
 memories table (the reference and tag rows, the tallies per tier, load and priority that
@@ -65,7 +68,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 # What the docstring lists, by module: every engine provides each name.
 PROVIDES = {
-    "config": ("database", "is_busy", "is_lost", "without_waiting"),
+    "config": ("database", "is_busy", "is_lost", "without_waiting", "change_counter"),
     "index": ("migrated", "missing_triggers", "check", "rebuild", "REBUILD_STEPS"),
     "search": ("ranking_statement",),
     "statements": (

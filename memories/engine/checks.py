@@ -1,5 +1,6 @@
 from django.core import checks
 from django.db import connections
+from django.db.migrations.executor import MigrationExecutor
 from django.db.utils import OperationalError
 
 from memories import engine
@@ -13,7 +14,7 @@ def store_triggers_present(app_configs, databases=None, **kwargs):
         index = engine.of(connections[alias]).index
         try:
             with connections[alias].cursor() as cursor:
-                if not index.migrated(cursor):
+                if not index.migrated(cursor) or _pending(connections[alias]):
                     continue
                 missing = index.missing_triggers(cursor)
         except OperationalError:
@@ -29,3 +30,10 @@ def store_triggers_present(app_configs, databases=None, **kwargs):
                 )
             )
     return errors
+
+
+def _pending(connection) -> bool:
+    """Whether migrations remain to apply: a trigger a later migration adds is missing until
+    `migrate` has run it, and migrate runs this check first."""
+    executor = MigrationExecutor(connection)
+    return bool(executor.migration_plan(executor.loader.graph.leaf_nodes()))

@@ -9,6 +9,10 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory, Reference
 
+# What a citing or cited memory is shown with (a link, its tier, its description): the
+# rows of a much-cited memory's citers are read without their bodies.
+CITATION_FIELDS = ("name", "description", "project", "tier")
+
 
 def cites_from_band(citing_tier: int, cited_tier: int) -> bool:
     """Whether a memory of `citing_tier` naming a memory of `cited_tier` means that one.
@@ -22,7 +26,7 @@ def cites_from_band(citing_tier: int, cited_tier: int) -> bool:
 def referenced_by(memory: Memory) -> list[Memory]:
     """Memories whose references name this one, as seen from their own band."""
     citing = Reference.objects.filter(target=memory.name).values("memory_id")
-    queryset = Memory.objects.select_related("project").filter(id__in=citing)
+    queryset = Memory.objects.select_related("project").only(*CITATION_FIELDS).filter(id__in=citing)
     if memory.tier != GLOBAL_TIER:
         queryset = queryset.filter(tier__in=(GLOBAL_TIER, memory.tier))
     return list(queryset.exclude(id=memory.id).order_by(*INDEX_ORDER))
@@ -93,7 +97,11 @@ def resolve_references(memory: Memory) -> list[ResolvedReference]:
     """Each reference with the memory it names, looked up in the citing memory's band."""
     if not memory.references:
         return []
-    candidates = Memory.objects.select_related("project").filter(name__in=memory.references)
+    candidates = (
+        Memory.objects.select_related("project")
+        .only(*CITATION_FIELDS)
+        .filter(name__in=memory.references)
+    )
     by_name: dict[str, list[Memory]] = {}
     for candidate in candidates:
         by_name.setdefault(candidate.name, []).append(candidate)
@@ -128,15 +136,15 @@ def dangling_references() -> QuerySet:
     (and of the graph and Hygiene), so a project memory citing a name only another project
     holds is dangling, and a global one citing a name a single project holds is not."""
     holders = Memory.objects.filter(name=OuterRef("target")).order_by()
-    # By project_id rather than tier: the (name, project_id) index answers it alone.
-    in_band = holders.filter(
-        Q(project_id__isnull=True) | Q(project_id=OuterRef("memory__project_id"))
-    )
+    # By project_id rather than tier: the (name, project_id) index answers it alone. The
+    # citing band is the reference row's own (reference_target_tier covers both), not read
+    # off the citing memory's row.
+    in_band = holders.filter(Q(project_id__isnull=True) | Q(project_id=OuterRef("tier")))
     namesake = Memory.objects.filter(name=OuterRef("name")).exclude(id=OuterRef("id"))
     sole_holder = holders.filter(~Exists(namesake))
     return (
         Reference.objects.select_related("memory", "memory__project")
         .filter(~Exists(in_band))
-        .exclude(Q(memory__tier=GLOBAL_TIER) & Exists(sole_holder))
+        .exclude(Q(tier=GLOBAL_TIER) & Exists(sole_holder))
         .order_by("target", "memory_id")
     )

@@ -120,3 +120,17 @@ def left_out_tags(
         counts[tag] += n
     ranked = sorted((item for item in counts.items() if item[1] > 0), key=lambda t: (-t[1], t[0]))
     return ranked[:limit]
+
+
+def tier_loads(tier: int | None) -> dict[tuple[int, str], int]:
+    """Memories per (tier, load), expired ones counted, of `tier` or (None) of every tier."""
+    kept = BandTally.objects.all() if tier is None else BandTally.objects.filter(tier=tier)
+    rows = kept.order_by().values_list("tier", "load").annotate(n=_sum("memories"))
+    return {(row_tier, load): n for row_tier, load, n in rows}
+
+
+def tags(tier: int | None) -> list[tuple[str, int]]:
+    """(tag as stored, memories carrying it) of `tier` or (None) of every tier, expired ones
+    counted."""
+    kept = TagTally.objects.all() if tier is None else TagTally.objects.filter(tier=tier)
+    return list(kept.order_by().values_list("tag").annotate(n=_sum("memories")))

@@ -6,7 +6,7 @@ import io
 import threading
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection, connections, transaction
@@ -210,3 +210,64 @@ def test_the_stamp_is_recorded_when_the_store_is_free(idle_token):
     token, secret, idle = idle_token
     assert Api(secret).get("/v1/memories").status_code == 200
     assert ApiToken.objects.get(id=token.id).last_used_at > idle
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_kept_token_costs_one_statement_and_reads_no_table(django_assert_num_queries):
+    Group.objects.get_or_create(name="operator")
+    operator = make_user("olga", "operator")
+    _, secret = tokens.create_token(operator, "read")
+    first = tokens.caller(f"Bearer {secret}")
+    assert first.role == "operator"
+    tokens.caller(f"Bearer {secret}")  # read again once: stamping its use was a change
+    with django_assert_num_queries(1) as captured:
+        assert tokens.caller(f"Bearer {secret}") == first
+    assert "memadmin_apitoken" not in captured.captured_queries[0]["sql"]
+
+
+def test_a_revoked_token_is_refused_at_once(operator):
+    token, secret = tokens.create_token(operator, "read")
+    api = Api(secret)
+    assert api.get("/v1/memories").status_code == 200
+    assert api.get("/v1/memories").status_code == 200  # now kept
+    tokens.revoke_token(operator, token.id)
+    assert api.get("/v1/memories").status_code == 401
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_change_committed_past_the_doors_is_seen_at_once():
+    # Committed on their own as another process's would be: the change counter alone tells.
+    Group.objects.get_or_create(name="operator")
+    user = make_user("olga", "operator")
+    token, secret = tokens.create_token(user, "write")
+    api = Api(secret)
+    assert api.get("/v1/memories").status_code == 200
+    ApiToken.objects.filter(id=token.id).update(revoked_at=timezone.now())
+    assert api.get("/v1/memories").status_code == 401
+    ApiToken.objects.filter(id=token.id).update(revoked_at=None)
+    assert api.get("/v1/memories").status_code == 200
+    user.groups.clear()
+    assert api.get("/v1/memories").status_code == 403  # no role now
+    User.objects.filter(id=user.id).update(is_active=False)
+    assert api.get("/v1/memories").status_code == 401
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_commit_on_another_connection_moves_the_change_counter():
+    from memories import engine
+
+    def counter():
+        return engine.of(connection).config.change_counter(connection)
+
+    User.objects.create_user("olga")
+    before = counter()
+    assert counter() == before
+
+    def revoke_elsewhere():
+        User.objects.filter(username="olga").update(is_active=False)
+        connections.close_all()
+
+    other = threading.Thread(target=revoke_elsewhere)
+    other.start()
+    other.join()
+    assert counter() != before

@@ -215,3 +215,18 @@ def test_a_date_range_admitting_most_memories_walks_the_index_order(write, monke
     listed = [m.name for m in listing.page_memories(filters, limit=10).memories]
     expected = old.order_by("priority", "-created_at", "-id").values_list("name", flat=True)
     assert listed == list(expected[:10])
+
+
+def test_citers_and_cited_are_read_without_their_bodies(write, project, django_assert_num_queries):
+    cited = write("cited", project="webdev", body="the cited body").memory
+    for number in range(3):
+        write(f"citer-{number}", project="webdev", body="x" * 500, references=["cited"])
+    citer = Memory.objects.get(name="citer-0")
+    with CaptureQueriesContext(connection) as queries:
+        citing = backlinks.referenced_by(cited)
+        resolved = backlinks.resolve_references(citer)
+    assert all('"body"' not in query["sql"] for query in queries.captured_queries)
+    with django_assert_num_queries(0):  # what the pages, /v1, MCP and the CLI show of them
+        shown = [(m.name, m.project_name, m.description, m.get_absolute_url()) for m in citing]
+        shown += [(r.memory.name, r.memory.project_name, r.memory.tier) for r in resolved]
+    assert [name for name, *_ in shown] == ["citer-2", "citer-1", "citer-0", "cited"]

@@ -94,3 +94,15 @@ def without_waiting(connection) -> Iterator[None]:
         cursor.execute("RESET lock_timeout")
         if savepoint is not None:
             connection.savepoint_commit(savepoint)
+
+
+def change_counter(connection):
+    """A value that differs whenever a change was committed to the store since it was read:
+    the current snapshot (the transactions in progress and the next id) moves with every
+    commit of a transaction that wrote. A write inside the reader's own open transaction
+    does not move it, so inside one there is no counter (None): nothing is kept."""
+    if connection.in_atomic_block:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_current_snapshot()::text")
+        return cursor.fetchone()[0]

@@ -45,24 +45,35 @@ def _weighted(column: str, weight: str) -> str:
 
 
 def _rows_of(source: str, memory: str, table: str = "") -> str:
-    """(memory id, position, value) for each item of the JSON list `source` of the memory
-    `memory` (of every row of `table`, when given)."""
+    """(memory id, position, value, and what else of the row the table keeps) for each item
+    of the JSON list `source` of the memory `memory` (of every row of `table`, when given)."""
     items = f"jsonb_array_elements_text({memory}.{source}) WITH ORDINALITY AS j(value, position)"
     read = f"{table} {memory}, {items}" if table else items
-    return f"SELECT {memory}.id, j.position - 1, j.value FROM {read}"
+    kept = DERIVED[SOURCES[source]][2].format(memory=memory)
+    return f"SELECT {memory}.id, j.position - 1, j.value{kept} FROM {read}"
 
 
-def _keep(function: str, table: str, column: str, source: str) -> str:
-    """The trigger function keeping `table` in step with the memories' `source` list."""
+def _keep(function: str, table: str) -> str:
+    """The trigger function keeping `table` in step with the memories' list it is read from."""
+    columns, source, _ = DERIVED[table]
     return f"""
 CREATE OR REPLACE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP = 'UPDATE' THEN
         DELETE FROM {table} WHERE memory_id = OLD.id;
     END IF;
-    INSERT INTO {table}(memory_id, position, {column}) {_rows_of(source, "NEW")};
+    INSERT INTO {table}(memory_id, position, {columns}) {_rows_of(source, "NEW")};
     RETURN NULL;
 END $$"""
+
+
+# table -> (its columns past memory_id and position, the memories' JSON list it is read
+# from, what else of the memory's row it keeps), as the triggers write them.
+DERIVED = {
+    "memories_reference": ("target, tier", "refs", ", coalesce({memory}.project_id, 0)"),
+    "memories_tag": ("tag", "tags", ""),
+}
+SOURCES = {source: table for table, (_, source, _) in DERIVED.items()}
 
 
 FUNCTIONS = {
@@ -79,8 +90,14 @@ BEGIN
     NEW.{SEARCH_COLUMN} := {VECTOR}(NEW.name, NEW.description, NEW.body);
     RETURN NEW;
 END $$""",
-    "memories_refs_keep": _keep("memories_refs_keep", "memories_reference", "target", "refs"),
-    "memories_tags_keep": _keep("memories_tags_keep", "memories_tag", "tag", "tags"),
+    "memories_refs_keep": _keep("memories_refs_keep", "memories_reference"),
+    "memories_tags_keep": _keep("memories_tags_keep", "memories_tag"),
+    "memories_refs_move": """
+CREATE OR REPLACE FUNCTION memories_refs_move() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE memories_reference SET tier = coalesce(NEW.project_id, 0) WHERE memory_id = NEW.id;
+    RETURN NULL;
+END $$""",
     "memories_derived_forget": """
 CREATE OR REPLACE FUNCTION memories_derived_forget() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -164,6 +181,10 @@ FOR EACH ROW EXECUTE FUNCTION memories_refs_keep()""",
     "memories_refs_au": f"""
 CREATE TRIGGER memories_refs_au AFTER UPDATE OF refs ON {MEMORY_TABLE}
 FOR EACH ROW WHEN (NEW.refs IS DISTINCT FROM OLD.refs) EXECUTE FUNCTION memories_refs_keep()""",
+    "memories_refs_tier_au": f"""
+CREATE TRIGGER memories_refs_tier_au AFTER UPDATE OF project_id ON {MEMORY_TABLE}
+FOR EACH ROW WHEN (NEW.project_id IS DISTINCT FROM OLD.project_id)
+EXECUTE FUNCTION memories_refs_move()""",
     "memories_tags_ai": f"""
 CREATE TRIGGER memories_tags_ai AFTER INSERT ON {MEMORY_TABLE}
 FOR EACH ROW EXECUTE FUNCTION memories_tags_keep()""",
@@ -210,10 +231,6 @@ INDEXES = {
 }
 
 _EXPECTED = f"{VECTOR}(m.name, m.description, m.body)"
-_DERIVED = (
-    ("memories_reference", "target", "refs"),
-    ("memories_tag", "tag", "tags"),
-)
 
 
 # A recount of each tally from the memories table, as the trigger keeps it.
@@ -279,9 +296,9 @@ def check() -> IndexReport:
         missing = _missing_indexes(cursor)
         if missing:
             report.problems.append("indexes missing: " + ", ".join(missing))
-        for table, column, source in _DERIVED:
+        for table, (columns, source, _) in DERIVED.items():
             expected = _expected_rows(source)
-            present = f"SELECT memory_id, position, {column} FROM {table}"
+            present = f"SELECT memory_id, position, {columns} FROM {table}"
             if _differ(cursor, expected, present):
                 report.problems.append(f"{table} does not match the memories' {source}")
         for table, expected in RECOUNTS.items():
@@ -330,10 +347,10 @@ def rebuild(progress=None) -> list[str]:
             f" WHERE m.{SEARCH_COLUMN} IS DISTINCT FROM {_EXPECTED}"
         )
         step()
-        for table, column, source in _DERIVED:
+        for table, (columns, source, _) in DERIVED.items():
             cursor.execute(f"DELETE FROM {table}")
             cursor.execute(
-                f"INSERT INTO {table}(memory_id, position, {column}) {_expected_rows(source)}"
+                f"INSERT INTO {table}(memory_id, position, {columns}) {_expected_rows(source)}"
             )
             step()
         for table, recount in RECOUNTS.items():

@@ -75,3 +75,12 @@ def without_waiting(connection) -> Iterator[None]:
             yield
         finally:
             cursor.execute(f"PRAGMA busy_timeout={int(waits)}")
+
+
+def change_counter(connection):
+    """A value that differs whenever a change was committed to the store since it was read:
+    another connection's (data_version) or this one's (total_changes). One statement, no
+    table read: what a cache kept per connection checks before each use."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT data_version, total_changes() FROM pragma_data_version()")
+        return cursor.fetchone()

@@ -67,8 +67,8 @@ CREATE TRIGGER memories_fts_au AFTER UPDATE OF name, description, body ON {MEMOR
 END""",
     "memories_refs_ai": f"""
 CREATE TRIGGER memories_refs_ai AFTER INSERT ON {MEMORY_TABLE} BEGIN
-    INSERT INTO memories_reference(memory_id, position, target)
-    SELECT new.id, key, value FROM json_each(new.refs);
+    INSERT INTO memories_reference(memory_id, position, target, tier)
+    SELECT new.id, key, value, coalesce(new.project_id, 0) FROM json_each(new.refs);
     INSERT INTO memories_tag(memory_id, position, tag)
     SELECT new.id, key, value FROM json_each(new.tags);
 END""",
@@ -76,8 +76,13 @@ END""",
 CREATE TRIGGER memories_refs_au AFTER UPDATE OF refs ON {MEMORY_TABLE}
 WHEN new.refs IS NOT old.refs BEGIN
     DELETE FROM memories_reference WHERE memory_id = old.id;
-    INSERT INTO memories_reference(memory_id, position, target)
-    SELECT new.id, key, value FROM json_each(new.refs);
+    INSERT INTO memories_reference(memory_id, position, target, tier)
+    SELECT new.id, key, value, coalesce(new.project_id, 0) FROM json_each(new.refs);
+END""",
+    "memories_refs_tier_au": f"""
+CREATE TRIGGER memories_refs_tier_au AFTER UPDATE OF project_id ON {MEMORY_TABLE}
+WHEN new.project_id IS NOT old.project_id BEGIN
+    UPDATE memories_reference SET tier = coalesce(new.project_id, 0) WHERE memory_id = new.id;
 END""",
     "memories_tags_au": f"""
 CREATE TRIGGER memories_tags_au AFTER UPDATE OF tags ON {MEMORY_TABLE}
@@ -174,12 +179,9 @@ def check() -> IndexReport:
         missing = missing_triggers(cursor)
         if missing:
             report.problems.append("triggers missing: " + ", ".join(missing))
-        for table, column, source in (
-            ("memories_reference", "target", "refs"),
-            ("memories_tag", "tag", "tags"),
-        ):
-            expected = f"SELECT m.id, j.key, j.value FROM {MEMORY_TABLE} m, json_each(m.{source}) j"
-            present = f"SELECT memory_id, position, {column} FROM {table}"
+        for table, (columns, source, kept) in DERIVED.items():
+            expected = _rows_of(source, kept)
+            present = f"SELECT memory_id, position, {columns} FROM {table}"
             if _differ(cursor, expected, present):
                 report.problems.append(f"{table} does not match the memories' {source}")
         for table, expected in RECOUNTS.items():
@@ -195,6 +197,19 @@ def _differ(cursor, expected: str, present: str) -> bool:
         f"+ (SELECT count(*) FROM ({present} EXCEPT {expected}))"
     )
     return bool(cursor.fetchone()[0])
+
+
+# table -> (its columns past memory_id and position, the memories' JSON list it is read
+# from, what else of the memory's row it keeps), as the triggers write them.
+DERIVED = {
+    "memories_reference": ("target, tier", "refs", ", coalesce(m.project_id, 0)"),
+    "memories_tag": ("tag", "tags", ""),
+}
+
+
+def _rows_of(source: str, kept: str) -> str:
+    """What a derived table holds for every memory: (id, position, item, what else it keeps)."""
+    return f"SELECT m.id, j.key, j.value{kept} FROM {MEMORY_TABLE} m, json_each(m.{source}) j"
 
 
 # A recount of each tally from the memories table, as the triggers keep it.
@@ -231,18 +246,12 @@ def rebuild(progress=None) -> list[str]:
         step()
         cursor.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
         step()
-        cursor.execute("DELETE FROM memories_reference")
-        cursor.execute(
-            f"INSERT INTO memories_reference(memory_id, position, target) "
-            f"SELECT m.id, j.key, j.value FROM {MEMORY_TABLE} m, json_each(m.refs) j"
-        )
-        step()
-        cursor.execute("DELETE FROM memories_tag")
-        cursor.execute(
-            f"INSERT INTO memories_tag(memory_id, position, tag) "
-            f"SELECT m.id, j.key, j.value FROM {MEMORY_TABLE} m, json_each(m.tags) j"
-        )
-        step()
+        for table, (columns, source, kept) in DERIVED.items():
+            cursor.execute(f"DELETE FROM {table}")
+            cursor.execute(
+                f"INSERT INTO {table}(memory_id, position, {columns}) {_rows_of(source, kept)}"
+            )
+            step()
         for table, recount in RECOUNTS.items():
             cursor.execute(f"DELETE FROM {table}")
             cursor.execute(f"INSERT INTO {table}({TALLY_COLUMNS[table]}) {recount}")

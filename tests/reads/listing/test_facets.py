@@ -1,10 +1,14 @@
 """Facets: the counts of what the filters admit, per tier, load, expiry, verification, tag."""
 
 import datetime as dt
+from dataclasses import replace
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from memories.models import Memory
 from memories.reads import facets
 from memories.reads.filters import MemoryFilters
 from memories.rules.tiers import ANY_TIER
@@ -65,10 +69,74 @@ def test_the_most_common_tags_come_first_and_the_rest_are_more(db, monkeypatch):
 
 
 def test_facets_run_a_fixed_number_of_queries(store, django_assert_num_queries):
-    # the total, the projects, tiers, two loads, expired, five verification spans, tags
-    with django_assert_num_queries(12):
+    # the projects, the band tallies (tiers, loads), expired, five verification spans, tags
+    with django_assert_num_queries(9):
         facets.facets(MemoryFilters(), timezone.now())
     for number in range(20):
         doors.write(f"more-{number}", description=f"more {number}", tags=[f"t{number}"])
-    with django_assert_num_queries(12):
+    with django_assert_num_queries(9):
         facets.facets(MemoryFilters(), timezone.now())
+
+
+@pytest.mark.parametrize("tier", [ANY_TIER, None, "webdev"])
+def test_over_a_tier_or_the_store_the_tallies_count_what_the_rows_do(store, tier):
+    doors.write("f", project="webdev", description="f", tags=["docs", "Docs"], load="inline")
+    now = timezone.now()
+    filters = MemoryFilters(project=tier)
+    assert facets._tally_kept(filters)
+
+    def ordered(counts):
+        return replace(counts, tags=sorted(counts.tags))
+
+    rows = filters.apply(Memory.objects.all(), now)
+    assert ordered(facets._tallied(filters, now)) == ordered(facets._counted(rows, now))
+
+
+def test_over_the_store_the_facets_read_no_memory_tags(store):
+    with CaptureQueriesContext(connection) as queries:
+        facets.facets(MemoryFilters(project="webdev"), timezone.now())
+    read = " ".join(query["sql"] for query in queries.captured_queries)
+    assert "memories_tagtally" in read
+    assert '"memories_tag"' not in read and "memories_bandtally" in read
+
+
+def test_any_other_filter_is_counted_from_its_rows(store):
+    assert not facets._tally_kept(MemoryFilters(load="inline"))
+    assert not facets._tally_kept(MemoryFilters(project="webdev", expired=False))
+    assert not facets._tally_kept(MemoryFilters(band=None))
+
+
+def test_under_another_filter_the_rows_are_read_in_one_pass_and_the_tags_in_another(
+    store, django_assert_num_queries
+):
+    with django_assert_num_queries(3):  # the projects, the grouped pass, the tags
+        found = facets.facets(MemoryFilters(load="index"), timezone.now())
+    assert counted(found, "project") == [("", 2), ("webdev", 1)]
+    assert counted(found, "expired") == [("true", 1), ("false", 2)]
+    assert counted(found, "unverified") == [("7d", 1), ("30d", 1), ("90d", 1)]  # c, 100 days
+
+
+@pytest.mark.parametrize("tier", [ANY_TIER, None, "webdev"])
+def test_unverified_over_most_of_a_tier_is_the_tallies_less_what_was_verified_since(store, tier):
+    for number in range(6):
+        memory = doors.write(
+            f"old-{number}",
+            project="webdev" if number % 2 else None,
+            description="old",
+            tags=["ops", "Legacy"],
+            load="search" if number % 3 else "index",
+        ).memory
+        backdate(memory, days=200)
+    now = timezone.now()
+    filters = MemoryFilters(project=tier, unverified="90d")
+    by_complement = facets._by_what_it_leaves_out(filters, now)
+    assert by_complement is not None
+
+    def ordered(counts):
+        return replace(counts, tags=sorted(counts.tags))
+
+    rows = filters.apply(Memory.objects.all(), now)
+    assert ordered(by_complement) == ordered(facets._counted(rows, now))
+    # the few unverified are read directly
+    assert facets._by_what_it_leaves_out(MemoryFilters(unverified="365d"), now) is None
+    assert facets._by_what_it_leaves_out(replace(filters, load="index"), now) is None
