@@ -3,25 +3,37 @@ JSON, the same columns `/v1/memories` shows, with no middleware, token or form. 
 gunicorn beside the app (bench/run.py), it is what `/v1/memories`' throughput is held against.
 
     MEMADMIN_FLOOR_DB=var/bench/100000-1/memadmin.sqlite3 gunicorn --chdir bench floor
+    MEMADMIN_DATABASE_URL=postgres://u@host:port/db gunicorn --chdir bench floor
 """
 
 import os
+from urllib.parse import unquote, urlsplit
 
 import django
 from django.conf import settings
+
+
+def _database() -> dict:
+    """The store's database: MEMADMIN_DATABASE_URL's PostgreSQL, else the SQLite file."""
+    url = urlsplit(os.environ.get("MEMADMIN_DATABASE_URL", ""))
+    if not url.scheme:
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": os.environ["MEMADMIN_FLOOR_DB"]}
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": url.path.lstrip("/"),
+        "USER": unquote(url.username or ""),
+        "PASSWORD": unquote(url.password or ""),
+        "HOST": url.hostname or "",
+        "PORT": str(url.port or ""),
+    }
+
 
 settings.configure(
     DEBUG=False,
     ALLOWED_HOSTS=["*"],
     ROOT_URLCONF=__name__,
     SECRET_KEY="floor",
-    DATABASES={
-        "default": {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": os.environ["MEMADMIN_FLOOR_DB"],
-            "CONN_MAX_AGE": None,
-        }
-    },
+    DATABASES={"default": {**_database(), "CONN_MAX_AGE": None}},
     USE_TZ=True,
     MIDDLEWARE=[],
     INSTALLED_APPS=[],

@@ -755,7 +755,7 @@ def run_size(options, memories: int) -> int:
     finally:
         server.stop()
         bare.close()
-    floor = Server(options.port + 1, store.parent, options.workers, floor=True)
+    floor = Server(options.port + 1, store.parent, options.workers, url, floor=True)
     try:
         run["floor_throughput"] = measure_rps(
             floor,

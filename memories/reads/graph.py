@@ -538,9 +538,13 @@ def _hop(frontier: dict[int, str]) -> list[Link]:
     values = engine.of(connection).statements.values
     ids, ids_params = values(frontier)
     names, names_params = values(sorted(set(frontier.values())))
-    sql = _LINKS.format(
-        flags="", where=f"WHERE r.memory_id IN ({ids}) OR r.target IN ({names})", order=""
+    # Each side looked up in its own index: PostgreSQL's planner read the two tables whole
+    # for the OR of the two conditions.
+    either = (
+        f"SELECT id FROM memories_reference WHERE memory_id IN ({ids}) "
+        f"UNION SELECT id FROM memories_reference WHERE target IN ({names})"
     )
+    sql = _LINKS.format(flags="", where=f"WHERE r.id IN ({either})", order="")
     with connection.cursor() as cursor:
         cursor.execute(sql, [*ids_params, *names_params])
         found = [Link(*row) for row in cursor.fetchall()]
