@@ -63,3 +63,25 @@ def scan_cte(
     bound = limit * len(scanned)
     sql.add(f") AND {where} ORDER BY {table}.id DESC LIMIT {bound}), ", *params)
     return bound
+
+
+def derived_problems(
+    cursor,
+    differ,
+    expected: dict[str, str],
+    recounts: dict[str, str],
+    tally_columns: dict[str, str],
+    derived: dict,
+) -> list[str]:
+    """What `check` finds wrong in the derived tables (each compared with `expected[table]`,
+    the rows the memories' JSON lists give) and in the tallies (with their recount), by the
+    engine's own `differ(cursor, expected, present)`."""
+    problems = []
+    for table, (columns, source, _) in derived.items():
+        present = f"SELECT memory_id, position, {columns} FROM {table}"
+        if differ(cursor, expected[table], present):
+            problems.append(f"{table} does not match the memories' {source}")
+    for table, recount in recounts.items():
+        if differ(cursor, recount, f"SELECT {tally_columns[table]} FROM {table}"):
+            problems.append(f"{table} does not match a recount of the memories")
+    return problems

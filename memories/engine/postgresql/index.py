@@ -23,7 +23,7 @@ disposable: `rebuild()` puts back what is missing and regenerates the contents.
 
 from django.db import connection, transaction
 
-from memories.engine import IndexReport
+from memories.engine import IndexReport, sql
 
 MEMORY_TABLE = "memories_memory"
 SEARCH_COLUMN = "search"
@@ -296,14 +296,10 @@ def check() -> IndexReport:
         missing = _missing_indexes(cursor)
         if missing:
             report.problems.append("indexes missing: " + ", ".join(missing))
-        for table, (columns, source, _) in DERIVED.items():
-            expected = _expected_rows(source)
-            present = f"SELECT memory_id, position, {columns} FROM {table}"
-            if _differ(cursor, expected, present):
-                report.problems.append(f"{table} does not match the memories' {source}")
-        for table, expected in RECOUNTS.items():
-            if _differ(cursor, expected, f"SELECT {TALLY_COLUMNS[table]} FROM {table}"):
-                report.problems.append(f"{table} does not match a recount of the memories")
+        expected = {table: _expected_rows(source) for table, (_, source, _) in DERIVED.items()}
+        report.problems += sql.derived_problems(
+            cursor, _differ, expected, RECOUNTS, TALLY_COLUMNS, DERIVED
+        )
     return report
 
 

@@ -10,7 +10,7 @@ regenerates them from the table and puts back any trigger a table rebuild droppe
 
 from django.db import connection, transaction
 
-from memories.engine import IndexReport
+from memories.engine import IndexReport, sql
 
 MEMORY_TABLE = "memories_memory"
 FTS_TABLE = "memories_fts"
@@ -179,14 +179,10 @@ def check() -> IndexReport:
         missing = missing_triggers(cursor)
         if missing:
             report.problems.append("triggers missing: " + ", ".join(missing))
-        for table, (columns, source, kept) in DERIVED.items():
-            expected = _rows_of(source, kept)
-            present = f"SELECT memory_id, position, {columns} FROM {table}"
-            if _differ(cursor, expected, present):
-                report.problems.append(f"{table} does not match the memories' {source}")
-        for table, expected in RECOUNTS.items():
-            if _differ(cursor, expected, f"SELECT {TALLY_COLUMNS[table]} FROM {table}"):
-                report.problems.append(f"{table} does not match a recount of the memories")
+        expected = {table: _rows_of(source, kept) for table, (_, source, kept) in DERIVED.items()}
+        report.problems += sql.derived_problems(
+            cursor, _differ, expected, RECOUNTS, TALLY_COLUMNS, DERIVED
+        )
     return report
 
 
