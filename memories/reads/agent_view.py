@@ -190,51 +190,75 @@ class TierReads:
             self._read[key] = read()
         return self._read[key]
 
-    def _entries(self, tier: int, load: str, limit: int | None = None) -> list[Entry]:
-        """The tier's memories of `load` in force, in index order (inline: those with a body)."""
+    def _read_arms(self, arms: list[tuple[int, str, int | None]]) -> dict[tuple, list[Entry]]:
+        """For each (tier, load, limit), the tier's memories of `load` in force in index order
+        (inline: those with a body), `limit` at most: one statement for every arm, since on
+        PostgreSQL each statement's round trip costs more than what a tier's arm reads."""
         names = self._once(("projects",), lambda: dict(Project.objects.values_list("id", "name")))
-        statements = engine.of(connection).statements
-        inline = load == "inline"
-        sql = (
-            "SELECT id, name, project_id, priority, created_at, description, "
-            + ("body" if inline else "''")
-            + " FROM memories_memory WHERE tier = %s AND load = %s AND "
-            + statements.likelihood("(expires_at IS NULL OR expires_at > %s)", DENSE)
-            + (" AND body != ''" if inline else "")
-            + " ORDER BY priority, created_at DESC, id DESC"
-            + ("" if limit is None else " LIMIT %s")
+        in_force = engine.of(connection).statements.likelihood(
+            "(expires_at IS NULL OR expires_at > %s)", DENSE
         )
-        params = [tier, load, connection.ops.adapt_datetimefield_value(self.now)]
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params if limit is None else [*params, limit])
-            rows = cursor.fetchall()
-        return [
-            Entry(
-                id=id_,
-                name=name,
-                project_id=project_id,
-                project_name=names.get(project_id) if project_id else None,
-                priority=priority,
-                created_at=_moment(created_at),
-                description=description,
-                body=body,
-                body_bytes=len(body.encode("utf-8")),
+        moment = connection.ops.adapt_datetimefield_value(self.now)
+        selects, params = [], []
+        for number, (tier, load, limit) in enumerate(arms):
+            inline = load == "inline"
+            body = "body" if inline else "''"
+            selects.append(
+                "SELECT * FROM (SELECT tier, load, id, name, project_id, priority, created_at, "
+                f"description, {body} AS body FROM memories_memory "
+                f"WHERE tier = %s AND load = %s AND {in_force}"
+                + (" AND body != ''" if inline else "")
+                + " ORDER BY priority, created_at DESC, id DESC"
+                + ("" if limit is None else " LIMIT %s")
+                + f") AS arm{number}"
             )
-            for id_, name, project_id, priority, created_at, description, body in rows
-        ]
+            params += [tier, load, moment] + ([] if limit is None else [limit])
+        found: dict[tuple, list[Entry]] = {(tier, load): [] for tier, load, _ in arms}
+        with connection.cursor() as cursor:
+            cursor.execute(" UNION ALL ".join(selects), params)
+            for tier, load, id_, name, project_id, priority, created, description, body in cursor:
+                found[(tier, load)].append(
+                    Entry(
+                        id=id_,
+                        name=name,
+                        project_id=project_id,
+                        project_name=names.get(project_id) if project_id else None,
+                        priority=priority,
+                        created_at=_moment(created),
+                        description=description,
+                        body=body,
+                        body_bytes=len(body.encode("utf-8")),
+                    )
+                )
+        for entries in found.values():
+            entries.sort(key=self.key)  # a union keeps no order of its own
+        return found
+
+    def read_tiers(self, tiers) -> None:
+        """The inline bodies and the first index candidates of each tier not read yet, in one
+        statement (a view reads its band's tiers; the budget report, every tier)."""
+        arms = [(tier, "inline", None) for tier in tiers if ("inline", tier) not in self._read]
+        arms += [(tier, "index", FIRST_READ) for tier in tiers if ("index", tier) not in self._read]
+        if not arms:
+            return
+        for (tier, load), entries in self._read_arms(arms).items():
+            self._read[(load, tier)] = entries if load == "inline" else (FIRST_READ, entries)
 
     def inline(self, tier: int) -> list[Entry]:
         """The tier's inline bodies in force, in index order."""
-        return self._once(("inline", tier), lambda: self._entries(tier, "inline"))
+        self.read_tiers([tier])
+        return self._read[("inline", tier)]
 
     def index_candidates(self, tier: int, limit: int) -> list[Entry]:
         """The first `limit` memories the tier offers the index, in index order (a band's
-        index reads hundreds; the budget page's list of what falls off, a few more)."""
-        read = self._read.get(("index", tier))
-        if read is None or (read[0] < limit):
-            read = (limit, self._entries(tier, "index", limit))
-            self._read[("index", tier)] = read
-        return read[1][:limit]
+        index reads about 90; 200 at most, and the budget page's list of what falls off, 50
+        more)."""
+        self.read_tiers([tier])
+        read, entries = self._read[("index", tier)]
+        if read < limit and len(entries) == read:  # not every candidate was read
+            entries = self._read_arms([(tier, "index", limit)])[(tier, "index")]
+            self._read[("index", tier)] = (limit, entries)
+        return entries[:limit]
 
     def band_index_candidates(self, project, limit: int) -> list[Entry]:
         """The first `limit` memories the index of `project`'s band would list, in index
@@ -245,13 +269,16 @@ class TierReads:
         )[:limit]
 
     def read_tallies(self, tiers) -> None:
-        """Read the tallies of several tiers at once (the budget report reads every tier)."""
-        for tier, tally in tallies.tier_tallies(tiers, self.now).items():
-            self._read[("tally", tier)] = tally
+        """The tallies of each tier not read yet, at once (the budget report reads every tier)."""
+        missing = [tier for tier in tiers if ("tally", tier) not in self._read]
+        if missing:
+            for tier, tally in tallies.tier_tallies(missing, self.now).items():
+                self._read[("tally", tier)] = tally
 
     def count(self, tier: int, what: str) -> int:
         """How many of the tier's memories are listable in the index, search-only or expired."""
-        tally = self._once(("tally", tier), lambda: tallies.tier_tally(tier, self.now))
+        self.read_tallies([tier])
+        tally = self._read[("tally", tier)]
         if what == "expired":
             return tally.expired_total
         return tally.in_force({"listable": "index", "search_only": "search"}[what])
@@ -272,6 +299,8 @@ def agent_view(
     now = now or timezone.now()
     reads = reads or TierReads(now)
     tiers = band_tiers(project)
+    reads.read_tiers(tiers)
+    reads.read_tallies(tiers)
 
     inline = sorted((m for tier in tiers for m in reads.inline(tier)), key=reads.key)
     budget_limit = budget.budget_bytes()

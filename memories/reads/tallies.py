@@ -54,10 +54,6 @@ def tier_tallies(tiers, now: dt.datetime) -> dict[int, TierTally]:
     return {tier: TierTally(memories[tier], expired[tier]) for tier in tiers}
 
 
-def tier_tally(tier: int, now: dt.datetime) -> TierTally:
-    return tier_tallies((tier,), now)[tier]
-
-
 def _sum(column: str) -> Cast:
     """A whole-number sum (PostgreSQL sums a bigint column as numeric, a Decimal in Python)."""
     return Cast(Sum(column), BigIntegerField())
