@@ -106,9 +106,10 @@ class AgentView:
         return render(self)
 
 
-def index_line(memory: Entry, now: dt.datetime) -> str:
+def index_line(memory: Entry, now: dt.datetime, zone: dt.tzinfo | None = None) -> str:
     return (
-        f"- {memory.name} (priority {memory.priority}, {short_age(memory.created_at, now)}): "
+        f"- {memory.name} (priority {memory.priority}, "
+        f"{short_age(memory.created_at, now, zone)}): "
         f"{memory.description}"
     )
 
@@ -169,6 +170,7 @@ class TierReads:
 
     def __init__(self, now: dt.datetime):
         self.now = now
+        self._zone = timezone.get_current_timezone()
         self._read: dict[tuple, object] = {}
         self._keys: dict[int, tuple] = {}
         self._lines: dict[int, str] = {}
@@ -182,7 +184,7 @@ class TierReads:
     def line(self, entry: Entry) -> str:
         """The memory's index line, written once for every band holding it."""
         if entry.id not in self._lines:
-            self._lines[entry.id] = index_line(entry, self.now)
+            self._lines[entry.id] = index_line(entry, self.now, self._zone)
         return self._lines[entry.id]
 
     def _once(self, key: tuple, read):
@@ -216,20 +218,21 @@ class TierReads:
         found: dict[tuple, list[Entry]] = {(tier, load): [] for tier, load, _ in arms}
         with connection.cursor() as cursor:
             cursor.execute(" UNION ALL ".join(selects), params)
-            for tier, load, id_, name, project_id, priority, created, description, body in cursor:
-                found[(tier, load)].append(
-                    Entry(
-                        id=id_,
-                        name=name,
-                        project_id=project_id,
-                        project_name=names.get(project_id) if project_id else None,
-                        priority=priority,
-                        created_at=_moment(created),
-                        description=description,
-                        body=body,
-                        body_bytes=len(body.encode("utf-8")),
-                    )
+            rows = cursor.fetchall()
+        for tier, load, id_, name, project_id, priority, created, description, body in rows:
+            found[(tier, load)].append(
+                Entry(
+                    id=id_,
+                    name=name,
+                    project_id=project_id,
+                    project_name=names.get(project_id) if project_id else None,
+                    priority=priority,
+                    created_at=_moment(created),
+                    description=description,
+                    body=body,
+                    body_bytes=len(body.encode("utf-8")),
                 )
+            )
         for entries in found.values():
             entries.sort(key=self.key)  # a union keeps no order of its own
         return found

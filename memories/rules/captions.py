@@ -49,9 +49,11 @@ def relative(
     return f"in {_span(days)}"
 
 
-def short_age(moment: dt.datetime, now: dt.datetime | None = None) -> str:
+def short_age(
+    moment: dt.datetime, now: dt.datetime | None = None, zone: dt.tzinfo | None = None
+) -> str:
     """Compact form for tables and the index: 0d, 47d, 5mo, 2y."""
-    days = max(days_between(moment, now or timezone.now()), 0)
+    days = max(days_between(moment, now or timezone.now(), zone), 0)
     if days < 60:
         return f"{days}d"
     if days < 730:
