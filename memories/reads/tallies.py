@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from django.db.models import BigIntegerField, Count, Q, Sum, Value
-from django.db.models.functions import Cast
+from django.db.models.functions import Cast, Lower
 
 from memories.engine.hints import likelihood
 from memories.models import BandTally, Memory, Tag, TagTally
@@ -85,6 +85,31 @@ def count(filters, now: dt.datetime) -> int | None:
         expired = replace(filters, expired=True)
         total -= expired.apply(Memory.objects.all(), now, sparse=True).count()
     return total
+
+
+def more_tagged_than(filters, bound: int) -> bool:
+    """Whether the tag tallies show more than `bound` memories admitted by `filters` when
+    their tag, tier and load are all they ask (False: the caller counts the rows).
+
+    A memory holding a tag in several spellings is in the tally of each, so the memories are
+    at least the tallies' sum over the number of spellings.
+    """
+    if not filters.tag or filters.unverified or filters.referencing:
+        return False
+    if filters.expired is not None or (filters.priority_min, filters.priority_max) != (None,) * 2:
+        return False
+    kept = TagTally.objects.alias(folded=Lower("tag")).filter(folded=Lower(Value(filters.tag)))
+    tier, band = filters.tier_key(), filters.band_tiers()
+    if tier is not None:
+        kept = kept.filter(tier=tier)
+    if band is not None:
+        kept = kept.filter(tier__in=band)
+    if filters.load:
+        kept = kept.filter(load=filters.load)
+    spellings: Counter[str] = Counter()
+    for tag, memories in kept.values_list("tag", "memories"):
+        spellings[tag] += memories
+    return bool(spellings) and sum(spellings.values()) > bound * len(spellings)
 
 
 def priorities() -> list[tuple[int, int, int]]:

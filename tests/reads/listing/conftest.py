@@ -31,6 +31,7 @@ def varied(db, project):
                 verified_at=created + dt.timedelta(hours=rng.randint(0, 5)),
                 expires_at=rng.choice([None, None, base + dt.timedelta(days=rng.randint(1, 60))]),
                 read_count=rng.randint(0, 3),
+                tags=[["infra"], ["Infra", "infra"], [], ["ops"]][number % 4],
             )
         )
     Memory.objects.bulk_create(rows)

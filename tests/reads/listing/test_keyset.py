@@ -97,6 +97,8 @@ FILTERS = [
     MemoryFilters(expired=True),
     MemoryFilters(expired=False, project="webdev"),
     MemoryFilters(load="index", priority_min=1),
+    MemoryFilters(tag="INFRA"),
+    MemoryFilters(tag="infra", project="webdev", expired=False),
 ]
 
 
@@ -128,3 +130,18 @@ def test_a_named_project_is_looked_up_once(varied, django_assert_num_queries):
     with django_assert_num_queries(1):
         filters.tier_key()
         filters.tier_key()
+
+
+def test_a_tag_held_more_often_than_the_bound_is_told_by_its_tallies(varied, monkeypatch):
+    """20 memories carry infra, 10 of them in two spellings: 30 in the tallies, 15 at least."""
+    from memories.reads import tallies
+
+    assert tallies.more_tagged_than(MemoryFilters(tag="INFRA"), 14)
+    assert not tallies.more_tagged_than(MemoryFilters(tag="infra"), 15)  # 30 / 2 spellings
+    assert not tallies.more_tagged_than(MemoryFilters(tag="infra", unverified="1d"), 1)
+    assert not tallies.more_tagged_than(MemoryFilters(tag="nowhere"), 0)
+    monkeypatch.setattr(listing, "PAGE_COUNT_BOUND", 14)
+    page = listing.page_memories(MemoryFilters(tag="infra"), limit=50)
+    assert (page.count, page.more) == (14, True)
+    tagged = [m.name for m in listing.memories(MemoryFilters(tag="infra"))]
+    assert [m.name for m in page.memories] == tagged and len(tagged) == 20
