@@ -125,18 +125,27 @@ def left_out_tags(
     """The `limit` most common tags of the tiers' memories of `load` in force, but for those
     `listed`, with their counts: the tallies less the tags of the expired and the listed.
 
-    One statement: the tallies and, counted -1 each, the tags to take off (of the listed and
+    One statement: the tallies and, counted negative, the tags to take off (of the listed and
     of the expired, each through the tags' memory index: as one OR, PostgreSQL read every
-    tag row, 18 ms at 100,000 memories).
+    tag row, 18 ms at 100,000 memories), each grouped by tag in the database: the expired
+    grow with the store, and a row for each of their tags cost 25 ms at 1,000,000.
     """
-    of_listed = Tag.objects.filter(memory_id__in=listed).values_list("tag", Value(-1))
-    of_expired = Tag.objects.filter(
-        memory_id__in=_expired(tiers, now).filter(load=load).values("id")
-    ).values_list("tag", Value(-1))
+
+    def taken_off(memories):
+        return (
+            Tag.objects.filter(memory_id__in=memories)
+            .order_by()
+            .values_list("tag")
+            .annotate(n=-Count("id"))
+        )
+
+    of_expired = _expired(tiers, now).filter(load=load).values("id")
     rows = (
         TagTally.objects.filter(tier__in=tiers, load=load)
-        .values_list("tag", "memories")
-        .union(of_listed, of_expired, all=True)
+        .order_by()
+        .values_list("tag")
+        .annotate(n=_sum("memories"))
+        .union(taken_off(listed), taken_off(of_expired), all=True)
     )
     counts: Counter[str] = Counter()
     for tag, n in rows:
