@@ -217,10 +217,8 @@ def _by_what_it_leaves_out(filters: MemoryFilters, now: dt.datetime) -> _Counts 
     except OverflowError:
         return None
     whole = _tallied(scope, now)
-    verified_since = scope.apply(Memory.objects.all(), now).filter(verified_at__gte=cutoff)
-    if verified_since.count() * 2 > whole.total:
-        return None
-    return whole.minus(_verified_since(scope.tier_key(), cutoff, now, whole.spans))
+    since = _verified_since(scope.tier_key(), cutoff, now, whole)
+    return None if since is None else whole.minus(since)
 
 
 def _in_tier(rows: QuerySet, tier: int | None) -> QuerySet:
@@ -243,46 +241,56 @@ def _one_per(tallies: QuerySet, *keys: str) -> QuerySet:
 
 
 def _verified_since(
-    tier: int | None, cutoff: dt.datetime, now: dt.datetime, spans: dict[str, int]
-) -> _Counts:
-    """The counts of the memories of `tier` (None: every tier) verified since `cutoff`, off
-    indexes alone: a range of memory_band_verified for each tier and load the band tallies
-    hold, of tag_facets for each tier and tag the tag tallies hold, and of memory_expires /
-    memory_tier_expiry. `spans`: the tier's, of which those since `cutoff` are taken."""
-    since = Memory.objects.filter(
-        tier=OuterRef("tier"), load=OuterRef("load"), verified_at__gte=cutoff
-    )
+    tier: int | None, cutoff: dt.datetime, now: dt.datetime, whole: _Counts
+) -> _Counts | None:
+    """The counts of the memories of `tier` (None: every tier) verified since `cutoff`, or
+    None when they are more than half of `whole` (the tier's counts). Off indexes alone, in
+    two statements: for each tier and load the band tallies hold, a range of
+    memory_band_verified (and of memory_tier_expiry for the expired, of memory_band_verified
+    for the span the cutoff falls in); for each tier and tag the tag tallies hold, a range
+    of tag_facets. The other spans are all or none of the tier's."""
+    band = Memory.objects.filter(tier=OuterRef("tier"), load=OuterRef("load"))
+    since = band.filter(verified_at__gte=cutoff)
+    counted = {"n": _count_of(since), "expired": _count_of(since.filter(_expired(now)))}
+    spans: dict[str, int] = {}
+    newer = now
+    for period, _ in PERIOD_CHOICES:
+        older = now - memory_fields.period(period)
+        if older >= cutoff:
+            spans[period] = whole.spans[period]
+        elif newer <= cutoff:
+            spans[period] = 0
+        else:  # the span the cutoff falls in: its part since the cutoff, counted per band
+            spans[period] = 0
+            counted["straddled"] = _count_of(since.filter(verified_at__lt=newer))
+            straddled = period
+        newer = older
     bands = _one_per(_in_tier(BandTally.objects.all(), tier), "tier", "load")
     by_tier: dict[int | None, int] = {}
     by_load: dict[str, int] = {}
-    for row_tier, load, n in bands.values_list("tier", "load").annotate(n=_count_of(since)):
-        if n:
-            by_tier[row_tier or None] = by_tier.get(row_tier or None, 0) + n
-            by_load[load] = by_load.get(load, 0) + n
+    expired = 0
+    for row in bands.values("tier", "load", **counted):
+        key, n = row["tier"] or None, row["n"]
+        by_tier[key] = by_tier.get(key, 0) + n
+        by_load[row["load"]] = by_load.get(row["load"], 0) + n
+        expired += row["expired"]
+        if "straddled" in row:
+            spans[straddled] += row["straddled"]
+    total = sum(by_tier.values())
+    if total * 2 > whole.total:
+        return None
     tagged = Tag.objects.filter(tier=OuterRef("tier"), tag=OuterRef("tag"), verified_at__gte=cutoff)
     tag_tallies = _one_per(_in_tier(TagTally.objects.all(), tier), "tier", "tag")
     tags: dict[str, int] = {}
     for tag, n in tag_tallies.values_list("tag").annotate(n=_count_of(tagged)):
         if n:
             tags[tag] = tags.get(tag, 0) + n
-    rows = _in_tier(Memory.objects.all(), tier).filter(verified_at__gte=cutoff)
-    since: dict[str, int] = {}
-    newer = now
-    for period, _ in PERIOD_CHOICES:
-        older = now - memory_fields.period(period)
-        if older >= cutoff:
-            since[period] = spans[period]
-        elif newer <= cutoff:
-            since[period] = 0
-        else:  # the span the cutoff falls in: its part since the cutoff
-            since[period] = rows.filter(verified_at__lt=newer).count()
-        newer = older
     return _Counts(
-        total=sum(by_tier.values()),
-        by_tier=by_tier,
-        by_load=by_load,
-        expired=rows.filter(_expired(now)).count(),
-        spans=since,
+        total=total,
+        by_tier={key: n for key, n in by_tier.items() if n},
+        by_load={load: n for load, n in by_load.items() if n},
+        expired=expired,
+        spans=spans,
         tags=list(tags.items()),
     )
 

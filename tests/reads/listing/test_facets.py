@@ -140,3 +140,43 @@ def test_unverified_over_most_of_a_tier_is_the_tallies_less_what_was_verified_si
     # the few unverified are read directly
     assert facets._by_what_it_leaves_out(MemoryFilters(unverified="365d"), now) is None
     assert facets._by_what_it_leaves_out(replace(filters, load="index"), now) is None
+
+
+@pytest.mark.parametrize("period", ["90d", "45d", "12h"])
+def test_unverified_for_any_period_counts_as_its_rows_do(store, period):
+    for number in range(6):
+        memory = doors.write(f"old-{number}", description="old", tags=["ops"]).memory
+        backdate(memory, days=120 + number * 20)
+    now = timezone.now()
+    filters = MemoryFilters(unverified=period)
+    by_complement = facets._by_what_it_leaves_out(filters, now)
+    assert by_complement is not None
+    rows = filters.apply(Memory.objects.all(), now)
+    counted = facets._counted(rows, now)
+    assert replace(by_complement, tags=sorted(by_complement.tags)) == replace(
+        counted, tags=sorted(counted.tags)
+    )
+
+
+@pytest.mark.parametrize("tier", [ANY_TIER, None, "webdev"])
+@pytest.mark.parametrize("tag", ["docs", "DOCS", "people", "absent"])
+def test_a_tag_over_a_tier_or_the_store_is_counted_off_its_tallies(store, tier, tag):
+    doors.write("f", project="webdev", description="f", tags=["docs", "ci"], load="inline")
+    backdate(doors.write("g", description="g", tags=["docs"]).memory, days=50)
+    now = timezone.now()
+    filters = MemoryFilters(project=tier, tag=tag)
+    tallied = facets._tagged(filters, now)
+    assert tallied is not None
+    rows = filters.apply(Memory.objects.all(), now)
+    counted = facets._counted(rows, now)
+    assert replace(tallied, tags=sorted(tallied.tags)) == replace(
+        counted, tags=sorted(counted.tags)
+    )
+
+
+def test_a_tag_held_in_two_spellings_or_under_another_filter_is_counted_from_its_rows(store):
+    now = timezone.now()
+    assert facets._tagged(MemoryFilters(tag="ops"), now) is None  # ops and Ops
+    assert facets._tagged(MemoryFilters(tag="docs", load="index"), now) is None
+    found = facets.facets(MemoryFilters(tag="ops"), now)
+    assert counted(found, "tag") == [("ops", 3), ("docs", 1), ("people", 1)]
