@@ -111,6 +111,7 @@ def facets(
         counts = (
             _by_what_it_leaves_out(filters, now)
             or _tagged(filters, now)
+            or _expired_alone(filters, now)
             or _counted(filters.apply(Memory.objects.all(), now), now)
         )
     total = counts.total
@@ -166,14 +167,22 @@ def _tally_kept(filters: MemoryFilters) -> bool:
     return not replace(filters, project=ANY_TIER).active
 
 
-def _span_conditions(now: dt.datetime) -> dict[str, Q]:
-    """Each period's span: verified since its cutoff but not since the shorter period's."""
-    conditions, since = {}, now
+def _span_bounds(now: dt.datetime) -> list[tuple[str, dt.datetime, dt.datetime]]:
+    """Each period's span (period, older, newer): verified since `older`, its cutoff, but
+    not since `newer`, the shorter period's."""
+    bounds, newer = [], now
     for period, _ in PERIOD_CHOICES:
-        cutoff = now - memory_fields.period(period)
-        conditions[period] = Q(verified_at__gte=cutoff, verified_at__lt=since)
-        since = cutoff
-    return conditions
+        older = now - memory_fields.period(period)
+        bounds.append((period, older, newer))
+        newer = older
+    return bounds
+
+
+def _span_conditions(now: dt.datetime) -> dict[str, Q]:
+    return {
+        period: Q(verified_at__gte=older, verified_at__lt=newer)
+        for period, older, newer in _span_bounds(now)
+    }
 
 
 # Declared sparse: left to guess, the planner tested the expiry of every row another filter's
@@ -187,12 +196,7 @@ def _tallied(filters: MemoryFilters, now: dt.datetime) -> _Counts:
     expired and each verification span a range of memory_expires / memory_verified, or of
     memory_tier_expiry / memory_tier_verified for one tier."""
     tier = filters.tier_key()
-    by_tier: dict[int | None, int] = {}
-    by_load: dict[str, int] = {}
-    for (row_tier, load), n in tallies.tier_loads(tier).items():
-        if n:
-            by_tier[row_tier or None] = by_tier.get(row_tier or None, 0) + n
-            by_load[load] = by_load.get(load, 0) + n
+    by_tier, by_load = _by_tier_and_load(tallies.tier_loads(tier).items())
     rows = _in_tier(Memory.objects.all(), tier)
     return _Counts(
         total=sum(by_tier.values()),
@@ -204,11 +208,24 @@ def _tallied(filters: MemoryFilters, now: dt.datetime) -> _Counts:
     )
 
 
+def _by_tier_and_load(bands) -> tuple[dict[int | None, int], dict[str, int]]:
+    """Memories per tier (None: the global one) and per load of ((tier, load), n) pairs."""
+    by_tier: dict[int | None, int] = {}
+    by_load: dict[str, int] = {}
+    for (tier, load), n in bands:
+        if n:
+            by_tier[tier or None] = by_tier.get(tier or None, 0) + n
+            by_load[load] = by_load.get(load, 0) + n
+    return by_tier, by_load
+
+
 def _by_what_it_leaves_out(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
     """Unverified for a period, over the store or one tier, when that is most of it: the
-    tallies' counts less those of the memories verified since, which are fewer rows to read
-    (unverified for 90 days on the generated store: 20,600 rows read rather than 79,400).
-    None for any other filter, or when those verified since are the more."""
+    tallies' tiers, loads and tags less those of the memories verified since, which are
+    fewer (unverified for 90 days on the generated store: 20,600 rather than 79,400); the
+    expired among the sparse expired and each span older than the period a range of the
+    verification index. None for any other filter, or when those verified since are the
+    more."""
     scope = replace(filters, unverified=None)
     if not filters.unverified or not _tally_kept(scope):
         return None
@@ -216,9 +233,28 @@ def _by_what_it_leaves_out(filters: MemoryFilters, now: dt.datetime) -> _Counts 
         cutoff = now - memory_fields.period(filters.unverified)
     except OverflowError:
         return None
-    whole = _tallied(scope, now)
-    since = _verified_since(scope.tier_key(), cutoff, now, whole)
-    return None if since is None else whole.minus(since)
+    tier = scope.tier_key()
+    by_tier, by_load = _by_tier_and_load(tallies.tier_loads(tier).items())
+    total = sum(by_tier.values())
+    since = _verified_since(tier, cutoff)
+    if since.total * 2 > total:
+        return None
+    rows = _in_tier(Memory.objects.all(), tier).filter(verified_at__lt=cutoff)
+    spans = {
+        period: 0
+        if older >= cutoff
+        else rows.filter(verified_at__gte=older, verified_at__lt=newer).count()
+        for period, older, newer in _span_bounds(now)
+    }
+    whole = _Counts(
+        total=total,
+        by_tier=by_tier,
+        by_load=by_load,
+        expired=rows.filter(_expired(now)).count(),
+        spans=spans,
+        tags=tallies.tags(tier),
+    )
+    return whole.minus(since)
 
 
 def _in_tier(rows: QuerySet, tier: int | None) -> QuerySet:
@@ -240,45 +276,19 @@ def _one_per(tallies: QuerySet, *keys: str) -> QuerySet:
     return tallies.filter(id__in=first).order_by()
 
 
-def _verified_since(
-    tier: int | None, cutoff: dt.datetime, now: dt.datetime, whole: _Counts
-) -> _Counts | None:
-    """The counts of the memories of `tier` (None: every tier) verified since `cutoff`, or
-    None when they are more than half of `whole` (the tier's counts). Off indexes alone, in
-    two statements: for each tier and load the band tallies hold, a range of
-    memory_band_verified (and of memory_tier_expiry for the expired, of memory_band_verified
-    for the span the cutoff falls in); for each tier and tag the tag tallies hold, a range
-    of tag_facets. The other spans are all or none of the tier's."""
-    band = Memory.objects.filter(tier=OuterRef("tier"), load=OuterRef("load"))
-    since = band.filter(verified_at__gte=cutoff)
-    counted = {"n": _count_of(since), "expired": _count_of(since.filter(_expired(now)))}
-    spans: dict[str, int] = {}
-    newer = now
-    for period, _ in PERIOD_CHOICES:
-        older = now - memory_fields.period(period)
-        if older >= cutoff:
-            spans[period] = whole.spans[period]
-        elif newer <= cutoff:
-            spans[period] = 0
-        else:  # the span the cutoff falls in: its part since the cutoff, counted per band
-            spans[period] = 0
-            counted["straddled"] = _count_of(since.filter(verified_at__lt=newer))
-            straddled = period
-        newer = older
+def _verified_since(tier: int | None, cutoff: dt.datetime) -> _Counts:
+    """How many memories of `tier` (None: every tier) were verified since `cutoff`, per tier,
+    load and tag (none of the expired or spans), off indexes alone: a range of
+    memory_band_verified for each tier and load the band tallies hold, of tag_facets for each
+    tier and tag the tag tallies hold."""
+    since = Memory.objects.filter(
+        tier=OuterRef("tier"), load=OuterRef("load"), verified_at__gte=cutoff
+    )
     bands = _one_per(_in_tier(BandTally.objects.all(), tier), "tier", "load")
-    by_tier: dict[int | None, int] = {}
-    by_load: dict[str, int] = {}
-    expired = 0
-    for row in bands.values("tier", "load", **counted):
-        key, n = row["tier"] or None, row["n"]
-        by_tier[key] = by_tier.get(key, 0) + n
-        by_load[row["load"]] = by_load.get(row["load"], 0) + n
-        expired += row["expired"]
-        if "straddled" in row:
-            spans[straddled] += row["straddled"]
-    total = sum(by_tier.values())
-    if total * 2 > whole.total:
-        return None
+    by_tier, by_load = _by_tier_and_load(
+        ((row_tier, load), n)
+        for row_tier, load, n in bands.values_list("tier", "load").annotate(n=_count_of(since))
+    )
     tagged = Tag.objects.filter(tier=OuterRef("tier"), tag=OuterRef("tag"), verified_at__gte=cutoff)
     tag_tallies = _one_per(_in_tier(TagTally.objects.all(), tier), "tier", "tag")
     tags: dict[str, int] = {}
@@ -286,11 +296,11 @@ def _verified_since(
         if n:
             tags[tag] = tags.get(tag, 0) + n
     return _Counts(
-        total=total,
-        by_tier={key: n for key, n in by_tier.items() if n},
-        by_load={load: n for load, n in by_load.items() if n},
-        expired=expired,
-        spans=spans,
+        total=sum(by_tier.values()),
+        by_tier=by_tier,
+        by_load=by_load,
+        expired=0,
+        spans={period: 0 for period, _ in PERIOD_CHOICES},
         tags=list(tags.items()),
     )
 
@@ -355,13 +365,23 @@ def _tagged(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
     )
 
 
-def _counted(admitted, now: dt.datetime) -> _Counts:
+def _expired_alone(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
+    """The expired, over the store or one tier: the one pass reads them, declared few, off
+    memory_tier_expiry (tier, expiry, load, verification), grouped on the tier it holds
+    (3.6 ms reading each memory's row for its project at 100,000, 0.6 off the index). None
+    under any other filter."""
+    if filters.expired is not True or not _tally_kept(replace(filters, expired=None)):
+        return None
+    return _counted(filters.apply(Memory.objects.all(), now, sparse=True), now, key=F("tier"))
+
+
+def _counted(admitted, now: dt.datetime, *, key=None) -> _Counts:
     """The counts of the memories `admitted` (a queryset) under a filter the tallies do not
-    keep: one pass over its rows, grouped by tier and load, counting the expired and each
-    verification span as it goes; the tags in a second."""
+    keep: one pass over its rows, grouped by tier (`key`: the tier's column) and load,
+    counting the expired and each verification span as it goes; the tags in a second."""
     # Grouped as the filter's own index finds the rows (walking the project index instead
     # tested every row of the store against the filter).
-    key = Unindexed(F("project_id"), output_field=Memory._meta.get_field("project"))
+    key = key or Unindexed(F("project_id"), output_field=Memory._meta.get_field("project"))
     conditions = {"expired": _expired(now), **_span_conditions(now)}
     rows = (
         admitted.values(key=key, band_load=F("load"))
@@ -375,7 +395,8 @@ def _counted(admitted, now: dt.datetime) -> _Counts:
     by_load: dict[str, int] = {}
     counted = dict.fromkeys(conditions, 0)
     for row in rows:
-        by_tier[row["key"]] = by_tier.get(row["key"], 0) + row["n"]
+        tier = row["key"] or None  # the global tier: no project, or tier 0
+        by_tier[tier] = by_tier.get(tier, 0) + row["n"]
         by_load[row["band_load"]] = by_load.get(row["band_load"], 0) + row["n"]
         for name in conditions:
             counted[name] += row[name]

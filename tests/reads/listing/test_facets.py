@@ -181,3 +181,17 @@ def test_a_tag_held_in_two_spellings_or_under_another_filter_is_counted_from_its
     assert facets._tagged(MemoryFilters(tag="docs", load="index"), now) is None
     found = facets.facets(MemoryFilters(tag="ops"), now)
     assert counted(found, "tag") == [("ops", 3), ("docs", 1), ("people", 1)]
+
+
+@pytest.mark.parametrize("tier", [ANY_TIER, None, "webdev"])
+def test_the_expired_over_a_tier_or_the_store_are_counted_off_the_expiry_index(store, tier):
+    past = (timezone.now() - dt.timedelta(days=2)).isoformat()
+    doors.write("f", project="webdev", description="f", tags=["docs"], expires=past)
+    backdate(doors.write("g", description="g", tags=["ops"], expires=past).memory, days=50)
+    now = timezone.now()
+    filters = MemoryFilters(project=tier, expired=True)
+    alone = facets._expired_alone(filters, now)
+    assert alone is not None and alone.total
+    assert _ordered(alone) == _ordered(_rows_counted(filters, now))
+    assert facets._expired_alone(replace(filters, load="index"), now) is None
+    assert facets._expired_alone(replace(filters, expired=False), now) is None
