@@ -108,10 +108,13 @@ class Memory(models.Model):
                 fields=["load", "tier", "priority", "-created_at", "-id", "expires_at"],
                 name="memory_band",
             ),
-            models.Index(fields=["expires_at"], name="memory_expires"),
+            # With the verification: the facets' spans of the expired, off the index alone.
+            models.Index(fields=["expires_at", "verified_at"], name="memory_expires"),
             # A tier's expired memories by load, off the index alone: what the tallies, which
             # count every memory, give back when a view counts those in force.
-            models.Index(fields=["tier", "expires_at", "load"], name="memory_tier_expiry"),
+            models.Index(
+                fields=["tier", "expires_at", "load", "verified_at"], name="memory_tier_expiry"
+            ),
             models.Index(fields=["verified_at"], name="memory_verified"),
             # The drift sections (reads.drift) in their order off one range: the never read
             # by priority and age, the most read first; load and expiry on it too, so the
@@ -122,6 +125,9 @@ class Memory(models.Model):
             ),
             # A tier's verification spans (the list's facets) as ranges of one index.
             models.Index(fields=["tier", "verified_at"], name="memory_tier_verified"),
+            # Those verified since a time in each tier and load, a range per band tally (the
+            # facets of the unverified, counted without reading a row).
+            models.Index(fields=["tier", "load", "verified_at"], name="memory_band_verified"),
         ]
 
     def __str__(self) -> str:
@@ -245,13 +251,20 @@ class Tag(models.Model):
     memory = models.ForeignKey(Memory, on_delete=models.DO_NOTHING, related_name="+")
     position = models.PositiveSmallIntegerField()
     tag = models.TextField()
+    # The memory's tier and verification, kept by the triggers as it moves and is verified:
+    # the facets count a tag's memories per tier and verification span off tag_facets alone,
+    # where reading each memory's row cost a row per match (20,600 for unverified 90d).
+    tier = models.BigIntegerField(null=True)
+    verified_at = models.DateTimeField(null=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["memory", "position"], name="tag_position")]
         # tag_folded serves the tag filter, which finds a tag in any case (reads.filters).
         indexes = [
-            models.Index(fields=["tag"], name="tag_tag"),
             models.Index(Lower("tag"), name="tag_folded"),
+            models.Index(fields=["tag", "tier", "verified_at", "memory"], name="tag_facets"),
+            # Covering: the tags of the memories a filter admits, without the tag's row.
+            models.Index(fields=["memory", "tag"], name="tag_memory_tag"),
         ]
 
 

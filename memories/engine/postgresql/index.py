@@ -71,7 +71,11 @@ END $$"""
 # from, what else of the memory's row it keeps), as the triggers write them.
 DERIVED = {
     "memories_reference": ("target, tier", "refs", ", coalesce({memory}.project_id, 0)"),
-    "memories_tag": ("tag", "tags", ""),
+    "memories_tag": (
+        "tag, tier, verified_at",
+        "tags",
+        ", coalesce({memory}.project_id, 0), {memory}.verified_at",
+    ),
 }
 SOURCES = {source: table for table, (_, source, _) in DERIVED.items()}
 
@@ -96,6 +100,13 @@ END $$""",
 CREATE OR REPLACE FUNCTION memories_refs_move() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     UPDATE memories_reference SET tier = coalesce(NEW.project_id, 0) WHERE memory_id = NEW.id;
+    UPDATE memories_tag SET tier = coalesce(NEW.project_id, 0) WHERE memory_id = NEW.id;
+    RETURN NULL;
+END $$""",
+    "memories_tags_verify": """
+CREATE OR REPLACE FUNCTION memories_tags_verify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE memories_tag SET verified_at = NEW.verified_at WHERE memory_id = NEW.id;
     RETURN NULL;
 END $$""",
     "memories_derived_forget": """
@@ -191,6 +202,10 @@ FOR EACH ROW EXECUTE FUNCTION memories_tags_keep()""",
     "memories_tags_au": f"""
 CREATE TRIGGER memories_tags_au AFTER UPDATE OF tags ON {MEMORY_TABLE}
 FOR EACH ROW WHEN (NEW.tags IS DISTINCT FROM OLD.tags) EXECUTE FUNCTION memories_tags_keep()""",
+    "memories_tags_verified_au": f"""
+CREATE TRIGGER memories_tags_verified_au AFTER UPDATE OF verified_at ON {MEMORY_TABLE}
+FOR EACH ROW WHEN (NEW.verified_at IS DISTINCT FROM OLD.verified_at)
+EXECUTE FUNCTION memories_tags_verify()""",
     "memories_derived_ad": f"""
 CREATE TRIGGER memories_derived_ad AFTER DELETE ON {MEMORY_TABLE}
 FOR EACH ROW EXECUTE FUNCTION memories_derived_forget()""",

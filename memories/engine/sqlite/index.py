@@ -69,8 +69,9 @@ END""",
 CREATE TRIGGER memories_refs_ai AFTER INSERT ON {MEMORY_TABLE} BEGIN
     INSERT INTO memories_reference(memory_id, position, target, tier)
     SELECT new.id, key, value, coalesce(new.project_id, 0) FROM json_each(new.refs);
-    INSERT INTO memories_tag(memory_id, position, tag)
-    SELECT new.id, key, value FROM json_each(new.tags);
+    INSERT INTO memories_tag(memory_id, position, tag, tier, verified_at)
+    SELECT new.id, key, value, coalesce(new.project_id, 0), new.verified_at
+    FROM json_each(new.tags);
 END""",
     "memories_refs_au": f"""
 CREATE TRIGGER memories_refs_au AFTER UPDATE OF refs ON {MEMORY_TABLE}
@@ -83,13 +84,20 @@ END""",
 CREATE TRIGGER memories_refs_tier_au AFTER UPDATE OF project_id ON {MEMORY_TABLE}
 WHEN new.project_id IS NOT old.project_id BEGIN
     UPDATE memories_reference SET tier = coalesce(new.project_id, 0) WHERE memory_id = new.id;
+    UPDATE memories_tag SET tier = coalesce(new.project_id, 0) WHERE memory_id = new.id;
+END""",
+    "memories_tags_verified_au": f"""
+CREATE TRIGGER memories_tags_verified_au AFTER UPDATE OF verified_at ON {MEMORY_TABLE}
+WHEN new.verified_at IS NOT old.verified_at BEGIN
+    UPDATE memories_tag SET verified_at = new.verified_at WHERE memory_id = new.id;
 END""",
     "memories_tags_au": f"""
 CREATE TRIGGER memories_tags_au AFTER UPDATE OF tags ON {MEMORY_TABLE}
 WHEN new.tags IS NOT old.tags BEGIN
     DELETE FROM memories_tag WHERE memory_id = old.id;
-    INSERT INTO memories_tag(memory_id, position, tag)
-    SELECT new.id, key, value FROM json_each(new.tags);
+    INSERT INTO memories_tag(memory_id, position, tag, tier, verified_at)
+    SELECT new.id, key, value, coalesce(new.project_id, 0), new.verified_at
+    FROM json_each(new.tags);
 END""",
     "memories_refs_ad": f"""
 CREATE TRIGGER memories_refs_ad AFTER DELETE ON {MEMORY_TABLE} BEGIN
@@ -199,7 +207,11 @@ def _differ(cursor, expected: str, present: str) -> bool:
 # from, what else of the memory's row it keeps), as the triggers write them.
 DERIVED = {
     "memories_reference": ("target, tier", "refs", ", coalesce(m.project_id, 0)"),
-    "memories_tag": ("tag", "tags", ""),
+    "memories_tag": (
+        "tag, tier, verified_at",
+        "tags",
+        ", coalesce(m.project_id, 0), m.verified_at",
+    ),
 }
 
 

@@ -140,3 +140,58 @@ def test_unverified_over_most_of_a_tier_is_the_tallies_less_what_was_verified_si
     # the few unverified are read directly
     assert facets._by_what_it_leaves_out(MemoryFilters(unverified="365d"), now) is None
     assert facets._by_what_it_leaves_out(replace(filters, load="index"), now) is None
+
+
+def _ordered(counts):
+    return replace(counts, tags=sorted(counts.tags))
+
+
+def _rows_counted(filters, now):
+    """The counts of a pass over the rows the filters admit, which every other way matches."""
+    return facets._counted(filters.apply(Memory.objects.all(), now), now)
+
+
+@pytest.mark.parametrize("period", ["90d", "45d", "12h"])
+def test_unverified_for_any_period_counts_as_its_rows_do(store, period):
+    for number in range(6):
+        memory = doors.write(f"old-{number}", description="old", tags=["ops"]).memory
+        backdate(memory, days=120 + number * 20)
+    now = timezone.now()
+    filters = MemoryFilters(unverified=period)
+    by_complement = facets._by_what_it_leaves_out(filters, now)
+    assert by_complement is not None
+    assert _ordered(by_complement) == _ordered(_rows_counted(filters, now))
+
+
+@pytest.mark.parametrize("tier", [ANY_TIER, None, "webdev"])
+@pytest.mark.parametrize("tag", ["docs", "DOCS", "people", "absent"])
+def test_a_tag_over_a_tier_or_the_store_is_counted_off_its_tallies(store, tier, tag):
+    doors.write("f", project="webdev", description="f", tags=["docs", "ci"], load="inline")
+    backdate(doors.write("g", description="g", tags=["docs"]).memory, days=50)
+    now = timezone.now()
+    filters = MemoryFilters(project=tier, tag=tag)
+    tallied = facets._tagged(filters, now)
+    assert tallied is not None
+    assert _ordered(tallied) == _ordered(_rows_counted(filters, now))
+
+
+def test_a_tag_held_in_two_spellings_or_under_another_filter_is_counted_from_its_rows(store):
+    now = timezone.now()
+    assert facets._tagged(MemoryFilters(tag="ops"), now) is None  # ops and Ops
+    assert facets._tagged(MemoryFilters(tag="docs", load="index"), now) is None
+    found = facets.facets(MemoryFilters(tag="ops"), now)
+    assert counted(found, "tag") == [("ops", 3), ("docs", 1), ("people", 1)]
+
+
+@pytest.mark.parametrize("tier", [ANY_TIER, None, "webdev"])
+def test_the_expired_over_a_tier_or_the_store_are_counted_off_the_expiry_index(store, tier):
+    past = (timezone.now() - dt.timedelta(days=2)).isoformat()
+    doors.write("f", project="webdev", description="f", tags=["docs"], expires=past)
+    backdate(doors.write("g", description="g", tags=["ops"], expires=past).memory, days=50)
+    now = timezone.now()
+    filters = MemoryFilters(project=tier, expired=True)
+    alone = facets._expired_alone(filters, now)
+    assert alone is not None and alone.total
+    assert _ordered(alone) == _ordered(_rows_counted(filters, now))
+    assert facets._expired_alone(replace(filters, load="index"), now) is None
+    assert facets._expired_alone(replace(filters, expired=False), now) is None
