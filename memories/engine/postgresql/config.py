@@ -49,7 +49,10 @@ def database(*, url: str, busy_timeout_ms: int) -> dict:
         "CONN_HEALTH_CHECKS": True,
         "OPTIONS": {
             "connect_timeout": 10,
-            "options": f"-c lock_timeout={busy_timeout_ms}",
+            # No JIT: a search's cost estimate passes jit_above_cost from about a million
+            # memories, and compiling it took three times the statement's own CPU time
+            # (bench/results/2026-12-01-pgsearch).
+            "options": f"-c lock_timeout={busy_timeout_ms} -c jit=off",
             "application_name": "memadmin",
         },
     }

@@ -119,7 +119,8 @@ def _terms(f: Formula) -> _Terms:
     weights = WEIGHTS.format(
         body=f.body_weight / f.name_weight, description=f.description_weight / f.name_weight
     )
-    julian_day = f"(extract(epoch FROM {M}.verified_at)::float8 / 86400 + 2440587.5)"
+    # date_part gives the epoch as float8 at once; extract() computes it as numeric first.
+    julian_day = f"(date_part('epoch', {M}.verified_at) / 86400 + 2440587.5)"
     return _Terms(
         weight=(
             f"(1.0::float8 - {_float(f.reads_scale)} * {M}.priority"
@@ -175,9 +176,9 @@ def _index_hit(
         placed = [prefix_placement_query(words, weight) for weight in "AB"]
     column = f"{M}.{SEARCH_COLUMN}"
     rank = t.rank.replace("{query}", query[0]).replace(column, "vector")
-    # The row's search column is read once, as `vector` (a detoasted copy), where ranking
-    # and placing it read it again for each of its three uses; the subqueries (OFFSET 0) are
-    # not flattened, so each expression is computed once a row.
+    # The search column is kept in the row (index.SEARCH_STORAGE), so ranking and placing it
+    # read it in place. The subqueries (OFFSET 0) are not flattened, so each expression is
+    # computed once a row.
     sql.add(f"SELECT id, {head}, (rank / (1.0::float8 + rank)) * placement AS rel")
     sql.add(", weight, created_at" if plan else ", NULL::text AS term, NULL::text AS pattern")
     sql.add(f" FROM (SELECT id, {rank} AS rank", *query[1])
@@ -189,7 +190,7 @@ def _index_hit(
         *placed[1][1],
     )
     sql.add(", weight, created_at" if plan else "")
-    sql.add(f" FROM (SELECT {M}.id AS id, setweight({column}, 'D', '{{}}') AS vector")
+    sql.add(f" FROM (SELECT {M}.id AS id, {column} AS vector")
     if plan:
         sql.add(", ")
         _weight_sql(sql, plan, t)
