@@ -168,12 +168,14 @@ def _index_hit(
     best column holding any of its words; with `plan`, also the memory's weight and
     created_at, read in the same pass."""
     words = list(part.words)
+    # Placed by one test of the name and description together, which a match in the body
+    # alone (most matches of a common word) fails, and then by the name.
     if part.sense == "word":
         query = word_query(words)
-        placed = [word_query(words, weight, " | ") for weight in "AB"]
+        placed = [word_query(words, weight, " | ") for weight in ("AB", "A")]
     else:
         query = prefix_query(words)
-        placed = [prefix_placement_query(words, weight) for weight in "AB"]
+        placed = [prefix_placement_query(words, weight) for weight in ("AB", "A")]
     column = f"{M}.{SEARCH_COLUMN}"
     rank = t.rank.replace("{query}", query[0]).replace(column, "vector")
     # The search column is kept in the row (index.SEARCH_STORAGE), so ranking and placing it
@@ -183,9 +185,9 @@ def _index_hit(
     sql.add(", weight, created_at" if plan else ", NULL::text AS term, NULL::text AS pattern")
     sql.add(f" FROM (SELECT id, {rank} AS rank", *query[1])
     sql.add(
-        f", (CASE WHEN vector @@ {placed[0][0]} THEN {_float(f.name_placement)}"
-        f" WHEN vector @@ {placed[1][0]} THEN {_float(f.description_placement)}"
-        f" ELSE {_float(f.body_placement)} END) AS placement",
+        f", (CASE WHEN NOT vector @@ {placed[0][0]} THEN {_float(f.body_placement)}"
+        f" WHEN vector @@ {placed[1][0]} THEN {_float(f.name_placement)}"
+        f" ELSE {_float(f.description_placement)} END) AS placement",
         *placed[0][1],
         *placed[1][1],
     )
