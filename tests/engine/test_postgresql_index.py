@@ -210,9 +210,12 @@ def test_the_postgresql_migration_reverses_and_reapplies_cleanly():
     assert report.ok, report.problems
 
 
-def test_the_store_connections_do_not_jit_compile(db):
-    """A search's cost estimate passes jit_above_cost on a large store, and compiling it
-    cost more than running it (config.database)."""
+def test_the_store_connections_carry_the_planner_settings_search_was_measured_with(db):
+    """No JIT (compiling a large store's search cost more than running it), random reads
+    priced as on SSD, a worker's row priced low (config.database)."""
     with connection.cursor() as cursor:
-        cursor.execute("SHOW jit")
-        assert cursor.fetchone()[0] == "off"
+        cursor.execute(
+            "SELECT current_setting('jit'), current_setting('random_page_cost'),"
+            " current_setting('parallel_tuple_cost')"
+        )
+        assert cursor.fetchone() == ("off", "1.1", "0.01")
