@@ -52,14 +52,9 @@ def database(*, url: str, busy_timeout_ms: int) -> dict:
             # No JIT: a search's cost estimate passes jit_above_cost from about a million
             # memories, and compiling it took three times the statement's own CPU time.
             # Random reads priced as on SSD (or in memory): a prefix search then reads its
-            # matches through the GIN index instead of testing every row. A row passed on
-            # by a parallel worker priced at a tenth of the default: a search's are a few
-            # numbers, and a common word's matches are then ranked by two processes.
+            # matches through the GIN index instead of testing every row.
             # bench/results/2026-12-01-pgsearch.
-            "options": (
-                f"-c lock_timeout={busy_timeout_ms} -c jit=off -c random_page_cost=1.1"
-                " -c parallel_tuple_cost=0.01"
-            ),
+            "options": f"-c lock_timeout={busy_timeout_ms} -c jit=off -c random_page_cost=1.1",
             "application_name": "memadmin",
         },
     }

@@ -179,10 +179,9 @@ def _index_hit(
     column = f"{M}.{SEARCH_COLUMN}"
     rank = t.rank.replace("{query}", query[0])
     # One level, each expression written once, so that each is computed once a row, in the
-    # scan, by the parallel workers when the scan has them (a subquery would keep them
-    # above the Gather, passed the whole vector): r / (1 + r) as 1 - 1 / (1 + r), as on
-    # SQLite, which reads r once. The search column is kept in the row
-    # (index.SEARCH_STORAGE), so ranking and placing it read it in place.
+    # scan (no subquery's projection on top): r / (1 + r) as 1 - 1 / (1 + r), as on SQLite,
+    # which reads r once. The search column is kept in the row (index.SEARCH_STORAGE), so
+    # ranking and placing it read it in place.
     sql.add(f"SELECT {M}.id AS id, {head}, (1.0::float8 - 1.0::float8 / (1.0::float8 + {rank}))")
     sql.add(
         f" * (CASE WHEN NOT {column} @@ {placed[0][0]} THEN {_float(f.body_placement)}"
