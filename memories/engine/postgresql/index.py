@@ -7,7 +7,7 @@
   digits first, as SQLite's tokenizer splits it, so `/etc/nginx/nginx.conf` holds the words
   etc, nginx and conf rather than one file-name token. A trigger sets it in the statement
   that writes the row; a GIN index serves it. It is kept in the row (storage MAIN, migration
-  0017): a search ranks every match by it, and with the default storage the longer rows had
+  0018): a search ranks every match by it, and with the default storage the longer rows had
   it moved to the TOAST table, a fetch per match that cost more than the ranking itself. The
   body, moved out in its place, is read for a page's rows alone.
 * trigram GIN indexes (pg_trgm) on name, description and body: the plain-text sense (unspaced

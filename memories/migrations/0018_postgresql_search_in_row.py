@@ -16,6 +16,6 @@ REVERSE_SQL = ["ALTER TABLE memories_memory ALTER COLUMN search SET STORAGE exte
 
 
 class Migration(migrations.Migration):
-    dependencies = [("memories", "0016_reference_tier")]
+    dependencies = [("memories", "0017_memory_read_order_covering")]
 
     operations = [RunSQLOn("postgresql", FORWARD_SQL, REVERSE_SQL)]
