@@ -57,6 +57,7 @@ OVERHEAD_MS = 5.0
 USER = "bench"
 # Django's SQLite cursor turns the format placeholders into qmarks the same way.
 FORMAT_QMARK = re.compile(r"(?<!%)%s")
+FULL_SCAN = re.compile(r"Seq Scan on memories_memory\b")
 
 
 @dataclass
@@ -296,10 +297,14 @@ class BarePostgres:
 
     engine = "postgresql"
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, settings_dict: dict):
         import psycopg
 
-        self.con = psycopg.connect(url, autocommit=True, cursor_factory=psycopg.ClientCursor)
+        # The connection settings the app's connections get (the planner's among them).
+        options = settings_dict["OPTIONS"].get("options", "")
+        self.con = psycopg.connect(
+            url, autocommit=True, cursor_factory=psycopg.ClientCursor, options=options
+        )
         self.version = self.con.execute("SHOW server_version").fetchone()[0]
 
     def placeholders(self, sql: str) -> str:
@@ -309,7 +314,9 @@ class BarePostgres:
         """EXPLAIN, and the sequential scans of memories_memory (text scans when the
         statement looks for a substring)."""
         lines = [row[0] for row in self.con.execute("EXPLAIN " + sql, params).fetchall()]
-        scans = [line.strip() for line in lines if "Seq Scan on memories_memory" in line]
+        # The memories table's own scans: not memories_memoryvector's, which a search by
+        # meaning reads whole by design (memories.reads.meaning).
+        scans = [line.strip() for line in lines if FULL_SCAN.search(line)]
         return (lines, [], scans) if _substring(sql, params) else (lines, scans, [])
 
     def run(self, statement) -> None:
@@ -754,7 +761,8 @@ def run_size(options, memories: int) -> int:
         "max_seconds": options.seconds,
         "warmup": options.warmup,
     }
-    bare = BarePostgres(url) if url else BareSQLite(store, settings.DATABASES["default"])
+    database = settings.DATABASES["default"]
+    bare = BarePostgres(url, database) if url else BareSQLite(store, database)
     run[bare.engine] = bare.version
     measure_rps = throughput_ab if shutil.which("ab") else throughput
     server = Server(options.port, store.parent, options.workers, url)

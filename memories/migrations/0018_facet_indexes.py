@@ -110,7 +110,7 @@ END $$""",
 
 
 class Migration(migrations.Migration):
-    dependencies = [("memories", "0016_reference_tier")]
+    dependencies = [("memories", "0017_memory_read_order_covering")]
 
     operations = [
         migrations.RemoveIndex(model_name="memory", name="memory_expires"),

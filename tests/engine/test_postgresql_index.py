@@ -2,6 +2,9 @@
 writes the row, checked against a recomputation, rebuilt; the cross-tier rule in the
 database; the search statement served by the GIN and trigram indexes."""
 
+import random
+import string
+
 import pytest
 from django.core import checks
 from django.core.management import call_command
@@ -87,6 +90,41 @@ def test_check_catches_a_search_column_that_drifted_and_rebuild_mends_it(write):
     assert _match("entirely") == ["deploy"]
 
 
+def _out_of_row_bytes() -> int:
+    """The bytes of the memories' values held in their TOAST table (the live ones)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT reltoastrelid::regclass::text FROM pg_class WHERE relname = %s",
+            ["memories_memory"],
+        )
+        toast = cursor.fetchone()[0]
+        cursor.execute(f"SELECT coalesce(sum(octet_length(chunk_data)), 0) FROM {toast}")
+        return cursor.fetchone()[0]
+
+
+def test_the_search_column_is_kept_in_the_row_and_rebuild_brings_it_back(write):
+    """A long row's search column stays in the row, its body goes to TOAST in its place; a
+    store whose column had the default storage is told so, and rebuild moves the values
+    back."""
+    rng = random.Random(7)
+    words = ["".join(rng.choices(string.ascii_lowercase, k=5)) for _ in range(240)]
+    body = " ".join(words)  # letters at random: neither the body nor its vector compresses
+    write("long", body=body)
+    assert index().check().ok
+    assert _out_of_row_bytes() <= len(body), "only the body is out of the row"
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the write's checks, before ALTER
+        cursor.execute("ALTER TABLE memories_memory ALTER COLUMN search SET STORAGE extended")
+        cursor.execute("UPDATE memories_memory SET search = search || ''::tsvector")
+    assert _out_of_row_bytes() > len(body), "the vector, the row's largest value, moved out"
+    problems = index().check().problems
+    assert problems == ["the search column's storage is extended, not main (in the row)"]
+    index().rebuild()
+    assert index().check().ok
+    assert _out_of_row_bytes() <= len(body)
+    assert _match(words[100]) == ["long"]
+
+
 def test_check_catches_a_missing_index_and_a_reference_table_out_of_step(write):
     write("a", references=["x"], tags=["t"])
     with connection.cursor() as cursor:
@@ -170,3 +208,11 @@ def test_the_postgresql_migration_reverses_and_reapplies_cleanly():
     executor.migrate(executor.loader.graph.leaf_nodes())
     report = index().check()
     assert report.ok, report.problems
+
+
+def test_the_store_connections_carry_the_planner_settings_search_was_measured_with(db):
+    """No JIT (compiling a large store's search cost more than running it), random reads
+    priced as on SSD (config.database)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('jit'), current_setting('random_page_cost')")
+        assert cursor.fetchone() == ("off", "1.1")

@@ -6,7 +6,10 @@
   matches as it does there, "the" included). The text is split into runs of letters and
   digits first, as SQLite's tokenizer splits it, so `/etc/nginx/nginx.conf` holds the words
   etc, nginx and conf rather than one file-name token. A trigger sets it in the statement
-  that writes the row; a GIN index serves it.
+  that writes the row; a GIN index serves it. It is kept in the row (storage MAIN, migration
+  0018): a search ranks every match by it, and with the default storage the longer rows had
+  it moved to the TOAST table, a fetch per match that cost more than the ranking itself. The
+  body, moved out in its place, is read for a page's rows alone.
 * trigram GIN indexes (pg_trgm) on name, description and body: the plain-text sense (unspaced
   scripts, long identifiers, paths and URLs) is an index search here, not a scan.
 * the reference and tag tables, kept from the refs and tags JSON by triggers, in the
@@ -29,6 +32,14 @@ MEMORY_TABLE = "memories_memory"
 SEARCH_COLUMN = "search"
 CONFIG = "memadmin"
 VECTOR = "memories_search_vector"  # (name, description, body) -> the search column's value
+SEARCH_STORAGE = "main"
+STORAGES = {"p": "plain", "m": "main", "e": "external", "x": "extended"}  # pg_attribute's
+# The storage set, and each value stored afresh under it: a value already in TOAST stays
+# there until it is written again, and the concatenation makes a new (equal) value.
+KEEP_IN_ROW = [
+    f"ALTER TABLE {MEMORY_TABLE} ALTER COLUMN {SEARCH_COLUMN} SET STORAGE {SEARCH_STORAGE}",
+    f"UPDATE {MEMORY_TABLE} SET {SEARCH_COLUMN} = {SEARCH_COLUMN} || ''::tsvector",
+]
 
 SETUP = [
     "CREATE EXTENSION IF NOT EXISTS pg_trgm",
@@ -286,13 +297,21 @@ def _missing_indexes(cursor) -> list[str]:
     return sorted(set(INDEXES) - present)
 
 
+def _search_storage(cursor) -> str:
+    cursor.execute(
+        "SELECT attstorage FROM pg_attribute WHERE attrelid = to_regclass(%s) AND attname = %s",
+        [MEMORY_TABLE, SEARCH_COLUMN],
+    )
+    return STORAGES[cursor.fetchone()[0]]
+
+
 def _expected_rows(source: str) -> str:
     return _rows_of(source, "m", MEMORY_TABLE)
 
 
 def check() -> IndexReport:
-    """The search column recomputed and compared with every row, the triggers and indexes
-    present, the reference and tag tables against the memories' JSON."""
+    """The search column recomputed and compared with every row and kept in the row, the
+    triggers and indexes present, the reference and tag tables against the memories' JSON."""
     report = IndexReport()
     with connection.cursor() as cursor:
         cursor.execute(
@@ -311,6 +330,11 @@ def check() -> IndexReport:
         missing = _missing_indexes(cursor)
         if missing:
             report.problems.append("indexes missing: " + ", ".join(missing))
+        storage = _search_storage(cursor)
+        if storage != SEARCH_STORAGE:
+            report.problems.append(
+                f"the search column's storage is {storage}, not {SEARCH_STORAGE} (in the row)"
+            )
         expected = {table: _expected_rows(source) for table, (_, source, _) in DERIVED.items()}
         report.problems += sql.derived_problems(
             cursor, _differ, expected, RECOUNTS, TALLY_COLUMNS, DERIVED
@@ -331,7 +355,8 @@ REBUILD_STEPS = 5
 
 
 def rebuild(progress=None) -> list[str]:
-    """Put back the functions, triggers and indexes, and regenerate every derived value from
+    """Put back the functions, triggers, indexes and the search column's storage, and
+    regenerate every derived value from
     the memories table; returns the triggers and indexes put back.
 
     `progress(1)` is told as each of its REBUILD_STEPS steps is done.
@@ -352,6 +377,9 @@ def rebuild(progress=None) -> list[str]:
         indexes = _missing_indexes(cursor)
         for name in indexes:
             cursor.execute(INDEXES[name])
+        if _search_storage(cursor) != SEARCH_STORAGE:
+            for statement in KEEP_IN_ROW:
+                cursor.execute(statement)
         step()
         cursor.execute(
             f"UPDATE {MEMORY_TABLE} AS m SET {SEARCH_COLUMN} = {_EXPECTED}"

@@ -119,7 +119,8 @@ def _terms(f: Formula) -> _Terms:
     weights = WEIGHTS.format(
         body=f.body_weight / f.name_weight, description=f.description_weight / f.name_weight
     )
-    julian_day = f"(extract(epoch FROM {M}.verified_at)::float8 / 86400 + 2440587.5)"
+    # date_part gives the epoch as float8 at once; extract() computes it as numeric first.
+    julian_day = f"(date_part('epoch', {M}.verified_at) / 86400 + 2440587.5)"
     return _Terms(
         weight=(
             f"(1.0::float8 - {_float(f.reads_scale)} * {M}.priority"
@@ -167,33 +168,35 @@ def _index_hit(
     best column holding any of its words; with `plan`, also the memory's weight and
     created_at, read in the same pass."""
     words = list(part.words)
+    # Placed by one test of the name and description together, which a match in the body
+    # alone (most matches of a common word) fails, and then by the name.
     if part.sense == "word":
         query = word_query(words)
-        placed = [word_query(words, weight, " | ") for weight in "AB"]
+        placed = [word_query(words, weight, " | ") for weight in ("AB", "A")]
     else:
         query = prefix_query(words)
-        placed = [prefix_placement_query(words, weight) for weight in "AB"]
+        placed = [prefix_placement_query(words, weight) for weight in ("AB", "A")]
     column = f"{M}.{SEARCH_COLUMN}"
-    rank = t.rank.replace("{query}", query[0]).replace(column, "vector")
-    # The row's search column is read once, as `vector` (a detoasted copy), where ranking
-    # and placing it read it again for each of its three uses; the subqueries (OFFSET 0) are
-    # not flattened, so each expression is computed once a row.
-    sql.add(f"SELECT id, {head}, (rank / (1.0::float8 + rank)) * placement AS rel")
-    sql.add(", weight, created_at" if plan else ", NULL::text AS term, NULL::text AS pattern")
-    sql.add(f" FROM (SELECT id, {rank} AS rank", *query[1])
+    rank = t.rank.replace("{query}", query[0])
+    # One level, each expression written once, so that each is computed once a row, in the
+    # scan (no subquery's projection on top): r / (1 + r) as 1 - 1 / (1 + r), as on SQLite,
+    # which reads r once. The search column is kept in the row (index.SEARCH_STORAGE), so
+    # ranking and placing it read it in place.
+    sql.add(f"SELECT {M}.id AS id, {head}, (1.0::float8 - 1.0::float8 / (1.0::float8 + {rank}))")
     sql.add(
-        f", (CASE WHEN vector @@ {placed[0][0]} THEN {_float(f.name_placement)}"
-        f" WHEN vector @@ {placed[1][0]} THEN {_float(f.description_placement)}"
-        f" ELSE {_float(f.body_placement)} END) AS placement",
+        f" * (CASE WHEN NOT {column} @@ {placed[0][0]} THEN {_float(f.body_placement)}"
+        f" WHEN {column} @@ {placed[1][0]} THEN {_float(f.name_placement)}"
+        f" ELSE {_float(f.description_placement)} END) AS rel",
+        *query[1],
         *placed[0][1],
         *placed[1][1],
     )
-    sql.add(", weight, created_at" if plan else "")
-    sql.add(f" FROM (SELECT {M}.id AS id, setweight({column}, 'D', '{{}}') AS vector")
     if plan:
         sql.add(", ")
         _weight_sql(sql, plan, t)
         sql.add(f" AS weight, {M}.created_at AS created_at")
+    else:
+        sql.add(", NULL::text AS term, NULL::text AS pattern")
     sql.add(f" FROM {M} WHERE {column} @@ {query[0]} AND {flt.where}", *query[1], *flt.params)
     if part.sense == "prefix":
         # Tried only when the words match nothing the filters admit: an uncorrelated test,
@@ -204,7 +207,6 @@ def _index_hit(
             *guard[1],
             *flt.params,
         )
-    sql.add(" OFFSET 0) AS matched OFFSET 0) AS ranked")
 
 
 def _hits_sql(sql: _Sql, t: _Terms, f: Formula, parts: list[Part], flt: _Filter) -> None:
