@@ -4,10 +4,11 @@ process and brought up to date with the store before each use, compared centred.
 The vectors (memories.MemoryVector, quantized to bytes) are read once per process into one
 float32 matrix of unit rows, so a cosine is a dot product and a search is one matrix-vector
 product (numpy, BLAS). Before each use two small queries (the highest vector row, the row
-count) tell whether another process or this one wrote since: new rows are read alone; a
-deleted memory drops its row; anything else (rows rolled back and their ids reused) reads
-everything again. An exact scan needs no extension and gives every engine the same answer;
-the README gives the measurements that chose it over an SQLite vector index.
+count) tell whether another process or this one wrote since: new rows are read alone;
+anything else (a memory deleted, the last one edited, rows rolled back and their ids reused)
+compares the rows held with the table's ids and stamps and reads only those that differ.
+An exact scan needs no extension and gives every engine the same answer; the README gives
+the measurements that chose it over an SQLite vector index.
 
 Every cosine here is centred: taken between vectors less the mean of the store's vectors.
 Averaged static word vectors all lean one way (what any text shares: its common words), so
@@ -55,13 +56,17 @@ PAIR_BLOCK = 2048  # rows compared at once by alike_pairs: a 2048 x n block of c
 EXACT_UP_TO = 16384  # memories alike_pairs compares every pair of; more, by cells (k-means)
 CELL_PROBES = 3
 KMEANS_ROUNDS = 4
+KMEANS_SAMPLE = 20_000  # rows the cells are drawn from, at most
+PAIR_QUERIES = 64  # changed memories whose pairs are drawn again at once: a 64 x n block
 NEIGHBOURS_KEPT = 20  # the most similar pairs alike_pairs keeps of any one memory
 
 
 V = MemoryVector._meta.db_table
 # The table's row count and its last row, in one statement (no row at all when it is empty).
 STATE = f"SELECT (SELECT COUNT(*) FROM {V}), id, stamp FROM {V} ORDER BY id DESC LIMIT 1"
-SINCE = f"SELECT id, stamp, memory_id, model, vector FROM {V} WHERE id >= %s ORDER BY id"
+COLUMNS = ("id", "stamp", "memory_id", "model", "vector")
+SINCE = f"SELECT {', '.join(COLUMNS)} FROM {V} WHERE id >= %s ORDER BY id"
+ROWS = f"SELECT id, stamp, memory_id FROM {V}"
 DECODE_ROWS = 10_000  # vectors decoded at once: the float32 copy of a slice, not of them all
 # The centre counts this many zero vectors beside the store's (recall@5 of the paraphrase set,
 # 303 memories, alike from 1 to 256).
@@ -95,6 +100,9 @@ class _Vectors:
         self.sample = np.zeros((0, embedding.DIMENSIONS), dtype=np.float32)  # centred
         self.sampled_from = 0  # how many memories were held when the sample was drawn
         self.lengths = None  # each row's |m - centre|, until the rows or the centre change
+        self.pairs = None  # (memory id, memory id, cosine): every pair that may say the same
+        self.held_rows: dict[int, tuple[int, int]] = {}  # memory -> its vector row's (id, stamp)
+        self.changed: set[int] = set()  # memories whose vector came or went since
 
     def refresh(self) -> None:
         """Bring the held vectors up to date with the table."""
@@ -103,30 +111,50 @@ class _Vectors:
             rows, *last = cursor.fetchone() or (0, 0, None)
         if (*last, rows) == (self.last_id, self.last_stamp, self.rows):
             return
-        # From the row this copy ended at: if it is gone or not the same (rolled back, its id
-        # reused), everything is read again. Through the cursor: building 100,000 rows
-        # through the ORM took seconds.
+        # Through the cursor: building 100,000 rows through the ORM took seconds.
         with connection.cursor() as cursor:
             cursor.execute(SINCE, [self.last_id])
             found = cursor.fetchall()
         if self.last_id and (not found or found[0][:2] != (self.last_id, self.last_stamp)):
-            self._clear()
-            self.refresh()
-            return
-        new = found[1:] if self.last_id else found
-        self._take([row[2:] for row in new])
-        if new:
-            self.last_id, self.last_stamp = new[-1][:2]
-        if len(self.row_of) + len(self.other_version) != rows:
-            self._drop_missing(set(MemoryVector.objects.values_list("memory_id", flat=True)))
+            # The row this copy ended at is gone or another: the last memory written was
+            # edited or deleted, or rows were rolled back and their ids reused.
+            self._reconcile()
+        else:
+            new = found[1:] if self.last_id else found
+            self._take(new)
+            if new:
+                self.last_id, self.last_stamp = new[-1][:2]
+            if len(self.held_rows) != rows:
+                self._reconcile()
         self.rows = rows
 
-    def _take(self, found: list[tuple[int, str, bytes]]) -> None:
-        current = [(m, bytes(v)) for m, model, v in found if model == embedding.MODEL_VERSION]
-        if self.row_of or self.other_version:
-            for memory_id, _, _ in found:
+    def _reconcile(self) -> None:
+        """Compare the rows held with the table's by id and stamp (no vector read): free those
+        gone, read those new. An edit of the last memory written costs that, not a second
+        read of every vector and every pair drawn again."""
+        with connection.cursor() as cursor:
+            cursor.execute(ROWS)
+            table = cursor.fetchall()
+        now = {memory_id: (row_id, stamp) for row_id, stamp, memory_id in table}
+        for memory_id in [m for m, row in self.held_rows.items() if now.get(m) != row]:
+            self._free(memory_id)
+        wanted = sorted(row[0] for m, row in now.items() if m not in self.held_rows)
+        for first in range(0, len(wanted), DECODE_ROWS):
+            chunk = MemoryVector.objects.filter(id__in=id_set(wanted[first : first + DECODE_ROWS]))
+            self._take(list(chunk.order_by("id").values_list(*COLUMNS)))
+        self.last_id, self.last_stamp = max(table)[:2] if table else (0, None)
+
+    def _take(self, found: list[tuple[int, int, int, str, bytes]]) -> None:
+        """Hold these rows of the table (id, stamp, memory, model, vector), in place of any
+        row held of the same memory."""
+        if self.held_rows:
+            for _, _, memory_id, _, _ in found:
                 self._free(memory_id)
-        self.other_version.update(m for m, model, _ in found if model != embedding.MODEL_VERSION)
+        self.held_rows.update((m, (row_id, stamp)) for row_id, stamp, m, _, _ in found)
+        current = [(m, bytes(v)) for _, _, m, model, v in found if model == embedding.MODEL_VERSION]
+        self.other_version.update(
+            m for _, _, m, model, _ in found if model != embedding.MODEL_VERSION
+        )
         if not current:
             return
         needed = self.used + len(current)
@@ -148,21 +176,19 @@ class _Vectors:
         memory_ids = [memory_id for memory_id, _ in current]
         self.ids[start:needed] = memory_ids
         self.row_of.update(zip(memory_ids, range(start, needed), strict=True))
+        self.changed.update(memory_ids)
         self.used = needed
 
     def _free(self, memory_id: int) -> None:
+        self.held_rows.pop(memory_id, None)
         self.other_version.discard(memory_id)
         row = self.row_of.pop(memory_id, None)
         if row is not None:
+            self.changed.add(memory_id)
             self.total -= self.matrix[row]
             self.lengths = None
             self.ids[row] = -1
             self.matrix[row] = 0.0
-
-    def _drop_missing(self, present: set[int]) -> None:
-        for memory_id in [m for m in self.row_of if m not in present]:
-            self._free(memory_id)
-        self.other_version &= present
 
     def centre(self) -> np.ndarray:
         """The mean of the held vectors, drawn toward zero as if CENTRE_PRIOR more memories
@@ -173,10 +199,13 @@ class _Vectors:
     def centred(self, rows: np.ndarray) -> np.ndarray:
         """Unit vectors (one a row) less the centre, made units again (zero stays zero)."""
         rows = np.atleast_2d(rows)
-        moved = np.where(rows.any(axis=1, keepdims=True), rows - self.centre(), 0.0)
-        norms = np.linalg.norm(moved, axis=1, keepdims=True)
+        # In place, on one copy: for 100,000 rows a tenth of the time temporaries took.
+        moved = rows.astype(np.float32) - self.centre()
+        moved[~rows.any(axis=1)] = 0.0
+        norms = np.sqrt(np.einsum("ij,ij->i", moved, moved))
         norms[norms == 0] = 1.0
-        return (moved / norms).astype(np.float32)
+        moved /= norms[:, None]
+        return moved
 
     def cosines(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(memory ids, centred cosine to `vector`) of every held vector; to the nearest of
@@ -185,15 +214,61 @@ class _Vectors:
         live = used >= 0
         if not len(vector):
             return used[live], np.full(int(live.sum()), -1.0, dtype=np.float32)
-        centre, queries = self.centre(), self.centred(vector)
+        return used[live], self._cosines_to(vector).max(axis=1)[live]
+
+    def _cosines_to(self, vectors: np.ndarray) -> np.ndarray:
+        """The centred cosine of each row in use (freed ones too) to each of `vectors` (one a
+        row), a column each."""
+        centre, queries = self.centre(), self.centred(vectors)
         # The held rows are not centred in place (every write would move them all): with
         # unit rows m, (m - c) . q = m . q - c . q and |m - c|² = 1 - 2 m . c + c . c, the
         # lengths kept until the rows change, so a search is one product with the queries.
         if self.lengths is None:
             squared = 1.0 - 2.0 * (self.matrix[: self.used] @ centre) + centre @ centre
             self.lengths = np.sqrt(np.maximum(squared, 1e-12))
-        sims = (self.matrix[: self.used] @ queries.T - queries @ centre) / self.lengths[:, None]
-        return used[live], sims.max(axis=1)[live]
+        return (self.matrix[: self.used] @ queries.T - queries @ centre) / self.lengths[:, None]
+
+    def alike(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(memory id, memory id, centred cosine), the lower id first, of every pair of held
+        vectors at least NEAR_DUPLICATE_COSINE alike: drawn once (`_draw_pairs`), then kept
+        in step with the writes, the pairs of a memory whose vector came or went since
+        dropped and its own drawn again against every held vector (n multiply-adds of 256
+        each, where drawing all of them costs about 4 n √n: at 100,000 memories a second
+        of CPU). Once more than √n memories changed, all are drawn again. The cosines of the
+        pairs kept are those of the centre they were drawn with: √n changes move the centre
+        by about 1/√n of a vector."""
+        if self.pairs is None or len(self.changed) ** 2 > len(self.row_of):
+            self.pairs = self._draw_pairs(np.flatnonzero(self.ids[: self.used] >= 0))
+            self.changed = set()
+        if not self.changed:
+            return self.pairs
+        changed = np.fromiter(self.changed, dtype=np.int64, count=len(self.changed))
+        a, b, cosines = self.pairs
+        kept = ~(np.isin(a, changed) | np.isin(b, changed))
+        found = [(a[kept], b[kept], cosines[kept])]
+        redrawn = np.array([self.row_of[m] for m in self.changed if m in self.row_of], dtype=int)
+        for start in range(0, len(redrawn), PAIR_QUERIES):
+            rows = redrawn[start : start + PAIR_QUERIES]
+            sims = self._cosines_to(self.matrix[rows])
+            sims[self.ids[: self.used] < 0] = -1.0
+            sims[rows, np.arange(len(rows))] = -1.0  # not with itself
+            at, column = np.nonzero(sims >= NEAR_DUPLICATE_COSINE)
+            x, y = self.ids[at], self.ids[rows[column]]
+            found.append((np.minimum(x, y), np.maximum(x, y), sims[at, column]))
+        a, b, cosines = (np.concatenate(column) for column in zip(*found, strict=True))
+        # Two changed memories alike found each other: once.
+        _, first = np.unique(np.stack([a, b]), axis=1, return_index=True)
+        self.pairs, self.changed = (a[first], b[first], cosines[first]), set()
+        return self.pairs
+
+    def _draw_pairs(self, live: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every pair of these rows at least NEAR_DUPLICATE_COSINE alike, by memory id: every
+        pair compared up to EXACT_UP_TO rows, by cells past that."""
+        rows = self.centred(self.matrix[live])
+        draw = _all_pairs if len(live) <= EXACT_UP_TO else _pairs_by_cell
+        a, b, cosines = draw(rows, NEAR_DUPLICATE_COSINE)
+        x, y = self.ids[live[a]], self.ids[live[b]]
+        return np.minimum(x, y), np.maximum(x, y), cosines.astype(np.float32)
 
     def hubness(self) -> np.ndarray:
         """Each row's hubness (of the rows in use), trusted as the centre is: less in a small
@@ -401,19 +476,26 @@ def alike_pairs(
     threshold: float = NEAR_DUPLICATE_COSINE,
 ) -> list[tuple[int, int, float]]:
     """Pairs of these memories (their ids by tier) that one session sees together (of one
-    tier, or one of them global) and that say the same: at least `threshold` alike and
-    `say_the_same`; as (lower id, higher id, cosine), most similar first, each memory in its
-    NEIGHBOURS_KEPT most similar pairs at most. `descriptions` (by id) saves reading them.
+    tier, or one of them global) and that say the same: at least `threshold` alike (no less
+    than NEAR_DUPLICATE_COSINE) and `say_the_same`; as (lower id, higher id, cosine), most
+    similar first, each memory in its NEIGHBOURS_KEPT most similar pairs at most.
+    `descriptions` (by id, as stored) saves reading them. The pairs come from those this
+    process keeps of the whole store (`_Vectors.alike`), shared by the hygiene page and the
+    consolidation plan, so a view of a store that changed little since costs no product.
     Bounding the pairs a memory keeps bounds what the rule and the clusters built on them
     cost, whatever a tier of near-copies holds."""
+    if threshold < NEAR_DUPLICATE_COSINE:
+        raise ValueError(f"pairs are kept from a cosine of {NEAR_DUPLICATE_COSINE}")
     with _current() as vectors:
-        ids, rows = vectors.rows_of([m for members in by_tier.values() for m in members])
-        rows = vectors.centred(rows)
+        a, b, cosines = vectors.alike()
     tier_of = {m: tier for tier, members in by_tier.items() for m in members}
-    tiers = np.array([tier_of[m] for m in ids.tolist()], dtype=np.int64)
-    a, b, cosines = (_all_pairs if len(ids) <= EXACT_UP_TO else _pairs_by_cell)(rows, threshold)
-    seen = (tiers[a] == tiers[b]) | (tiers[a] == GLOBAL_TIER) | (tiers[b] == GLOBAL_TIER)
-    a, b, cosines = ids[a[seen]], ids[b[seen]], cosines[seen]
+    asked = np.fromiter(tier_of, dtype=np.int64, count=len(tier_of))
+    inside = np.isin(a, asked) & np.isin(b, asked) & (cosines >= threshold)
+    a, b, cosines = a[inside], b[inside], cosines[inside]
+    tiers_a = np.array([tier_of[m] for m in a.tolist()], dtype=np.int64)
+    tiers_b = np.array([tier_of[m] for m in b.tolist()], dtype=np.int64)
+    seen = (tiers_a == tiers_b) | (tiers_a == GLOBAL_TIER) | (tiers_b == GLOBAL_TIER)
+    a, b, cosines = a[seen], b[seen], cosines[seen].astype(np.float64)
     order = np.lexsort((b, a, -cosines))
     kept, counted = [], defaultdict(int)
     for x, y, cosine in zip(
@@ -422,7 +504,7 @@ def alike_pairs(
         if counted[x] < NEIGHBOURS_KEPT and counted[y] < NEIGHBOURS_KEPT:
             counted[x] += 1
             counted[y] += 1
-            kept.append((min(x, y), max(x, y), cosine))
+            kept.append((x, y, cosine))
     if descriptions is None and kept:
         wanted = id_set({m for pair in kept for m in pair[:2]})
         descriptions = dict(Memory.objects.filter(id__in=wanted).values_list("id", "description"))
@@ -447,38 +529,56 @@ def _all_pairs(rows: np.ndarray, threshold: float) -> tuple[np.ndarray, ...]:
 
 def _pairs_by_cell(rows: np.ndarray, threshold: float) -> tuple[np.ndarray, ...]:
     """The pairs of `_all_pairs` for many rows, each compared only with the rows of its
-    CELL_PROBES nearest cells: the rows are clustered into about √n cells (k-means from
-    evenly spaced rows, KMEANS_ROUNDS rounds), so n rows cost about n × CELL_PROBES × √n
-    multiply-adds of 256 instead of n² / 2. A pair alike enough to say the same lies in
-    neighbouring cells; one split across cells neither probes is missed (the list is
-    advisory). At 100,000 memories: seconds instead of a minute."""
+    CELL_PROBES nearest cells: the rows are clustered into about √n cells (`_cells`), so n
+    rows cost about n × (1 + CELL_PROBES) × √n multiply-adds of 256 instead of n² / 2. A
+    pair alike enough to say the same lies in neighbouring cells; one split across cells
+    neither probes is missed (the list is advisory; bench/results/2026-12-01-meaning-4 gives
+    the share found at 100,000)."""
     n = len(rows)
     cells = max(1, int(np.sqrt(n)))
-    centroids = rows[np.linspace(0, n - 1, cells).astype(int)].copy()
-    for _ in range(KMEANS_ROUNDS):
-        cell, _ = _nearest_cells(rows, centroids, 0)
-        order = np.argsort(cell, kind="stable")
-        filled, starts = np.unique(cell[order], return_index=True)
-        sums = np.add.reduceat(rows[order], starts, axis=0)
-        centroids[filled] = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
-    cell, probes = _nearest_cells(rows, centroids, min(CELL_PROBES, cells))
-    found = []
+    cell, probes = _nearest_cells(rows, _cells(rows, cells), min(CELL_PROBES, cells))
+    # The members of each cell and the rows probing it, each found by one sort.
+    members_of = np.argsort(cell, kind="stable")
+    member_bounds = np.searchsorted(cell[members_of], np.arange(cells + 1))
+    probed = probes.ravel()
+    by_probed = np.argsort(probed, kind="stable")
+    probing = np.repeat(np.arange(n), probes.shape[1])[by_probed]
+    probe_bounds = np.searchsorted(probed[by_probed], np.arange(cells + 1))
+    found = [(np.zeros(0, dtype=np.int64),) * 2 + (np.zeros(0, dtype=np.float32),)]
     for c in range(cells):
-        members = np.flatnonzero(cell == c)
-        asking = np.flatnonzero((probes == c).any(axis=1))
-        if not len(members) or not len(asking):
+        members = members_of[member_bounds[c] : member_bounds[c + 1]]
+        if not len(members):
             continue
-        block = rows[asking] @ rows[members].T
-        a, b = np.nonzero(block >= threshold)
-        x, y = asking[a], members[b]
-        found.append((np.minimum(x, y), np.maximum(x, y), block[a, b]))
-    if not found:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+        asking = probing[probe_bounds[c] : probe_bounds[c + 1]]
+        asking = asking[cell[asking] != c]  # a cell's own rows are compared among themselves
+        inside = rows[members]
+        among = inside @ inside.T
+        among[np.tril_indices(len(members))] = -1.0  # each pair once, no row with itself
+        for x, block in ((members, among), (asking, rows[asking] @ inside.T)):
+            # Most rows are in no pair: their maxima are read first, then only the rows that are.
+            hit = np.flatnonzero(block.max(axis=1, initial=-1.0) >= threshold)
+            a, b = np.nonzero(block[hit] >= threshold)
+            cosines = block[hit[a], b]
+            a, b = x[hit[a]], members[b]
+            found.append((np.minimum(a, b), np.maximum(a, b), cosines))
     a, b, cosines = (np.concatenate(column) for column in zip(*found, strict=True))
-    distinct = a != b
-    a, b, cosines = a[distinct], b[distinct], cosines[distinct]
     _, first = np.unique(a * n + b, return_index=True)  # a pair two cells found, once
     return a[first], b[first], cosines[first]
+
+
+def _cells(rows: np.ndarray, cells: int) -> np.ndarray:
+    """`cells` centroids of the rows (unit vectors): k-means from evenly spaced rows, for
+    KMEANS_ROUNDS rounds over at most KMEANS_SAMPLE evenly spaced rows, which place the
+    centroids about as well as all of them at a fraction of the cost."""
+    sample = rows[np.linspace(0, len(rows) - 1, min(len(rows), KMEANS_SAMPLE)).astype(int)]
+    centroids = sample[np.linspace(0, len(sample) - 1, cells).astype(int)].copy()
+    for _ in range(KMEANS_ROUNDS):
+        cell, _ = _nearest_cells(sample, centroids, 0)
+        order = np.argsort(cell, kind="stable")
+        filled, starts = np.unique(cell[order], return_index=True)
+        sums = np.add.reduceat(sample[order], starts, axis=0)
+        centroids[filled] = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+    return centroids
 
 
 def _nearest_cells(

@@ -60,6 +60,7 @@ def test_pairs_by_cells_find_what_every_pair_finds(write, monkeypatch):
     every_pair = meaning.near_duplicate_pairs(GLOBAL_TIER)
     assert len(every_pair) == 6
     monkeypatch.setattr(meaning, "EXACT_UP_TO", 2)  # 7 memories: 2 cells, both probed
+    monkeypatch.setattr(meaning, "_held", meaning._Vectors())  # a new process: drawn anew
     by_cells = meaning.near_duplicate_pairs(GLOBAL_TIER)
     assert [(a, b) for a, b, _ in by_cells] == [(a, b) for a, b, _ in every_pair]
     assert np.allclose([c for *_, c in by_cells], [c for *_, c in every_pair], atol=1e-5)
