@@ -247,15 +247,19 @@ def _wordings(rows: list[tuple[int, int, str]]) -> _Wordings:
     """The rows' wordings; those of the last rows this process read when they are the same
     (one comparison, a fraction of the time numbering 100,000 descriptions takes), so the
     next view of a store whose descriptions and tiers stand still does not number them
-    again."""
+    again; otherwise the words of a description as it was last read are not read again."""
     global _last_wordings
     with _wordings_lock:
         if _last_wordings.rows == rows:
             return _last_wordings
     found = _Wordings(rows)
     index: dict[str, int] = {}
+    before = _last_wordings
     for tier, memory_id, description in rows:
-        words = similarity.words(description)
+        if before.descriptions.get(memory_id) == description:
+            words = before.words[before.position_of[memory_id]]  # a memory not rewritten
+        else:
+            words = similarity.words(description)
         if not words:
             continue
         position = index.get(words)

@@ -200,7 +200,7 @@ class _Vectors:
         """Unit vectors (one a row) less the centre, made units again (zero stays zero)."""
         rows = np.atleast_2d(rows)
         # In place, on one copy: for 100,000 rows a tenth of the time temporaries took.
-        moved = rows.astype(np.float32) - self.centre()
+        moved = np.subtract(rows, self.centre(), dtype=np.float32)
         moved[~rows.any(axis=1)] = 0.0
         norms = np.sqrt(np.einsum("ij,ij->i", moved, moved))
         norms[norms == 0] = 1.0
@@ -264,7 +264,8 @@ class _Vectors:
     def _draw_pairs(self, live: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every pair of these rows at least NEAR_DUPLICATE_COSINE alike, by memory id: every
         pair compared up to EXACT_UP_TO rows, by cells past that."""
-        rows = self.centred(self.matrix[live])
+        whole = len(live) == self.used  # no row freed: the matrix itself, not a copy
+        rows = self.centred(self.matrix[: self.used] if whole else self.matrix[live])
         draw = _all_pairs if len(live) <= EXACT_UP_TO else _pairs_by_cell
         a, b, cosines = draw(rows, NEAR_DUPLICATE_COSINE)
         x, y = self.ids[live[a]], self.ids[live[b]]
