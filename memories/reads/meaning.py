@@ -90,7 +90,9 @@ class _Vectors:
         self.matrix = np.zeros((0, embedding.DIMENSIONS), dtype=np.float32)
         self.row_of: dict[int, int] = {}
         self.used = 0  # rows of the arrays in use (some freed)
-        self.other_version: set[int] = set()  # memories whose vector is of another model
+        self.table_rows = np.zeros((0, 2), dtype=np.int64)  # each row's (id, stamp) in the table
+        # Memories whose vector is of another model: its row's (id, stamp) in the table.
+        self.other_version: dict[int, tuple[int, int]] = {}
         self.last_id = 0
         self.last_stamp = None
         self.rows = 0
@@ -101,7 +103,6 @@ class _Vectors:
         self.sampled_from = 0  # how many memories were held when the sample was drawn
         self.lengths = None  # each row's |m - centre|, until the rows or the centre change
         self.pairs = None  # (memory id, memory id, cosine): every pair that may say the same
-        self.held_rows: dict[int, tuple[int, int]] = {}  # memory -> its vector row's (id, stamp)
         self.changed: set[int] = set()  # memories whose vector came or went since
 
     def refresh(self) -> None:
@@ -124,7 +125,7 @@ class _Vectors:
             self._take(new)
             if new:
                 self.last_id, self.last_stamp = new[-1][:2]
-            if len(self.held_rows) != rows:
+            if len(self.row_of) + len(self.other_version) != rows:
                 self._reconcile()
         self.rows = rows
 
@@ -136,9 +137,14 @@ class _Vectors:
             cursor.execute(ROWS)
             table = cursor.fetchall()
         now = {memory_id: (row_id, stamp) for row_id, stamp, memory_id in table}
-        for memory_id in [m for m, row in self.held_rows.items() if now.get(m) != row]:
+        held = self.table_rows[: self.used].tolist()
+        stale = [m for m, row in self.row_of.items() if now.get(m) != tuple(held[row])]
+        stale += [m for m, row in self.other_version.items() if now.get(m) != row]
+        for memory_id in stale:
             self._free(memory_id)
-        wanted = sorted(row[0] for m, row in now.items() if m not in self.held_rows)
+        wanted = sorted(
+            row[0] for m, row in now.items() if m not in self.row_of and m not in self.other_version
+        )
         for first in range(0, len(wanted), DECODE_ROWS):
             chunk = MemoryVector.objects.filter(id__in=id_set(wanted[first : first + DECODE_ROWS]))
             self._take(list(chunk.order_by("id").values_list(*COLUMNS)))
@@ -147,13 +153,18 @@ class _Vectors:
     def _take(self, found: list[tuple[int, int, int, str, bytes]]) -> None:
         """Hold these rows of the table (id, stamp, memory, model, vector), in place of any
         row held of the same memory."""
-        if self.held_rows:
+        if self.row_of or self.other_version:
             for _, _, memory_id, _, _ in found:
                 self._free(memory_id)
-        self.held_rows.update((m, (row_id, stamp)) for row_id, stamp, m, _, _ in found)
-        current = [(m, bytes(v)) for _, _, m, model, v in found if model == embedding.MODEL_VERSION]
+        current = [
+            (m, (row_id, stamp), bytes(v))
+            for row_id, stamp, m, model, v in found
+            if model == embedding.MODEL_VERSION
+        ]
         self.other_version.update(
-            m for _, _, m, model, _ in found if model != embedding.MODEL_VERSION
+            (m, (row_id, stamp))
+            for row_id, stamp, m, model, _ in found
+            if model != embedding.MODEL_VERSION
         )
         if not current:
             return
@@ -166,22 +177,24 @@ class _Vectors:
             ids[: self.used] = self.ids[: self.used]
             matrix = np.zeros((capacity, embedding.DIMENSIONS), dtype=np.float32)
             matrix[: self.used] = self.matrix[: self.used]
-            self.ids, self.matrix = ids, matrix
+            table_rows = np.zeros((capacity, 2), dtype=np.int64)
+            table_rows[: self.used] = self.table_rows[: self.used]
+            self.ids, self.matrix, self.table_rows = ids, matrix, table_rows
         start = self.used
         for first in range(0, len(current), DECODE_ROWS):
-            blobs = [v for _, v in current[first : first + DECODE_ROWS]]
+            blobs = [v for _, _, v in current[first : first + DECODE_ROWS]]
             self.matrix[start + first : start + first + len(blobs)] = embedding.from_bytes(blobs)
         self.total += self.matrix[start:needed].sum(axis=0, dtype=np.float64)
         self.lengths = None
-        memory_ids = [memory_id for memory_id, _ in current]
+        memory_ids = [memory_id for memory_id, _, _ in current]
         self.ids[start:needed] = memory_ids
+        self.table_rows[start:needed] = [row for _, row, _ in current]
         self.row_of.update(zip(memory_ids, range(start, needed), strict=True))
         self.changed.update(memory_ids)
         self.used = needed
 
     def _free(self, memory_id: int) -> None:
-        self.held_rows.pop(memory_id, None)
-        self.other_version.discard(memory_id)
+        self.other_version.pop(memory_id, None)
         row = self.row_of.pop(memory_id, None)
         if row is not None:
             self.changed.add(memory_id)
