@@ -59,6 +59,7 @@ KMEANS_ROUNDS = 4
 KMEANS_SAMPLE = 20_000  # rows the cells are drawn from, at most
 PAIR_QUERIES = 64  # changed memories whose pairs are drawn again at once: a 64 x n block
 NEIGHBOURS_KEPT = 20  # the most similar pairs alike_pairs keeps of any one memory
+ROW_PAIRS_KEPT = 64  # the most similar pairs a memory's row finds in one comparison, kept
 
 
 V = MemoryVector._meta.db_table
@@ -262,12 +263,12 @@ class _Vectors:
         redrawn = np.array([self.row_of[m] for m in self.changed if m in self.row_of], dtype=int)
         for start in range(0, len(redrawn), PAIR_QUERIES):
             rows = redrawn[start : start + PAIR_QUERIES]
-            sims = self._cosines_to(self.matrix[rows])
-            sims[self.ids[: self.used] < 0] = -1.0
-            sims[rows, np.arange(len(rows))] = -1.0  # not with itself
-            at, column = np.nonzero(sims >= NEAR_DUPLICATE_COSINE)
+            sims = self._cosines_to(self.matrix[rows]).T
+            sims[:, self.ids[: self.used] < 0] = -1.0
+            sims[np.arange(len(rows)), rows] = -1.0  # not with itself
+            column, at, cosines = _hits(sims, NEAR_DUPLICATE_COSINE)
             x, y = self.ids[at], self.ids[rows[column]]
-            found.append((np.minimum(x, y), np.maximum(x, y), sims[at, column]))
+            found.append((np.minimum(x, y), np.maximum(x, y), cosines))
         a, b, cosines = (np.concatenate(column) for column in zip(*found, strict=True))
         # Two changed memories alike found each other: once.
         _, first = np.unique(np.stack([a, b]), axis=1, return_index=True)
@@ -531,14 +532,33 @@ def _all_pairs(rows: np.ndarray, threshold: float) -> tuple[np.ndarray, ...]:
     """(row, row, cosine) of every pair of rows at least `threshold` alike, each pair once:
     a matrix product a block of PAIR_BLOCK rows against the rest, only the cosines at the
     threshold kept (n² / 2 multiply-adds of 256 numbers, never the n x n matrix)."""
-    found = [(np.zeros(0, dtype=np.int64),) * 2 + (np.zeros(0, dtype=np.float32),)]
+    found = [_NO_PAIRS]
     for start in range(0, len(rows), PAIR_BLOCK):
         block = rows[start : start + PAIR_BLOCK] @ rows[start:].T
-        a, b = np.nonzero(block >= threshold)
-        upper = b > a  # each pair once, and no row with itself
-        a, b = a[upper], b[upper]
-        found.append((start + a, start + b, block[a, b]))
+        block[np.tril_indices(len(block), m=block.shape[1])] = -1.0  # once, not with itself
+        a, b, cosines = _hits(block, threshold)
+        found.append((start + a, start + b, cosines))
     return tuple(np.concatenate(column) for column in zip(*found, strict=True))
+
+
+_NO_PAIRS = (np.zeros(0, dtype=np.int64),) * 2 + (np.zeros(0, dtype=np.float32),)
+
+
+def _hits(block: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(row, column, cosine) of the cosines of `block` at `threshold` or more, at most
+    ROW_PAIRS_KEPT of a row (its highest), so the pairs of memories with thousands of
+    copies stay bounded (the rule keeps NEIGHBOURS_KEPT a memory of them in the end). Most
+    rows hold none: the rows' maxima are read first, then only the rows that do."""
+    rows = np.flatnonzero(block.max(axis=1, initial=-1.0) >= threshold)
+    near = block[rows]
+    crowded = np.flatnonzero((near >= threshold).sum(axis=1) > ROW_PAIRS_KEPT)
+    if len(crowded):
+        top = np.argpartition(-near[crowded], ROW_PAIRS_KEPT - 1, axis=1)[:, :ROW_PAIRS_KEPT]
+        best = np.full((len(crowded), near.shape[1]), -1.0, dtype=near.dtype)
+        np.put_along_axis(best, top, np.take_along_axis(near[crowded], top, axis=1), axis=1)
+        near[crowded] = best
+    a, b = np.nonzero(near >= threshold)
+    return rows[a], b, near[a, b]
 
 
 def _pairs_by_cell(rows: np.ndarray, threshold: float) -> tuple[np.ndarray, ...]:
@@ -558,22 +578,20 @@ def _pairs_by_cell(rows: np.ndarray, threshold: float) -> tuple[np.ndarray, ...]
     by_probed = np.argsort(probed, kind="stable")
     probing = np.repeat(np.arange(n), probes.shape[1])[by_probed]
     probe_bounds = np.searchsorted(probed[by_probed], np.arange(cells + 1))
-    found = [(np.zeros(0, dtype=np.int64),) * 2 + (np.zeros(0, dtype=np.float32),)]
+    found = [_NO_PAIRS]
     for c in range(cells):
         members = members_of[member_bounds[c] : member_bounds[c + 1]]
         if not len(members):
             continue
-        asking = probing[probe_bounds[c] : probe_bounds[c + 1]]
-        asking = asking[cell[asking] != c]  # a cell's own rows are compared among themselves
         inside = rows[members]
-        among = inside @ inside.T
-        among[np.tril_indices(len(members))] = -1.0  # each pair once, no row with itself
-        for x, block in ((members, among), (asking, rows[asking] @ inside.T)):
-            # Most rows are in no pair: their maxima are read first, then only the rows that are.
-            hit = np.flatnonzero(block.max(axis=1, initial=-1.0) >= threshold)
-            a, b = np.nonzero(block[hit] >= threshold)
-            cosines = block[hit[a], b]
-            a, b = x[hit[a]], members[b]
+        a, b, cosines = _all_pairs(inside, threshold)  # a cell's own rows among themselves
+        found.append((members[a], members[b], cosines))
+        asking = probing[probe_bounds[c] : probe_bounds[c + 1]]
+        asking = asking[cell[asking] != c]
+        for start in range(0, len(asking), PAIR_BLOCK):
+            some = asking[start : start + PAIR_BLOCK]
+            a, b, cosines = _hits(rows[some] @ inside.T, threshold)
+            a, b = some[a], members[b]
             found.append((np.minimum(a, b), np.maximum(a, b), cosines))
     a, b, cosines = (np.concatenate(column) for column in zip(*found, strict=True))
     _, first = np.unique(a * n + b, return_index=True)  # a pair two cells found, once
