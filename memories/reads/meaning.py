@@ -84,6 +84,8 @@ class _Vectors:
 
     def __init__(self):
         self.lock = threading.Lock()
+        # One drawing of the pairs at a time (`alike_pairs`), outside `lock`: searches go on.
+        self.drawing = threading.Lock()
         self._clear()
 
     def _clear(self) -> None:
@@ -212,14 +214,7 @@ class _Vectors:
 
     def centred(self, rows: np.ndarray) -> np.ndarray:
         """Unit vectors (one a row) less the centre, made units again (zero stays zero)."""
-        rows = np.atleast_2d(rows)
-        # In place, on one copy: for 100,000 rows a tenth of the time temporaries took.
-        moved = np.subtract(rows, self.centre(), dtype=np.float32)
-        moved[~rows.any(axis=1)] = 0.0
-        norms = np.sqrt(np.einsum("ij,ij->i", moved, moved))
-        norms[norms == 0] = 1.0
-        moved /= norms[:, None]
-        return moved
+        return _centred(rows, self.centre())
 
     def cosines(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(memory ids, centred cosine to `vector`) of every held vector; to the nearest of
@@ -242,18 +237,25 @@ class _Vectors:
             self.lengths = np.sqrt(np.maximum(squared, 1e-12))
         return (self.matrix[: self.used] @ queries.T - queries @ centre) / self.lengths[:, None]
 
+    def to_draw(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(memory ids, their unit rows, the centre) to draw every pair of (`_drawn`) when
+        none are drawn yet or more than √n memories changed since they were; else None.
+        Taken as they are now: what changes while they are drawn is what `alike` then
+        brings up to date."""
+        if self.pairs is not None and len(self.changed) ** 2 <= len(self.row_of):
+            return None
+        live = np.flatnonzero(self.ids[: self.used] >= 0)
+        self.changed = set()
+        return self.ids[live], self.matrix[live], self.centre()
+
     def alike(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(memory id, memory id, centred cosine), the lower id first, of every pair of held
-        vectors at least NEAR_DUPLICATE_COSINE alike: drawn once (`_draw_pairs`), then kept
-        in step with the writes, the pairs of a memory whose vector came or went since
+        vectors at least NEAR_DUPLICATE_COSINE alike: the pairs last drawn (`to_draw`),
+        kept in step with the writes since, the pairs of a memory whose vector came or went
         dropped and its own drawn again against every held vector (n multiply-adds of 256
         each, where drawing all of them costs about 4 n √n: at 100,000 memories a second
-        of CPU). Once more than √n memories changed, all are drawn again. The cosines of the
-        pairs kept are those of the centre they were drawn with: √n changes move the centre
-        by about 1/√n of a vector."""
-        if self.pairs is None or len(self.changed) ** 2 > len(self.row_of):
-            self.pairs = self._draw_pairs(np.flatnonzero(self.ids[: self.used] >= 0))
-            self.changed = set()
+        of CPU). The cosines of the pairs kept are those of the centre they were drawn with:
+        the √n changes at most before all are drawn again move it by about 1/√n."""
         if not self.changed:
             return self.pairs
         changed = np.fromiter(self.changed, dtype=np.int64, count=len(self.changed))
@@ -274,16 +276,6 @@ class _Vectors:
         _, first = np.unique(np.stack([a, b]), axis=1, return_index=True)
         self.pairs, self.changed = (a[first], b[first], cosines[first]), set()
         return self.pairs
-
-    def _draw_pairs(self, live: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every pair of these rows at least NEAR_DUPLICATE_COSINE alike, by memory id: every
-        pair compared up to EXACT_UP_TO rows, by cells past that."""
-        whole = len(live) == self.used  # no row freed: the matrix itself, not a copy
-        rows = self.centred(self.matrix[: self.used] if whole else self.matrix[live])
-        draw = _all_pairs if len(live) <= EXACT_UP_TO else _pairs_by_cell
-        a, b, cosines = draw(rows, NEAR_DUPLICATE_COSINE)
-        x, y = self.ids[live[a]], self.ids[live[b]]
-        return np.minimum(x, y), np.maximum(x, y), cosines.astype(np.float32)
 
     def hubness(self) -> np.ndarray:
         """Each row's hubness (of the rows in use), trusted as the centre is: less in a small
@@ -326,6 +318,43 @@ class _Vectors:
 
 
 _held = _Vectors()
+
+
+def _store_pairs() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_Vectors.alike` of this process's vectors brought up to date, all drawn again first
+    when `to_draw` says so: outside the lock searches take (seconds at 100,000), one
+    drawing at a time."""
+    with _held.drawing:
+        with _current() as vectors:
+            drawing = vectors.to_draw()
+            if drawing is None:
+                return vectors.alike()
+        drawn = _drawn(*drawing)
+        with vectors.lock:
+            vectors.pairs = drawn
+            return vectors.alike()
+
+
+def _centred(rows: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    """Unit vectors (one a row) less `centre`, made units again (zero stays zero)."""
+    rows = np.atleast_2d(rows)
+    # In place, on one copy: for 100,000 rows a tenth of the time temporaries took.
+    moved = np.subtract(rows, centre, dtype=np.float32)
+    moved[~rows.any(axis=1)] = 0.0
+    norms = np.sqrt(np.einsum("ij,ij->i", moved, moved))
+    norms[norms == 0] = 1.0
+    moved /= norms[:, None]
+    return moved
+
+
+def _drawn(ids: np.ndarray, rows: np.ndarray, centre: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Every pair of these memories (their ids and unit rows) at least NEAR_DUPLICATE_COSINE
+    alike, centred on `centre`, as (lower id, higher id, cosine): every pair compared up to
+    EXACT_UP_TO rows, by cells past that."""
+    draw = _all_pairs if len(ids) <= EXACT_UP_TO else _pairs_by_cell
+    a, b, cosines = draw(_centred(rows, centre), NEAR_DUPLICATE_COSINE)
+    x, y = ids[a], ids[b]
+    return np.minimum(x, y), np.maximum(x, y), cosines.astype(np.float32)
 
 
 @contextmanager
@@ -501,8 +530,7 @@ def alike_pairs(
     cost, whatever a tier of near-copies holds."""
     if threshold < NEAR_DUPLICATE_COSINE:
         raise ValueError(f"pairs are kept from a cosine of {NEAR_DUPLICATE_COSINE}")
-    with _current() as vectors:
-        a, b, cosines = vectors.alike()
+    a, b, cosines = _store_pairs()
     tier_of = {m: tier for tier, members in by_tier.items() for m in members}
     asked = np.fromiter(tier_of, dtype=np.int64, count=len(tier_of))
     inside = np.isin(a, asked) & np.isin(b, asked) & (cosines >= threshold)

@@ -145,22 +145,22 @@ def test_the_pairs_follow_the_writes_without_drawing_them_all_again(write, monke
         write(f"fact-{n}", description=fact)
     backups = write("backups", description="Nightly database backups run at 02:00 UTC").memory
     assert meaning.near_duplicate_pairs(GLOBAL_TIER) == []
-    draw = meaning._Vectors._draw_pairs
+    draw = meaning._drawn
 
     def drawn_again(*args):
         raise AssertionError("every pair drawn again for one write")
 
-    monkeypatch.setattr(meaning._Vectors, "_draw_pairs", drawn_again)
+    monkeypatch.setattr(meaning, "_drawn", drawn_again)
     assert meaning.near_duplicate_pairs(GLOBAL_TIER) == [], "an unchanged store: nothing drawn"
     copy = write("backups-copy", description="Database backups run nightly at 02:00").memory
     kept = meaning.near_duplicate_pairs(GLOBAL_TIER)
     assert [(a, b) for a, b, _ in kept] == [(backups.id, copy.id)]
-    monkeypatch.setattr(meaning._Vectors, "_draw_pairs", draw)
+    monkeypatch.setattr(meaning, "_drawn", draw)
     monkeypatch.setattr(meaning, "_held", meaning._Vectors())  # a new process draws them all
     drawn = meaning.near_duplicate_pairs(GLOBAL_TIER)
     assert [(a, b) for a, b, _ in drawn] == [(backups.id, copy.id)]
     assert np.isclose(kept[0][2], drawn[0][2], atol=1e-3)
-    monkeypatch.setattr(meaning._Vectors, "_draw_pairs", drawn_again)
+    monkeypatch.setattr(meaning, "_drawn", drawn_again)
     write("backups-copy", description="Subtitles are burnt into the video")  # edited away
     assert meaning.near_duplicate_pairs(GLOBAL_TIER) == []
     write("backups-again", description="Database backups run nightly at 02:00")
@@ -189,3 +189,18 @@ def test_an_edit_of_the_last_memory_written_reads_its_vector_alone(write, monkey
     assert decoded == [1], "one vector read, not every one again"
     (close,) = meaning.similar_to(Memory.objects.get(name="fact-1"), limit=1, threshold=0.5)
     assert close[0].name == f"fact-{len(FACTS) - 1}"
+
+
+def test_the_pairs_are_drawn_with_the_searches_lock_free(write, monkeypatch):
+    for n, fact in enumerate(FACTS[:4]):
+        write(f"fact-{n}", description=fact)
+    drawn = meaning._drawn
+
+    def drawing(*args):
+        assert not meaning._held.lock.locked(), "a search would wait for the whole drawing"
+        assert meaning._held.drawing.locked(), "one drawing at a time"
+        return drawn(*args)
+
+    monkeypatch.setattr(meaning, "_drawn", drawing)
+    monkeypatch.setattr(meaning, "_held", meaning._Vectors())
+    assert meaning.near_duplicate_pairs(GLOBAL_TIER) == []
