@@ -2,6 +2,10 @@
 JSON, the same columns `/v1/memories` shows, with no middleware, token or form. Served by
 gunicorn beside the app (bench/run.py), it is what `/v1/memories`' throughput is held against.
 
+`/memories/<name>/?project=<name>` is the memory detail page's floor: the same memory and the
+memories citing it, read by plain statements and shown through one small escaping template,
+with no session, role, tabs or edit form.
+
     MEMADMIN_FLOOR_DB=var/bench/100000-1/memadmin.sqlite3 gunicorn --chdir bench floor
     MEMADMIN_DATABASE_URL=postgres://u@host:port/db gunicorn --chdir bench floor
 """
@@ -42,7 +46,8 @@ django.setup()
 
 from django.core.handlers.wsgi import WSGIHandler  # noqa: E402
 from django.db import connection  # noqa: E402
-from django.http import JsonResponse  # noqa: E402
+from django.http import Http404, HttpResponse, JsonResponse  # noqa: E402
+from django.template import Context, Engine  # noqa: E402
 from django.urls import path  # noqa: E402
 
 COLUMNS = (
@@ -62,5 +67,50 @@ def memories(request):
     return JsonResponse({"memories": rows, "count": len(rows)})
 
 
-urlpatterns = [path("v1/memories", memories)]
+DETAIL = Engine().from_string(
+    "<!doctype html><title>{{ m.name }}</title><h1>{{ m.name }}</h1><p>{{ m.description }}</p>"
+    "<dl><dt>Priority</dt><dd>{{ m.priority }}</dd><dt>Load</dt><dd>{{ m.load }}</dd>"
+    "<dt>Tags</dt><dd>{{ m.tags }}</dd><dt>References</dt><dd>{{ m.refs }}</dd>"
+    "<dt>Recorded</dt><dd>{{ m.created_at }}</dd><dt>Verified</dt><dd>{{ m.verified_at }}</dd>"
+    "</dl><pre>{{ m.body }}</pre><h2>Cited by</h2><ul>{% for name, description in citers %}"
+    "<li>{{ name }}: {{ description }}</li>{% endfor %}</ul>"
+)
+DETAIL_COLUMNS = [
+    "id",
+    "name",
+    "description",
+    "body",
+    "priority",
+    "load",
+    "tags",
+    "refs",
+    "created_at",
+    "verified_at",
+]
+
+
+def memory(request, name):
+    project = request.GET.get("project", "")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {', '.join('m.' + c for c in DETAIL_COLUMNS)} FROM memories_memory m "
+            "LEFT JOIN projects_project p ON p.id = m.project_id "
+            "WHERE m.name = %s AND coalesce(p.name, '') = %s",
+            [name, project],
+        )
+        row = cursor.fetchone()
+        if row is None:
+            raise Http404(name)
+        found = dict(zip(DETAIL_COLUMNS, row, strict=True))
+        cursor.execute(
+            "SELECT m.name, m.description FROM memories_reference r "
+            "JOIN memories_memory m ON m.id = r.memory_id WHERE r.target = %s "
+            "ORDER BY m.priority, m.created_at DESC, m.id DESC",
+            [name],
+        )
+        citers = cursor.fetchall()
+    return HttpResponse(DETAIL.render(Context({"m": found, "citers": citers})))
+
+
+urlpatterns = [path("v1/memories", memories), path("memories/<str:name>/", memory)]
 application = WSGIHandler()

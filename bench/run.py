@@ -456,6 +456,28 @@ def measure(route, facts, server, driver, *, requests, seconds, warmup) -> Resul
     )
 
 
+def floor_latency(floor: Server, detail: Result, options) -> dict:
+    """The memory detail page's floor (bench/floor.py): the same memory and its citers by
+    plain statements through one small template, timed as the page was."""
+    for _ in range(options.warmup):
+        floor.get(detail.path, {"Host": "127.0.0.1"})
+    served = []
+    deadline = time.monotonic() + options.seconds
+    while len(served) < options.requests and (len(served) < 5 or time.monotonic() < deadline):
+        status, _, elapsed = floor.get(detail.path, {"Host": "127.0.0.1"})
+        if status != 200:
+            raise SystemExit(f"the detail floor answered {status} for {detail.path}")
+        served.append(elapsed * 1000)
+    median = statistics.median(served)
+    return {
+        "path": detail.path,
+        "requests": len(served),
+        "median_ms": median,
+        "page_median_ms": detail.median_ms,
+        "ratio": detail.median_ms / median,
+    }
+
+
 def throughput(server: Server, path: str, headers: dict, *, clients, seconds, cap) -> dict:
     """Requests per second of `clients` threads asking for `path` at once, for `seconds`
     or `cap` requests in all."""
@@ -566,6 +588,18 @@ def markdown(run: dict, results: list[Result]) -> str:
         f"the Django floor (bench/floor.py: the same 50 rows as JSON, no middleware, token or "
         f"form) under the same load right after: **{run['floor_throughput']['rps']:.0f} "
         "requests/s**.",
+        "",
+    ]
+    if "detail_floor" in run:
+        floor = run["detail_floor"]
+        lines += [
+            "",
+            f"The memory detail page against its floor (bench/floor.py: the same memory and its "
+            f"citers by plain statements through one small template, no session or role): "
+            f"page **{floor['page_median_ms']:.2f} ms**, floor **{floor['median_ms']:.2f} ms** "
+            f"(median of {floor['requests']}), **{floor['ratio']:.2f}x** (goal: within 2x).",
+        ]
+    lines += [
         "",
         "## The main query of each route (its slowest statement on memories) and its plan",
         "",
@@ -757,6 +791,9 @@ def run_size(options, memories: int) -> int:
         bare.close()
     floor = Server(options.port + 1, store.parent, options.workers, url, floor=True)
     try:
+        detail = next((r for r in results if r.label == "memory detail"), None)
+        if detail is not None:
+            run["detail_floor"] = floor_latency(floor, detail, options)
         run["floor_throughput"] = measure_rps(
             floor,
             "/v1/memories",
@@ -769,6 +806,11 @@ def run_size(options, memories: int) -> int:
         floor.stop()
     run["load_after"] = [round(x, 2) for x in os.getloadavg()]
     rps, floor_rps = run["throughput"], run["floor_throughput"]
+    if "detail_floor" in run:
+        print(
+            f"\nmemory detail {run['detail_floor']['page_median_ms']:.2f} ms, its floor "
+            f"{run['detail_floor']['median_ms']:.2f} ms: {run['detail_floor']['ratio']:.2f}x"
+        )
     print(
         f"\n{rps['path']} under {rps['clients']} clients: {rps['rps']:.0f} requests/s, "
         f"statuses {rps['statuses']}; the Django floor (bench/floor.py) "

@@ -5,7 +5,7 @@ from urllib.parse import quote_plus
 
 from django.db import models
 from django.db.models.functions import Coalesce, Lower
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 from django.utils import timezone
 
 from memories.engine.lookups import name_shape
@@ -34,6 +34,17 @@ def memory_url(view_path: str, name: str, project_name: str | None) -> str:
     A memory's name is made of URL-safe characters (fields.NAME_RE): it goes in as it is.
     """
     return view_path.replace(NAME_SLOT, name) + tier_query(project_name)
+
+
+@lru_cache(maxsize=64)
+def _slot_path(viewname: str, script_prefix: str) -> str:
+    return reverse(viewname, args=[NAME_SLOT])
+
+
+def memory_view_url(viewname: str, name: str, project_name: str | None) -> str:
+    """A memory's address at one of its views, its tier named: the view reversed once for
+    each script prefix, where a reverse() for each link cost 3 ms on the budget page."""
+    return memory_url(_slot_path(viewname, get_script_prefix()), name, project_name)
 
 
 # Index order: most important first, then the most recently recorded within a priority.
@@ -103,9 +114,11 @@ class Memory(models.Model):
             models.Index(fields=["tier", "expires_at", "load"], name="memory_tier_expiry"),
             models.Index(fields=["verified_at"], name="memory_verified"),
             # The drift sections (reads.drift) in their order off one range: the never read
-            # by priority and age, the most read first.
+            # by priority and age, the most read first; load and expiry on it too, so the
+            # sections' bounded counts (1,001 matches) read no row (10 ms at 100,000).
             models.Index(
-                fields=["read_count", "priority", "created_at", "id"], name="memory_read_order"
+                fields=["read_count", "priority", "created_at", "id", "load", "expires_at"],
+                name="memory_read_order",
             ),
             # A tier's verification spans (the list's facets) as ranges of one index.
             models.Index(fields=["tier", "verified_at"], name="memory_tier_verified"),
@@ -120,9 +133,7 @@ class Memory(models.Model):
 
     def get_absolute_url(self) -> str:
         """The memory's page: /memories/<name>/?project=<its project, empty for global>."""
-        return memory_url(
-            reverse("memories:detail", args=[NAME_SLOT]), self.name, self.project_name
-        )
+        return memory_view_url("memories:detail", self.name, self.project_name)
 
     def is_expired(self, now=None) -> bool:
         return self.expires_at is not None and self.expires_at <= (now or timezone.now())

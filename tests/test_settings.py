@@ -26,6 +26,15 @@ def test_pragmas_are_in_force_on_the_live_connection(db):
     assert _pragma("synchronous") == 1  # NORMAL
 
 
+@pytest.mark.engine("postgresql")
+def test_the_planner_settings_are_in_force_on_the_live_connection(db):
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW random_page_cost")
+        assert cursor.fetchone()[0] == "1.1"
+        cursor.execute("SHOW lock_timeout")
+        assert cursor.fetchone()[0] != "0"
+
+
 @pytest.mark.engine("sqlite")
 @pytest.mark.django_db(transaction=True)
 def test_atomic_blocks_take_the_write_lock_at_begin():

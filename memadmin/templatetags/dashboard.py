@@ -15,11 +15,10 @@ from urllib.parse import urlencode
 
 from django import template
 from django.template.defaultfilters import floatformat
-from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
-from memories.models import NAME_SLOT, memory_url
+from memories.models import memory_view_url
 from memories.rules import budget, tiers
 from memories.rules.captions import relative, verified_since_recorded
 
@@ -129,9 +128,9 @@ def query_for(**values) -> str:
 
 
 @register.simple_tag(name="memory_url")
-def memory_view_url(viewname: str, memory) -> str:
+def memory_at_view(viewname: str, memory) -> str:
     """One memory at one of its views (delete, history...), its tier named as its page's is."""
-    return memory_url(reverse(viewname, args=[NAME_SLOT]), memory.name, memory.project_name)
+    return memory_view_url(viewname, memory.name, memory.project_name)
 
 
 @register.simple_tag

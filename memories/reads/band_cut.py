@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.utils import timezone
 
-from memories.models import Memory
-from memories.reads.agent_view import AgentView, agent_view, index_candidates
+from memories.reads.agent_view import AgentView, Entry, TierReads, agent_view
 from memories.rules import budget, tiers
 
 FALL_OFF_SHOWN = 50
@@ -28,7 +27,7 @@ def size(n: int) -> str:
 class CutEntry:
     """One inline body in force, in index order, and whether the agent gets it in full."""
 
-    memory: Memory
+    memory: Entry
     bytes: int
     spent_before: int
     shown: bool
@@ -53,7 +52,7 @@ class BandDetail:
     project: str | None
     view: AgentView
     cut: list[CutEntry]
-    fall_off: list[Memory]  # the first FALL_OFF_SHOWN the index leaves out, in index order
+    fall_off: list[Entry]  # the first FALL_OFF_SHOWN the index leaves out, in index order
     fall_off_reason: str
     largest: list[CutEntry]  # the largest inline bodies in force, largest first
 
@@ -136,6 +135,7 @@ def band_detail(project=None, now: dt.datetime | None = None, *, shown=FALL_OFF_
     """The detail of the band a session on `project` (a Project or None) is given; `reads`
     (a TierReads) shares what is read of each tier with the views built beside it."""
     now = now or timezone.now()
+    reads = reads or TierReads(now)
     view = agent_view(project, now, reads=reads)
     cut = [
         CutEntry(memory, memory.body_bytes, spent, fits, view.budget_bytes)
@@ -145,7 +145,7 @@ def band_detail(project=None, now: dt.datetime | None = None, *, shown=FALL_OFF_
     fall_off = []
     reason = ""
     if view.index.left_out:
-        fall_off = list(index_candidates(project, now)[listed : listed + shown])
+        fall_off = reads.band_index_candidates(project, listed + shown)[listed:]
         if listed >= settings.MEMADMIN_INDEX_MAX_ENTRIES:
             reason = f"the index holds {settings.MEMADMIN_INDEX_MAX_ENTRIES} entries at most"
         else:

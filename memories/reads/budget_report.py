@@ -107,7 +107,9 @@ def budget_report(now: dt.datetime | None = None, *, largest: int = 10, reads=No
     bands = []
     reads = reads or TierReads(now)  # the global tier, read once for every band
     projects = list(Project.objects.order_by("name"))
-    reads.read_tallies([GLOBAL_TIER, *(project.id for project in projects)])
+    every_tier = [GLOBAL_TIER, *(project.id for project in projects)]
+    reads.read_tallies(every_tier)
+    reads.read_tiers(every_tier)
     for project in [None, *projects]:
         tier = GLOBAL_TIER if project is None else project.id
         view = agent_view(project, now, reads=reads)
@@ -137,7 +139,7 @@ def budget_report(now: dt.datetime | None = None, *, largest: int = 10, reads=No
         budget_bytes=limit,
         bands=bands,
         largest=budget.largest_of(
-            [m for band in [GLOBAL_TIER, *(p.id for p in projects)] for m in reads.inline(band)],
+            [m for band in every_tier for m in reads.inline(band)],
             largest,
         ),
     )

@@ -28,6 +28,7 @@ UNREAD_AFTER = dt.timedelta(days=30)  # a memory younger than this has had no ch
 SUGGESTED_PRIORITY = DEFAULT_PRIORITY
 SECTION_LIMIT = 50
 COUNT_BOUND = 1000  # a section's count past this reads "1,000+"
+MISMATCH_FIELDS = ("id", "name", "project_id", "priority", "created_at", "read_count")
 
 
 @dataclass
@@ -108,7 +109,8 @@ def _mismatches(queryset, order, describe, limit: int, offset: int) -> Mismatche
 
 
 def _scope(filters: MemoryFilters | None, now: dt.datetime):
-    queryset = Memory.objects.select_related("project")
+    # What a section shows of each memory: its row's body and lists besides cost reading.
+    queryset = Memory.objects.select_related("project").only(*MISMATCH_FIELDS, "project__name")
     if filters is not None:
         queryset = filters.apply(queryset, now)
     in_force = Q(expires_at__isnull=True) | Q(expires_at__gt=now)

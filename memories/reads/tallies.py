@@ -54,10 +54,6 @@ def tier_tallies(tiers, now: dt.datetime) -> dict[int, TierTally]:
     return {tier: TierTally(memories[tier], expired[tier]) for tier in tiers}
 
 
-def tier_tally(tier: int, now: dt.datetime) -> TierTally:
-    return tier_tallies((tier,), now)[tier]
-
-
 def _sum(column: str) -> Cast:
     """A whole-number sum (PostgreSQL sums a bigint column as numeric, a Decimal in Python)."""
     return Cast(Sum(column), BigIntegerField())
@@ -104,16 +100,18 @@ def left_out_tags(
     """The `limit` most common tags of the tiers' memories of `load` in force, but for those
     `listed`, with their counts: the tallies less the tags of the expired and the listed.
 
-    One statement: the tallies and, counted -1 each, the tags to take off.
+    One statement: the tallies and, counted -1 each, the tags to take off (of the listed and
+    of the expired, each through the tags' memory index: as one OR, PostgreSQL read every
+    tag row, 18 ms at 100,000 memories).
     """
-    taken_off = Tag.objects.filter(
-        Q(memory_id__in=listed)
-        | Q(memory_id__in=_expired(tiers, now).filter(load=load).values("id"))
+    of_listed = Tag.objects.filter(memory_id__in=listed).values_list("tag", Value(-1))
+    of_expired = Tag.objects.filter(
+        memory_id__in=_expired(tiers, now).filter(load=load).values("id")
     ).values_list("tag", Value(-1))
     rows = (
         TagTally.objects.filter(tier__in=tiers, load=load)
         .values_list("tag", "memories")
-        .union(taken_off, all=True)
+        .union(of_listed, of_expired, all=True)
     )
     counts: Counter[str] = Counter()
     for tag, n in rows:

@@ -120,3 +120,18 @@ def test_a_backup_never_replaces_a_file(db, tmp_path):
     assert existing.read_text() == "not a store"
     with pytest.raises(CommandError, match="is not a directory"):
         call_command("backup", str(tmp_path / "missing" / "x.sqlite3"))
+
+
+def test_a_copy_that_fails_its_check_is_not_kept(transactional_db, tmp_path, monkeypatch):
+    # A copy damaged on its way to the disk cannot be made on purpose: its check says so.
+    from django.db import connection
+
+    from memories import engine
+    from memories.engine import BackupReport
+
+    module = engine.of(connection).backup
+    monkeypatch.setattr(module, "check", lambda path: BackupReport(path, 0, 0, ["damaged"]))
+    destination = tmp_path / ("copy" + module.SUFFIX)
+    with pytest.raises(CommandError, match="failed its integrity check and was not kept"):
+        call_command("backup", str(destination))
+    assert list(tmp_path.iterdir()) == []

@@ -26,7 +26,7 @@ def test_the_counts_of_a_view_take_the_expired_off(write, project):
     write("quiet-gone", load="search", expires=past.isoformat())
     write("rule", load="inline", body="1234", tags=["style"])
     write("old-rule", load="inline", body="12345678", expires=past.isoformat())
-    global_tally = tallies.tier_tally(0, now)
+    global_tally = tallies.tier_tallies([0], now)[0]
     assert global_tally.in_force("index") == 5
     assert global_tally.in_force("search") == 0
     assert global_tally.expired_total == 3

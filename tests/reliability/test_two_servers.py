@@ -23,6 +23,9 @@ pytestmark = pytest.mark.engine("postgresql")
 
 SECONDS = 60 if LONG else 5
 CLIENTS = 8 if LONG else 4  # each sends every other request to the other server
+# On a loaded machine the first seconds may acknowledge no increment (every PUT beaten to the
+# version): the writers go on, for at most this long more, until the run has something to prove.
+PROOF_GRACE_SECONDS = 30
 START_BODY = "count 0\nlines:\nEND"
 PATH = "/v1/memories/shared?project="
 
@@ -57,10 +60,16 @@ def test_a_write_through_one_server_is_read_through_the_other_at_once(servers):
     assert second.request("GET", "/v1/memories/release-freeze").json()["body"] == "Until the 26th."
 
 
+def _proves_something(ledger: dict) -> bool:
+    return bool(ledger["increments"] and ledger["lines"])
+
+
 def _client(servers, number: int, deadline: float, ledger: dict, lock: threading.Lock):
     rng = random.Random(number)
     done = 0
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline or (
+        not _proves_something(ledger) and time.monotonic() < deadline + PROOF_GRACE_SECONDS
+    ):
         reader, writer = rng.sample(servers, 2)
         if rng.random() < 0.5:
             got = reader.request("GET", PATH)
@@ -105,7 +114,7 @@ def test_writers_through_both_servers_lose_nothing_acknowledged(servers):
     for client in clients:
         client.join()
     assert set(ledger["statuses"]) <= {200, 412}, ledger["statuses"]
-    assert ledger["increments"] and ledger["lines"], "the run acknowledged too little to prove"
+    assert _proves_something(ledger), "the run acknowledged too little to prove"
     body = second.request("GET", PATH).json()["body"].split("\n")
     assert body[0] == f"count {ledger['increments']}"
     assert Counter(body[2:-1]) == Counter(ledger["lines"])

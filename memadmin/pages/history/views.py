@@ -17,7 +17,7 @@ from memadmin.web.access import has_role, requires_role
 from memadmin.web.exports import csv_lines, download
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memadmin.web.responses import error_response
-from memories.models import NAME_SLOT, Action, Door, Memory, Revision, TrashedMemory, memory_url
+from memories.models import Action, Door, Memory, Revision, TrashedMemory, memory_view_url
 from memories.reads import history as history_reads
 from memories.reads import lookup
 from memories.reads.history import AuditFilterForm, AuditFilters
@@ -43,10 +43,6 @@ CSV_COLUMNS = [
     "change_set",
     "changes",
 ]
-
-
-def _memory_url(viewname: str, name: str, project: str | None) -> str:
-    return memory_url(reverse(viewname, args=[NAME_SLOT]), name, project)
 
 
 def _current_memory(revision: Revision) -> Memory | None:
@@ -89,7 +85,7 @@ def memory_history(request: HtmxHttpRequest, name: str) -> HttpResponse:
         before=form.cleaned_data["before"],
         after=form.cleaned_data["after"],
     )
-    base = _memory_url("memories:history", memory.name, memory.project_name)
+    base = memory_view_url("memories:history", memory.name, memory.project_name)
     latest = Revision.objects.filter(memory_id=memory.id).order_by("-id").values("id").first()
     context = {
         "memory": memory,
@@ -226,7 +222,9 @@ def _revision_page(request: HtmxHttpRequest, revision: Revision, status: int = 2
         "in_trash": current is None
         and TrashedMemory.objects.filter(memory_id=revision.memory_id).exists(),
         "history_url": (
-            _memory_url("memories:history", current.name, current.project_name) if current else None
+            memory_view_url("memories:history", current.name, current.project_name)
+            if current
+            else None
         ),
     }
     return render_page(request, "history/revision.html", context, status=status)
@@ -257,7 +255,7 @@ def restore_version(request: HtmxHttpRequest, revision_id: int) -> HttpResponse:
         request,
         " ".join([f"Restored '{memory.name}' as revision {revision_id} left it.", *result.notes]),
     )
-    return redirect(_memory_url("memories:history", memory.name, memory.project_name))
+    return redirect(memory_view_url("memories:history", memory.name, memory.project_name))
 
 
 # Change sets ----------------------------------------------------------------------------

@@ -49,7 +49,10 @@ def database(*, url: str, busy_timeout_ms: int) -> dict:
         "CONN_HEALTH_CHECKS": True,
         "OPTIONS": {
             "connect_timeout": 10,
-            "options": f"-c lock_timeout={busy_timeout_ms}",
+            # A store's pages are in memory or on SSD: at the default random_page_cost (4,
+            # for spinning disks) the planner would rather read every tag row than look a few
+            # hundred up by index (the band's left-out tags, 12 ms against 2.7 at 100,000).
+            "options": f"-c lock_timeout={busy_timeout_ms} -c random_page_cost=1.1",
             "application_name": "memadmin",
         },
     }

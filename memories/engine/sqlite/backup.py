@@ -33,7 +33,8 @@ def backup(destination: Path) -> BackupReport:
         finally:
             copy.close()
         report = check(partial)
-        os.link(partial, destination)  # refuses, rather than replaces, a file made meanwhile
+        if report.ok:
+            os.link(partial, destination)  # refuses, rather than replaces, a file made meanwhile
     finally:
         partial.unlink()
     report.path = destination
