@@ -12,6 +12,7 @@
 
 import difflib
 import re
+import threading
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
@@ -222,37 +223,69 @@ def _similarity(filters: MemoryFilters | None, now=None) -> Similarity:
     queryset = replace(scope, project=ANY_TIER).apply(Memory.objects.order_by(), now)
     if tier_key is not None:
         queryset = queryset.filter(tier__in={GLOBAL_TIER, tier_key})
-    rows = queryset.values_list("tier", "id", "description")
+    wordings = _wordings(list(queryset.values_list("tier", "id", "description")))
+    return Similarity(wordings.words, wordings.members, _near_pairs(wordings))
+
+
+@dataclass
+class _Wordings:
+    """The rows read, numbered by wording (as Similarity), each memory's wording's number
+    and description."""
+
+    rows: list[tuple[int, int, str]]
+    words: list[str] = field(default_factory=list)
+    members: list[list[tuple[int, int]]] = field(default_factory=list)
+    position_of: dict[int, int] = field(default_factory=dict)
+    descriptions: dict[int, str] = field(default_factory=dict)
+
+
+_last_wordings = _Wordings([])
+_wordings_lock = threading.Lock()
+
+
+def _wordings(rows: list[tuple[int, int, str]]) -> _Wordings:
+    """The rows' wordings; those of the last rows this process read when they are the same
+    (one comparison, a fraction of the time numbering 100,000 descriptions takes), so the
+    next view of a store whose descriptions and tiers stand still does not number them
+    again; otherwise the words of a description as it was last read are not read again."""
+    global _last_wordings
+    with _wordings_lock:
+        if _last_wordings.rows == rows:
+            return _last_wordings
+    found = _Wordings(rows)
     index: dict[str, int] = {}
-    words_of: list[str] = []
-    members: list[list[tuple[int, int]]] = []
-    position_of: dict[int, int] = {}
-    descriptions: dict[int, str] = {}
+    before = _last_wordings
     for tier, memory_id, description in rows:
-        words = similarity.words(description)
+        if before.descriptions.get(memory_id) == description:
+            words = before.words[before.position_of[memory_id]]  # a memory not rewritten
+        else:
+            words = similarity.words(description)
         if not words:
             continue
         position = index.get(words)
         if position is None:
-            position = index[words] = len(words_of)
-            words_of.append(words)
-            members.append([])
-        members[position].append((tier, memory_id))
-        position_of[memory_id] = position
-        descriptions[memory_id] = description
-    return Similarity(words_of, members, _near_pairs(members, position_of, descriptions))
+            position = index[words] = len(found.words)
+            found.words.append(words)
+            found.members.append([])
+        found.members[position].append((tier, memory_id))
+        found.position_of[memory_id] = position
+        found.descriptions[memory_id] = description
+    with _wordings_lock:
+        _last_wordings = found
+    return found
 
 
-def _near_pairs(members, position_of, descriptions) -> list[tuple[int, int, float]]:
+def _near_pairs(wordings: _Wordings) -> list[tuple[int, int, float]]:
     """Pairs of distinct wordings whose memories say the same by meaning, as (position,
     position, cosine): within the global tier, within a project's, or a project's against the
     global one (what one session sees together); the best cosine of each pair of wordings."""
     by_tier: dict[int, list[int]] = defaultdict(list)
-    for held in members:
+    for held in wordings.members:
         for tier, memory_id in held:
             by_tier[tier].append(memory_id)
     best: dict[tuple[int, int], float] = {}
-    for a, b, cosine in meaning.alike_pairs(by_tier, descriptions=descriptions):
+    position_of = wordings.position_of
+    for a, b, cosine in meaning.alike_pairs(by_tier, descriptions=wordings.descriptions):
         x, y = sorted((position_of[a], position_of[b]))
         if x != y:
             best[(x, y)] = max(cosine, best.get((x, y), 0.0))

@@ -4,10 +4,11 @@ process and brought up to date with the store before each use, compared centred.
 The vectors (memories.MemoryVector, quantized to bytes) are read once per process into one
 float32 matrix of unit rows, so a cosine is a dot product and a search is one matrix-vector
 product (numpy, BLAS). Before each use two small queries (the highest vector row, the row
-count) tell whether another process or this one wrote since: new rows are read alone; a
-deleted memory drops its row; anything else (rows rolled back and their ids reused) reads
-everything again. An exact scan needs no extension and gives every engine the same answer;
-the README gives the measurements that chose it over an SQLite vector index.
+count) tell whether another process or this one wrote since: new rows are read alone;
+anything else (a memory deleted, the last one edited, rows rolled back and their ids reused)
+compares the rows held with the table's ids and stamps and reads only those that differ.
+An exact scan needs no extension and gives every engine the same answer; the README gives
+the measurements that chose it over an SQLite vector index.
 
 Every cosine here is centred: taken between vectors less the mean of the store's vectors.
 Averaged static word vectors all lean one way (what any text shares: its common words), so
@@ -55,13 +56,18 @@ PAIR_BLOCK = 2048  # rows compared at once by alike_pairs: a 2048 x n block of c
 EXACT_UP_TO = 16384  # memories alike_pairs compares every pair of; more, by cells (k-means)
 CELL_PROBES = 3
 KMEANS_ROUNDS = 4
+KMEANS_SAMPLE = 20_000  # rows the cells are drawn from, at most
+PAIR_QUERIES = 64  # changed memories whose pairs are drawn again at once: a 64 x n block
 NEIGHBOURS_KEPT = 20  # the most similar pairs alike_pairs keeps of any one memory
+ROW_PAIRS_KEPT = 64  # the most similar pairs a memory's row finds in one comparison, kept
 
 
 V = MemoryVector._meta.db_table
 # The table's row count and its last row, in one statement (no row at all when it is empty).
 STATE = f"SELECT (SELECT COUNT(*) FROM {V}), id, stamp FROM {V} ORDER BY id DESC LIMIT 1"
-SINCE = f"SELECT id, stamp, memory_id, model, vector FROM {V} WHERE id >= %s ORDER BY id"
+COLUMNS = ("id", "stamp", "memory_id", "model", "vector")
+SINCE = f"SELECT {', '.join(COLUMNS)} FROM {V} WHERE id >= %s ORDER BY id"
+ROWS = f"SELECT id, stamp, memory_id FROM {V}"
 DECODE_ROWS = 10_000  # vectors decoded at once: the float32 copy of a slice, not of them all
 # The centre counts this many zero vectors beside the store's (recall@5 of the paraphrase set,
 # 303 memories, alike from 1 to 256).
@@ -78,6 +84,8 @@ class _Vectors:
 
     def __init__(self):
         self.lock = threading.Lock()
+        # One drawing of the pairs at a time (`alike_pairs`), outside `lock`: searches go on.
+        self.drawing = threading.Lock()
         self._clear()
 
     def _clear(self) -> None:
@@ -85,7 +93,9 @@ class _Vectors:
         self.matrix = np.zeros((0, embedding.DIMENSIONS), dtype=np.float32)
         self.row_of: dict[int, int] = {}
         self.used = 0  # rows of the arrays in use (some freed)
-        self.other_version: set[int] = set()  # memories whose vector is of another model
+        self.table_rows = np.zeros((0, 2), dtype=np.int64)  # each row's (id, stamp) in the table
+        # Memories whose vector is of another model: its row's (id, stamp) in the table.
+        self.other_version: dict[int, tuple[int, int]] = {}
         self.last_id = 0
         self.last_stamp = None
         self.rows = 0
@@ -95,6 +105,8 @@ class _Vectors:
         self.sample = np.zeros((0, embedding.DIMENSIONS), dtype=np.float32)  # centred
         self.sampled_from = 0  # how many memories were held when the sample was drawn
         self.lengths = None  # each row's |m - centre|, until the rows or the centre change
+        self.pairs = None  # (memory id, memory id, cosine): every pair that may say the same
+        self.changed: set[int] = set()  # memories whose vector came or went since
 
     def refresh(self) -> None:
         """Bring the held vectors up to date with the table."""
@@ -103,30 +115,60 @@ class _Vectors:
             rows, *last = cursor.fetchone() or (0, 0, None)
         if (*last, rows) == (self.last_id, self.last_stamp, self.rows):
             return
-        # From the row this copy ended at: if it is gone or not the same (rolled back, its id
-        # reused), everything is read again. Through the cursor: building 100,000 rows
-        # through the ORM took seconds.
+        # Through the cursor: building 100,000 rows through the ORM took seconds.
         with connection.cursor() as cursor:
             cursor.execute(SINCE, [self.last_id])
             found = cursor.fetchall()
         if self.last_id and (not found or found[0][:2] != (self.last_id, self.last_stamp)):
-            self._clear()
-            self.refresh()
-            return
-        new = found[1:] if self.last_id else found
-        self._take([row[2:] for row in new])
-        if new:
-            self.last_id, self.last_stamp = new[-1][:2]
-        if len(self.row_of) + len(self.other_version) != rows:
-            self._drop_missing(set(MemoryVector.objects.values_list("memory_id", flat=True)))
+            # The row this copy ended at is gone or another: the last memory written was
+            # edited or deleted, or rows were rolled back and their ids reused.
+            self._reconcile()
+        else:
+            new = found[1:] if self.last_id else found
+            self._take(new)
+            if new:
+                self.last_id, self.last_stamp = new[-1][:2]
+            if len(self.row_of) + len(self.other_version) != rows:
+                self._reconcile()
         self.rows = rows
 
-    def _take(self, found: list[tuple[int, str, bytes]]) -> None:
-        current = [(m, bytes(v)) for m, model, v in found if model == embedding.MODEL_VERSION]
+    def _reconcile(self) -> None:
+        """Compare the rows held with the table's by id and stamp (no vector read): free those
+        gone, read those new. An edit of the last memory written costs that, not a second
+        read of every vector and every pair drawn again."""
+        with connection.cursor() as cursor:
+            cursor.execute(ROWS)
+            table = cursor.fetchall()
+        now = {memory_id: (row_id, stamp) for row_id, stamp, memory_id in table}
+        held = self.table_rows[: self.used].tolist()
+        stale = [m for m, row in self.row_of.items() if now.get(m) != tuple(held[row])]
+        stale += [m for m, row in self.other_version.items() if now.get(m) != row]
+        for memory_id in stale:
+            self._free(memory_id)
+        wanted = sorted(
+            row[0] for m, row in now.items() if m not in self.row_of and m not in self.other_version
+        )
+        for first in range(0, len(wanted), DECODE_ROWS):
+            chunk = MemoryVector.objects.filter(id__in=id_set(wanted[first : first + DECODE_ROWS]))
+            self._take(list(chunk.order_by("id").values_list(*COLUMNS)))
+        self.last_id, self.last_stamp = max(table)[:2] if table else (0, None)
+
+    def _take(self, found: list[tuple[int, int, int, str, bytes]]) -> None:
+        """Hold these rows of the table (id, stamp, memory, model, vector), in place of any
+        row held of the same memory."""
         if self.row_of or self.other_version:
-            for memory_id, _, _ in found:
+            for _, _, memory_id, _, _ in found:
                 self._free(memory_id)
-        self.other_version.update(m for m, model, _ in found if model != embedding.MODEL_VERSION)
+        current = [
+            (m, (row_id, stamp), bytes(v))
+            for row_id, stamp, m, model, v in found
+            if model == embedding.MODEL_VERSION
+        ]
+        self.other_version.update(
+            (m, (row_id, stamp))
+            for row_id, stamp, m, model, _ in found
+            if model != embedding.MODEL_VERSION
+        )
         if not current:
             return
         needed = self.used + len(current)
@@ -138,31 +180,31 @@ class _Vectors:
             ids[: self.used] = self.ids[: self.used]
             matrix = np.zeros((capacity, embedding.DIMENSIONS), dtype=np.float32)
             matrix[: self.used] = self.matrix[: self.used]
-            self.ids, self.matrix = ids, matrix
+            table_rows = np.zeros((capacity, 2), dtype=np.int64)
+            table_rows[: self.used] = self.table_rows[: self.used]
+            self.ids, self.matrix, self.table_rows = ids, matrix, table_rows
         start = self.used
         for first in range(0, len(current), DECODE_ROWS):
-            blobs = [v for _, v in current[first : first + DECODE_ROWS]]
+            blobs = [v for _, _, v in current[first : first + DECODE_ROWS]]
             self.matrix[start + first : start + first + len(blobs)] = embedding.from_bytes(blobs)
         self.total += self.matrix[start:needed].sum(axis=0, dtype=np.float64)
         self.lengths = None
-        memory_ids = [memory_id for memory_id, _ in current]
+        memory_ids = [memory_id for memory_id, _, _ in current]
         self.ids[start:needed] = memory_ids
+        self.table_rows[start:needed] = [row for _, row, _ in current]
         self.row_of.update(zip(memory_ids, range(start, needed), strict=True))
+        self.changed.update(memory_ids)
         self.used = needed
 
     def _free(self, memory_id: int) -> None:
-        self.other_version.discard(memory_id)
+        self.other_version.pop(memory_id, None)
         row = self.row_of.pop(memory_id, None)
         if row is not None:
+            self.changed.add(memory_id)
             self.total -= self.matrix[row]
             self.lengths = None
             self.ids[row] = -1
             self.matrix[row] = 0.0
-
-    def _drop_missing(self, present: set[int]) -> None:
-        for memory_id in [m for m in self.row_of if m not in present]:
-            self._free(memory_id)
-        self.other_version &= present
 
     def centre(self) -> np.ndarray:
         """The mean of the held vectors, drawn toward zero as if CENTRE_PRIOR more memories
@@ -172,11 +214,7 @@ class _Vectors:
 
     def centred(self, rows: np.ndarray) -> np.ndarray:
         """Unit vectors (one a row) less the centre, made units again (zero stays zero)."""
-        rows = np.atleast_2d(rows)
-        moved = np.where(rows.any(axis=1, keepdims=True), rows - self.centre(), 0.0)
-        norms = np.linalg.norm(moved, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        return (moved / norms).astype(np.float32)
+        return _centred(rows, self.centre())
 
     def cosines(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(memory ids, centred cosine to `vector`) of every held vector; to the nearest of
@@ -185,15 +223,59 @@ class _Vectors:
         live = used >= 0
         if not len(vector):
             return used[live], np.full(int(live.sum()), -1.0, dtype=np.float32)
-        centre, queries = self.centre(), self.centred(vector)
+        return used[live], self._cosines_to(vector).max(axis=1)[live]
+
+    def _cosines_to(self, vectors: np.ndarray) -> np.ndarray:
+        """The centred cosine of each row in use (freed ones too) to each of `vectors` (one a
+        row), a column each."""
+        centre, queries = self.centre(), self.centred(vectors)
         # The held rows are not centred in place (every write would move them all): with
         # unit rows m, (m - c) . q = m . q - c . q and |m - c|² = 1 - 2 m . c + c . c, the
         # lengths kept until the rows change, so a search is one product with the queries.
         if self.lengths is None:
             squared = 1.0 - 2.0 * (self.matrix[: self.used] @ centre) + centre @ centre
             self.lengths = np.sqrt(np.maximum(squared, 1e-12))
-        sims = (self.matrix[: self.used] @ queries.T - queries @ centre) / self.lengths[:, None]
-        return used[live], sims.max(axis=1)[live]
+        return (self.matrix[: self.used] @ queries.T - queries @ centre) / self.lengths[:, None]
+
+    def to_draw(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(memory ids, their unit rows, the centre) to draw every pair of (`_drawn`) when
+        none are drawn yet or more than √n memories changed since they were; else None.
+        Taken as they are now: what changes while they are drawn is what `alike` then
+        brings up to date."""
+        if self.pairs is not None and len(self.changed) ** 2 <= len(self.row_of):
+            return None
+        live = np.flatnonzero(self.ids[: self.used] >= 0)
+        self.changed = set()
+        return self.ids[live], self.matrix[live], self.centre()
+
+    def alike(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(memory id, memory id, centred cosine), the lower id first, of every pair of held
+        vectors at least NEAR_DUPLICATE_COSINE alike: the pairs last drawn (`to_draw`),
+        kept in step with the writes since, the pairs of a memory whose vector came or went
+        dropped and its own drawn again against every held vector (n multiply-adds of 256
+        each, where drawing all of them costs about 4 n √n: at 100,000 memories a second
+        of CPU). The cosines of the pairs kept are those of the centre they were drawn with:
+        the √n changes at most before all are drawn again move it by about 1/√n."""
+        if not self.changed:
+            return self.pairs
+        changed = np.fromiter(self.changed, dtype=np.int64, count=len(self.changed))
+        a, b, cosines = self.pairs
+        kept = ~(np.isin(a, changed) | np.isin(b, changed))
+        found = [(a[kept], b[kept], cosines[kept])]
+        redrawn = np.array([self.row_of[m] for m in self.changed if m in self.row_of], dtype=int)
+        for start in range(0, len(redrawn), PAIR_QUERIES):
+            rows = redrawn[start : start + PAIR_QUERIES]
+            sims = self._cosines_to(self.matrix[rows]).T
+            sims[:, self.ids[: self.used] < 0] = -1.0
+            sims[np.arange(len(rows)), rows] = -1.0  # not with itself
+            column, at, cosines = _hits(sims, NEAR_DUPLICATE_COSINE)
+            x, y = self.ids[at], self.ids[rows[column]]
+            found.append((np.minimum(x, y), np.maximum(x, y), cosines))
+        a, b, cosines = (np.concatenate(column) for column in zip(*found, strict=True))
+        # Two changed memories alike found each other: once.
+        _, first = np.unique(np.stack([a, b]), axis=1, return_index=True)
+        self.pairs, self.changed = (a[first], b[first], cosines[first]), set()
+        return self.pairs
 
     def hubness(self) -> np.ndarray:
         """Each row's hubness (of the rows in use), trusted as the centre is: less in a small
@@ -236,6 +318,43 @@ class _Vectors:
 
 
 _held = _Vectors()
+
+
+def _store_pairs() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_Vectors.alike` of this process's vectors brought up to date, all drawn again first
+    when `to_draw` says so: outside the lock searches take (seconds at 100,000), one
+    drawing at a time."""
+    with _held.drawing:
+        with _current() as vectors:
+            drawing = vectors.to_draw()
+            if drawing is None:
+                return vectors.alike()
+        drawn = _drawn(*drawing)
+        with vectors.lock:
+            vectors.pairs = drawn
+            return vectors.alike()
+
+
+def _centred(rows: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    """Unit vectors (one a row) less `centre`, made units again (zero stays zero)."""
+    rows = np.atleast_2d(rows)
+    # In place, on one copy: for 100,000 rows a tenth of the time temporaries took.
+    moved = np.subtract(rows, centre, dtype=np.float32)
+    moved[~rows.any(axis=1)] = 0.0
+    norms = np.sqrt(np.einsum("ij,ij->i", moved, moved))
+    norms[norms == 0] = 1.0
+    moved /= norms[:, None]
+    return moved
+
+
+def _drawn(ids: np.ndarray, rows: np.ndarray, centre: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Every pair of these memories (their ids and unit rows) at least NEAR_DUPLICATE_COSINE
+    alike, centred on `centre`, as (lower id, higher id, cosine): every pair compared up to
+    EXACT_UP_TO rows, by cells past that."""
+    draw = _all_pairs if len(ids) <= EXACT_UP_TO else _pairs_by_cell
+    a, b, cosines = draw(_centred(rows, centre), NEAR_DUPLICATE_COSINE)
+    x, y = ids[a], ids[b]
+    return np.minimum(x, y), np.maximum(x, y), cosines.astype(np.float32)
 
 
 @contextmanager
@@ -401,19 +520,25 @@ def alike_pairs(
     threshold: float = NEAR_DUPLICATE_COSINE,
 ) -> list[tuple[int, int, float]]:
     """Pairs of these memories (their ids by tier) that one session sees together (of one
-    tier, or one of them global) and that say the same: at least `threshold` alike and
-    `say_the_same`; as (lower id, higher id, cosine), most similar first, each memory in its
-    NEIGHBOURS_KEPT most similar pairs at most. `descriptions` (by id) saves reading them.
+    tier, or one of them global) and that say the same: at least `threshold` alike (no less
+    than NEAR_DUPLICATE_COSINE) and `say_the_same`; as (lower id, higher id, cosine), most
+    similar first, each memory in its NEIGHBOURS_KEPT most similar pairs at most.
+    `descriptions` (by id, as stored) saves reading them. The pairs come from those this
+    process keeps of the whole store (`_Vectors.alike`), shared by the hygiene page and the
+    consolidation plan, so a view of a store that changed little since costs no product.
     Bounding the pairs a memory keeps bounds what the rule and the clusters built on them
     cost, whatever a tier of near-copies holds."""
-    with _current() as vectors:
-        ids, rows = vectors.rows_of([m for members in by_tier.values() for m in members])
-        rows = vectors.centred(rows)
+    if threshold < NEAR_DUPLICATE_COSINE:
+        raise ValueError(f"pairs are kept from a cosine of {NEAR_DUPLICATE_COSINE}")
+    a, b, cosines = _store_pairs()
     tier_of = {m: tier for tier, members in by_tier.items() for m in members}
-    tiers = np.array([tier_of[m] for m in ids.tolist()], dtype=np.int64)
-    a, b, cosines = (_all_pairs if len(ids) <= EXACT_UP_TO else _pairs_by_cell)(rows, threshold)
-    seen = (tiers[a] == tiers[b]) | (tiers[a] == GLOBAL_TIER) | (tiers[b] == GLOBAL_TIER)
-    a, b, cosines = ids[a[seen]], ids[b[seen]], cosines[seen]
+    asked = np.fromiter(tier_of, dtype=np.int64, count=len(tier_of))
+    inside = np.isin(a, asked) & np.isin(b, asked) & (cosines >= threshold)
+    a, b, cosines = a[inside], b[inside], cosines[inside]
+    tiers_a = np.array([tier_of[m] for m in a.tolist()], dtype=np.int64)
+    tiers_b = np.array([tier_of[m] for m in b.tolist()], dtype=np.int64)
+    seen = (tiers_a == tiers_b) | (tiers_a == GLOBAL_TIER) | (tiers_b == GLOBAL_TIER)
+    a, b, cosines = a[seen], b[seen], cosines[seen].astype(np.float64)
     order = np.lexsort((b, a, -cosines))
     kept, counted = [], defaultdict(int)
     for x, y, cosine in zip(
@@ -422,7 +547,7 @@ def alike_pairs(
         if counted[x] < NEIGHBOURS_KEPT and counted[y] < NEIGHBOURS_KEPT:
             counted[x] += 1
             counted[y] += 1
-            kept.append((min(x, y), max(x, y), cosine))
+            kept.append((x, y, cosine))
     if descriptions is None and kept:
         wanted = id_set({m for pair in kept for m in pair[:2]})
         descriptions = dict(Memory.objects.filter(id__in=wanted).values_list("id", "description"))
@@ -435,50 +560,85 @@ def _all_pairs(rows: np.ndarray, threshold: float) -> tuple[np.ndarray, ...]:
     """(row, row, cosine) of every pair of rows at least `threshold` alike, each pair once:
     a matrix product a block of PAIR_BLOCK rows against the rest, only the cosines at the
     threshold kept (n² / 2 multiply-adds of 256 numbers, never the n x n matrix)."""
-    found = [(np.zeros(0, dtype=np.int64),) * 2 + (np.zeros(0, dtype=np.float32),)]
+    found = [_NO_PAIRS]
     for start in range(0, len(rows), PAIR_BLOCK):
         block = rows[start : start + PAIR_BLOCK] @ rows[start:].T
-        a, b = np.nonzero(block >= threshold)
-        upper = b > a  # each pair once, and no row with itself
-        a, b = a[upper], b[upper]
-        found.append((start + a, start + b, block[a, b]))
+        block[np.tril_indices(len(block), m=block.shape[1])] = -1.0  # once, not with itself
+        a, b, cosines = _hits(block, threshold)
+        found.append((start + a, start + b, cosines))
     return tuple(np.concatenate(column) for column in zip(*found, strict=True))
+
+
+_NO_PAIRS = (np.zeros(0, dtype=np.int64),) * 2 + (np.zeros(0, dtype=np.float32),)
+
+
+def _hits(block: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(row, column, cosine) of the cosines of `block` at `threshold` or more, at most
+    ROW_PAIRS_KEPT of a row (its highest), so the pairs of memories with thousands of
+    copies stay bounded (the rule keeps NEIGHBOURS_KEPT a memory of them in the end). Most
+    rows hold none: the rows' maxima are read first, then only the rows that do."""
+    rows = np.flatnonzero(block.max(axis=1, initial=-1.0) >= threshold)
+    near = block[rows]
+    crowded = np.flatnonzero((near >= threshold).sum(axis=1) > ROW_PAIRS_KEPT)
+    if len(crowded):
+        top = np.argpartition(-near[crowded], ROW_PAIRS_KEPT - 1, axis=1)[:, :ROW_PAIRS_KEPT]
+        best = np.full((len(crowded), near.shape[1]), -1.0, dtype=near.dtype)
+        np.put_along_axis(best, top, np.take_along_axis(near[crowded], top, axis=1), axis=1)
+        near[crowded] = best
+    a, b = np.nonzero(near >= threshold)
+    return rows[a], b, near[a, b]
 
 
 def _pairs_by_cell(rows: np.ndarray, threshold: float) -> tuple[np.ndarray, ...]:
     """The pairs of `_all_pairs` for many rows, each compared only with the rows of its
-    CELL_PROBES nearest cells: the rows are clustered into about √n cells (k-means from
-    evenly spaced rows, KMEANS_ROUNDS rounds), so n rows cost about n × CELL_PROBES × √n
-    multiply-adds of 256 instead of n² / 2. A pair alike enough to say the same lies in
-    neighbouring cells; one split across cells neither probes is missed (the list is
-    advisory). At 100,000 memories: seconds instead of a minute."""
+    CELL_PROBES nearest cells: the rows are clustered into about √n cells (`_cells`), so n
+    rows cost about n × (1 + CELL_PROBES) × √n multiply-adds of 256 instead of n² / 2. A
+    pair alike enough to say the same lies in neighbouring cells; one split across cells
+    neither probes is missed (the list is advisory; bench/results/2026-12-01-meaning-4 gives
+    the share found at 100,000)."""
     n = len(rows)
     cells = max(1, int(np.sqrt(n)))
-    centroids = rows[np.linspace(0, n - 1, cells).astype(int)].copy()
-    for _ in range(KMEANS_ROUNDS):
-        cell, _ = _nearest_cells(rows, centroids, 0)
-        order = np.argsort(cell, kind="stable")
-        filled, starts = np.unique(cell[order], return_index=True)
-        sums = np.add.reduceat(rows[order], starts, axis=0)
-        centroids[filled] = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
-    cell, probes = _nearest_cells(rows, centroids, min(CELL_PROBES, cells))
-    found = []
+    cell, probes = _nearest_cells(rows, _cells(rows, cells), min(CELL_PROBES, cells))
+    # The members of each cell and the rows probing it, each found by one sort.
+    members_of = np.argsort(cell, kind="stable")
+    member_bounds = np.searchsorted(cell[members_of], np.arange(cells + 1))
+    probed = probes.ravel()
+    by_probed = np.argsort(probed, kind="stable")
+    probing = np.repeat(np.arange(n), probes.shape[1])[by_probed]
+    probe_bounds = np.searchsorted(probed[by_probed], np.arange(cells + 1))
+    found = [_NO_PAIRS]
     for c in range(cells):
-        members = np.flatnonzero(cell == c)
-        asking = np.flatnonzero((probes == c).any(axis=1))
-        if not len(members) or not len(asking):
+        members = members_of[member_bounds[c] : member_bounds[c + 1]]
+        if not len(members):
             continue
-        block = rows[asking] @ rows[members].T
-        a, b = np.nonzero(block >= threshold)
-        x, y = asking[a], members[b]
-        found.append((np.minimum(x, y), np.maximum(x, y), block[a, b]))
-    if not found:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+        inside = rows[members]
+        a, b, cosines = _all_pairs(inside, threshold)  # a cell's own rows among themselves
+        found.append((members[a], members[b], cosines))
+        asking = probing[probe_bounds[c] : probe_bounds[c + 1]]
+        asking = asking[cell[asking] != c]
+        for start in range(0, len(asking), PAIR_BLOCK):
+            some = asking[start : start + PAIR_BLOCK]
+            a, b, cosines = _hits(rows[some] @ inside.T, threshold)
+            a, b = some[a], members[b]
+            found.append((np.minimum(a, b), np.maximum(a, b), cosines))
     a, b, cosines = (np.concatenate(column) for column in zip(*found, strict=True))
-    distinct = a != b
-    a, b, cosines = a[distinct], b[distinct], cosines[distinct]
     _, first = np.unique(a * n + b, return_index=True)  # a pair two cells found, once
     return a[first], b[first], cosines[first]
+
+
+def _cells(rows: np.ndarray, cells: int) -> np.ndarray:
+    """`cells` centroids of the rows (unit vectors): k-means from evenly spaced rows, for
+    KMEANS_ROUNDS rounds over at most KMEANS_SAMPLE evenly spaced rows, which place the
+    centroids about as well as all of them at a fraction of the cost."""
+    sample = rows[np.linspace(0, len(rows) - 1, min(len(rows), KMEANS_SAMPLE)).astype(int)]
+    centroids = sample[np.linspace(0, len(sample) - 1, cells).astype(int)].copy()
+    for _ in range(KMEANS_ROUNDS):
+        cell, _ = _nearest_cells(sample, centroids, 0)
+        order = np.argsort(cell, kind="stable")
+        filled, starts = np.unique(cell[order], return_index=True)
+        sums = np.add.reduceat(sample[order], starts, axis=0)
+        centroids[filled] = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+    return centroids
 
 
 def _nearest_cells(

@@ -124,6 +124,22 @@ def test_a_near_copy_is_grouped_here_and_noted_by_the_write_door(write):
     assert hygiene.duplicate_groups().count == 1
 
 
+def test_a_second_view_of_the_same_descriptions_does_not_read_their_words_again(write, monkeypatch):
+    write("backups-nightly", description="Nightly database backups run at 02:00 UTC")
+    write("db-backups", description="Database backups run nightly at 02:00 UTC")
+    assert hygiene.duplicate_groups().count == 1
+
+    def read_again(description):
+        raise AssertionError(f"{description!r} read again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(hygiene.similarity, "words", read_again)
+        (group,) = hygiene.duplicate_groups().items
+    assert sorted(names(group.memories)) == ["backups-nightly", "db-backups"]
+    write("db-backups", description="Subtitles are delivered as SRT and TTML")
+    assert hygiene.duplicate_groups().count == 0
+
+
 def test_a_project_memory_saying_a_global_fact_again_is_a_shadow(write, project):
     write("pnpm", description="The web app uses pnpm, never npm or yarn")
     write("use-pnpm", description="Use pnpm for the web app, not npm or yarn", project="webdev")

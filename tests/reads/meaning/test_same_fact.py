@@ -1,6 +1,9 @@
 """The one rule of "says the same": vectors alike, and what differs alike in meaning too."""
 
+from collections import Counter
+
 import numpy as np
+import pytest
 
 from memories.models import GLOBAL_TIER, Memory
 from memories.reads import meaning
@@ -60,6 +63,7 @@ def test_pairs_by_cells_find_what_every_pair_finds(write, monkeypatch):
     every_pair = meaning.near_duplicate_pairs(GLOBAL_TIER)
     assert len(every_pair) == 6
     monkeypatch.setattr(meaning, "EXACT_UP_TO", 2)  # 7 memories: 2 cells, both probed
+    monkeypatch.setattr(meaning, "_held", meaning._Vectors())  # a new process: drawn anew
     by_cells = meaning.near_duplicate_pairs(GLOBAL_TIER)
     assert [(a, b) for a, b, _ in by_cells] == [(a, b) for a, b, _ in every_pair]
     assert np.allclose([c for *_, c in by_cells], [c for *_, c in every_pair], atol=1e-5)
@@ -86,3 +90,22 @@ def test_pairs_span_a_project_and_the_global_tier_not_two_projects(write, projec
         tuple(sorted((ids["backups-nightly"], web.memory.id))),
         tuple(sorted((ids["backups-nightly"], infra.memory.id))),
     }
+
+
+@pytest.mark.parametrize(
+    ("exact_up_to", "comparisons"), [(1000, 1), (2, meaning.CELL_PROBES)], ids=["every", "cells"]
+)
+def test_the_pairs_of_many_copies_stay_bounded(write, monkeypatch, exact_up_to, comparisons):
+    # A row is compared once with every other, or once with each cell it probes.
+    monkeypatch.setattr(meaning, "EXACT_UP_TO", exact_up_to)
+    monkeypatch.setattr(meaning, "ROW_PAIRS_KEPT", 3)
+    monkeypatch.setattr(meaning, "NEIGHBOURS_KEPT", 2)
+    for n in range(12):
+        write(f"backups-{n}", description="Nightly database backups run at 02:00 UTC")
+    monkeypatch.setattr(meaning, "_held", meaning._Vectors())
+    pairs = meaning.near_duplicate_pairs(GLOBAL_TIER)
+    assert 0 < len(meaning._held.pairs[0]) <= 12 * 3 * comparisons
+    assert max(Counter(m for a, b, _ in pairs for m in (a, b)).values()) <= 2
+    write("backups-12", description="Nightly database backups run at 02:00 UTC")
+    assert meaning.near_duplicate_pairs(GLOBAL_TIER)
+    assert len(meaning._held.pairs[0]) <= 12 * 3 * comparisons + 3, "and a new memory's"

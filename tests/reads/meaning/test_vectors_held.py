@@ -1,6 +1,7 @@
 """Nearest neighbours by meaning over the vectors a process holds, kept up to date."""
 
 import numpy as np
+import pytest
 from django.db import transaction
 
 from memories import embedding
@@ -123,3 +124,83 @@ def test_the_write_doors_note_names_the_closest_in_the_band(write, project):
         "'alice-web' already says" in note or "'alice-tz' already says" in note
         for note in result.notes
     )
+
+
+FACTS = [
+    "The cache is invalidated every night",
+    "Subtitles are delivered as SRT and TTML",
+    "Alice works in the Europe/Berlin time zone",
+    "Bob is vegetarian",
+    "Production deploys go to host-7",
+    "The web app uses pnpm, never npm or yarn",
+    "Invoices are sent on the first Monday of the month",
+    "The staging database is refreshed from production weekly",
+    "Carmen prefers Spanish in chat",
+    "Incident reviews are blameless and written within two days",
+]
+
+
+def test_the_pairs_follow_the_writes_without_drawing_them_all_again(write, monkeypatch):
+    for n, fact in enumerate(FACTS):
+        write(f"fact-{n}", description=fact)
+    backups = write("backups", description="Nightly database backups run at 02:00 UTC").memory
+    assert meaning.near_duplicate_pairs(GLOBAL_TIER) == []
+    draw = meaning._drawn
+
+    def drawn_again(*args):
+        raise AssertionError("every pair drawn again for one write")
+
+    monkeypatch.setattr(meaning, "_drawn", drawn_again)
+    assert meaning.near_duplicate_pairs(GLOBAL_TIER) == [], "an unchanged store: nothing drawn"
+    copy = write("backups-copy", description="Database backups run nightly at 02:00").memory
+    kept = meaning.near_duplicate_pairs(GLOBAL_TIER)
+    assert [(a, b) for a, b, _ in kept] == [(backups.id, copy.id)]
+    monkeypatch.setattr(meaning, "_drawn", draw)
+    monkeypatch.setattr(meaning, "_held", meaning._Vectors())  # a new process draws them all
+    drawn = meaning.near_duplicate_pairs(GLOBAL_TIER)
+    assert [(a, b) for a, b, _ in drawn] == [(backups.id, copy.id)]
+    assert np.isclose(kept[0][2], drawn[0][2], atol=1e-3)
+    monkeypatch.setattr(meaning, "_drawn", drawn_again)
+    write("backups-copy", description="Subtitles are burnt into the video")  # edited away
+    assert meaning.near_duplicate_pairs(GLOBAL_TIER) == []
+    write("backups-again", description="Database backups run nightly at 02:00")
+    doors.delete("backups")
+    assert meaning.near_duplicate_pairs(GLOBAL_TIER) == []
+
+
+def test_pairs_are_kept_from_the_near_duplicate_cosine_up(write):
+    write("backups", description="Nightly database backups run at 02:00 UTC")
+    with pytest.raises(ValueError):
+        meaning.near_duplicate_pairs(GLOBAL_TIER, threshold=meaning.NEAR_DUPLICATE_COSINE - 0.1)
+
+
+def test_an_edit_of_the_last_memory_written_reads_its_vector_alone(write, monkeypatch):
+    for n, fact in enumerate(FACTS):
+        write(f"fact-{n}", description=fact)
+    assert meaning.held_count() == len(FACTS)
+    decoded = []
+    from_bytes = embedding.from_bytes
+    monkeypatch.setattr(
+        embedding, "from_bytes", lambda blobs: decoded.append(len(blobs)) or from_bytes(blobs)
+    )
+    write(f"fact-{len(FACTS) - 1}", description="Subtitles are burnt into the video")
+    doors.delete("fact-0")
+    assert meaning.held_count() == len(FACTS) - 1
+    assert decoded == [1], "one vector read, not every one again"
+    (close,) = meaning.similar_to(Memory.objects.get(name="fact-1"), limit=1, threshold=0.5)
+    assert close[0].name == f"fact-{len(FACTS) - 1}"
+
+
+def test_the_pairs_are_drawn_with_the_searches_lock_free(write, monkeypatch):
+    for n, fact in enumerate(FACTS[:4]):
+        write(f"fact-{n}", description=fact)
+    drawn = meaning._drawn
+
+    def drawing(*args):
+        assert not meaning._held.lock.locked(), "a search would wait for the whole drawing"
+        assert meaning._held.drawing.locked(), "one drawing at a time"
+        return drawn(*args)
+
+    monkeypatch.setattr(meaning, "_drawn", drawing)
+    monkeypatch.setattr(meaning, "_held", meaning._Vectors())
+    assert meaning.near_duplicate_pairs(GLOBAL_TIER) == []

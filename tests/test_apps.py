@@ -1,0 +1,25 @@
+"""What the memories app sets up for the whole process when Django starts."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Started as a command starts, not under the test runner (whose own imports come first).
+PROBE = """
+import django, os
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
+django.setup()
+from threadpoolctl import threadpool_info
+print(sorted({pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}))
+"""
+
+
+def test_numpy_products_run_on_one_blas_thread_in_a_started_process(tmp_path):
+    # Two threads leave one spinning after every product: a core's CPU per search.
+    env = {"PATH": "/usr/bin:/bin", "MEMADMIN_DATA_DIR": str(tmp_path), "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[1]"
