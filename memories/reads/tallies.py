@@ -42,16 +42,17 @@ def _expired(tiers, now: dt.datetime):
 
 
 def tier_tallies(tiers, now: dt.datetime) -> dict[int, TierTally]:
-    """Each tier's TierTally (two queries however many tiers)."""
-    memories: dict[int, dict[str, int]] = {tier: {} for tier in tiers}
-    expired: dict[int, dict[str, int]] = {tier: {} for tier in tiers}
+    """Each tier's TierTally, in one statement however many tiers: the tallies' memories per
+    load and, beside them, the expired ones counted off their index."""
+    counts = {True: {tier: {} for tier in tiers}, False: {tier: {} for tier in tiers}}
     kept = BandTally.objects.filter(tier__in=tiers).order_by().values_list("tier", "load")
-    for tier, load, n in kept.annotate(n=_sum("memories")):
-        memories[tier][load] = n
     gone = _expired(tiers, now).order_by().values_list("tier", "load")
-    for tier, load, n in gone.annotate(n=Count("id")):
-        expired[tier][load] = n
-    return {tier: TierTally(memories[tier], expired[tier]) for tier in tiers}
+    rows = kept.annotate(n=_sum("memories"), expired=Value(False)).union(
+        gone.annotate(n=Count("id"), expired=Value(True)), all=True
+    )
+    for tier, load, n, expired in rows:
+        counts[bool(expired)][tier][load] = n
+    return {tier: TierTally(counts[False][tier], counts[True][tier]) for tier in tiers}
 
 
 def _sum(column: str) -> Cast:
