@@ -237,15 +237,15 @@ class TierReads:
             entries.sort(key=self.key)  # a union keeps no order of its own
         return found
 
-    def read_tiers(self, tiers) -> None:
-        """The inline bodies and the first index candidates of each tier not read yet, in one
-        statement (a view reads its band's tiers; the budget report, every tier)."""
+    def read_tiers(self, tiers, index_limit: int = FIRST_READ) -> None:
+        """The inline bodies and the first `index_limit` index candidates of each tier not read
+        yet, in one statement (a view reads its band's tiers; the budget report, every tier)."""
         arms = [(tier, "inline", None) for tier in tiers if ("inline", tier) not in self._read]
-        arms += [(tier, "index", FIRST_READ) for tier in tiers if ("index", tier) not in self._read]
+        arms += [(t, "index", index_limit) for t in tiers if ("index", t) not in self._read]
         if not arms:
             return
         for (tier, load), entries in self._read_arms(arms).items():
-            self._read[(load, tier)] = entries if load == "inline" else (FIRST_READ, entries)
+            self._read[(load, tier)] = entries if load == "inline" else (index_limit, entries)
 
     def inline(self, tier: int) -> list[Entry]:
         """The tier's inline bodies in force, in index order."""

@@ -10,7 +10,14 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.utils import timezone
 
-from memories.reads.agent_view import AgentView, Entry, TierReads, agent_view
+from memories.reads.agent_view import (
+    FIRST_READ,
+    AgentView,
+    Entry,
+    TierReads,
+    agent_view,
+    band_tiers,
+)
 from memories.rules import budget, tiers
 
 FALL_OFF_SHOWN = 50
@@ -136,6 +143,8 @@ def band_detail(project=None, now: dt.datetime | None = None, *, shown=FALL_OFF_
     (a TierReads) shares what is read of each tier with the views built beside it."""
     now = now or timezone.now()
     reads = reads or TierReads(now)
+    # Enough of the band's index candidates for the index and what falls off it, at once.
+    reads.read_tiers(band_tiers(project), FIRST_READ + shown)
     view = agent_view(project, now, reads=reads)
     cut = [
         CutEntry(memory, memory.body_bytes, spent, fits, view.budget_bytes)

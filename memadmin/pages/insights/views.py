@@ -207,6 +207,7 @@ def _histograms(histograms: list[drift.Histogram]) -> list[dict]:
                 title=f"Priorities of the {h.tier} tier: {h.total:,} memories",
                 highlight_max=drift.IMPORTANT_MAX,
             ),
+            "rows": charts.histogram_rows(h.counts),
         }
         for h in histograms
     ]
