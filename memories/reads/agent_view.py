@@ -187,6 +187,10 @@ class TierReads:
             self._lines[entry.id] = index_line(entry, self.now, self._zone)
         return self._lines[entry.id]
 
+    def know_projects(self, projects) -> None:
+        """The projects, held by the caller already: their names are not read again."""
+        self._read.setdefault(("projects",), {project.id: project.name for project in projects})
+
     def _once(self, key: tuple, read):
         if key not in self._read:
             self._read[key] = read()

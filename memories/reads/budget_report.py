@@ -95,18 +95,23 @@ class BudgetReport:
         }
 
 
-def budget_report(now: dt.datetime | None = None, *, largest: int = 10, reads=None) -> BudgetReport:
+def budget_report(
+    now: dt.datetime | None = None, *, largest: int = 10, reads=None, projects=None
+) -> BudgetReport:
     """The inline band of the global tier and of each project (with the global tier beside
     it) against the budget, the largest inline memories, and each band's index usage.
 
-    `reads` (agent_view.TierReads) shares what is read of each tier with a view built beside.
+    `reads` (agent_view.TierReads) shares what is read of each tier with a view built beside;
+    `projects`, in name order, saves reading them when the caller holds them already.
     """
     now = now or timezone.now()
     totals = budget.inline_totals(now)
     limit = budget_bytes()
     bands = []
     reads = reads or TierReads(now)  # the global tier, read once for every band
-    projects = list(Project.objects.order_by("name"))
+    if projects is None:
+        projects = list(Project.objects.order_by("name"))
+    reads.know_projects(projects)
     every_tier = [GLOBAL_TIER, *(project.id for project in projects)]
     reads.read_tallies(every_tier)
     reads.read_tiers(every_tier)

@@ -63,10 +63,13 @@ class Histogram:
         }
 
 
-def priority_histograms() -> list[Histogram]:
-    """One histogram per tier, the global tier first, then every project by name (two queries)."""
+def priority_histograms(projects=None) -> list[Histogram]:
+    """One histogram per tier, the global tier first, then every project by name (two queries;
+    one when the caller holds the projects already, in name order)."""
     histograms = {GLOBAL_TIER: Histogram(None)}
-    for project_id, name in Project.objects.order_by("name").values_list("id", "name"):
+    if projects is None:
+        projects = Project.objects.order_by("name")
+    for project_id, name in ((project.id, project.name) for project in projects):
         histograms[project_id] = Histogram(name)
     for tier, priority, count in tallies.priorities():
         histograms[tier].counts[priority] = count

@@ -31,10 +31,10 @@ def test_report_queries_grow_neither_with_bands_nor_with_memories(
         write(f"m{number}", load="inline" if number % 2 else "index", body="x", tags=["t"])
         write(f"p{number}", project="webdev", tags=["t"])
         write(f"q{number}", project="infra", load="inline", body="y")
-    # Once: the inline totals, the projects, every tier's tallies beside its expired memories
-    # by load (one statement), every tier's inline bodies and first index candidates (one
-    # statement), the projects the rows name.
-    with django_assert_num_queries(5):
+    # Once: the inline totals, the projects (which name the rows too), every tier's tallies
+    # beside its expired memories by load (one statement), every tier's inline bodies and
+    # first index candidates (one statement).
+    with django_assert_num_queries(4):
         budget_report()
 
 

@@ -223,23 +223,25 @@ def budget_page(request: HtmxHttpRequest) -> HttpResponse:
     except DomainError as error:
         return error_response(request, error.status, error.message)
     now = timezone.now()
+    projects = list(Project.objects.order_by("name"))
     reads = TierReads(now)
+    reads.know_projects(projects)
     detail = band_cut.band_detail(project, now, reads=reads)
     context = {
         "project": project,
         "detail": detail,
-        "projects": Project.objects.names(),
+        "projects": [p.name for p in projects],
         "next": request.get_full_path(),
         "index_max_bytes": settings.MEMADMIN_INDEX_MAX_BYTES,
         "index_max_entries": settings.MEMADMIN_INDEX_MAX_ENTRIES,
     }
     if request.htmx and not request.htmx.history_restore_request:
         return render_page(request, "insights/budget.html", context, fragment="band")
-    report = budget_report.budget_report(now, reads=reads)
+    report = budget_report.budget_report(now, reads=reads, projects=projects)
     context.update(
         report=report,
         band_chart=_band_chart(report),
-        histograms=_histograms(drift.priority_histograms()),
+        histograms=_histograms(drift.priority_histograms(projects)),
         unread=drift.important_unread(limit=MISMATCHES_SHOWN, now=now),
         often=drift.unimportant_read_often(limit=MISMATCHES_SHOWN, now=now),
         important_max=drift.IMPORTANT_MAX,
