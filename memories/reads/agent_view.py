@@ -149,10 +149,11 @@ def _tags_among(memories: list[Entry]):
 
 
 def _moment(value) -> dt.datetime:
-    """A stored moment as a row gives it: a datetime, or SQLite's UTC text of one."""
-    if isinstance(value, dt.datetime):
-        return value
-    return dt.datetime.fromisoformat(value).replace(tzinfo=dt.UTC)
+    """A stored moment as a raw row gives it, made aware: SQLite's is UTC without a zone,
+    as text or as the naive datetime its converter parses it to."""
+    if not isinstance(value, dt.datetime):
+        value = dt.datetime.fromisoformat(value)
+    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
 def _index_key(entry: Entry) -> tuple:

@@ -98,3 +98,14 @@ def test_the_left_out_tags_are_counted_only_when_shown(write, django_assert_num_
         assert view.index.left_out_tags == [("people", 10)]
     with django_assert_num_queries(0):
         view.text()
+
+
+def test_the_rows_a_view_reads_carry_aware_moments(write):
+    """Ages and index order are worked out from them: a naive moment would be read in the
+    machine's own zone."""
+    write("rule", load="inline", body="Always answer in kind.")
+    write("note", description="Where deploys go")
+    view = agent_view(None)
+    shown = view.inline_shown + [memory for memory, _ in view.index.lines]
+    moments = [memory.created_at for memory in shown]
+    assert moments and all(moment.utcoffset() == dt.timedelta(0) for moment in moments)
