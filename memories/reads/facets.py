@@ -27,9 +27,7 @@ from django.db.models import (
     Q,
     QuerySet,
     Subquery,
-    Value,
 )
-from django.db.models.functions import Lower
 
 from memories.engine.hints import Unindexed, likelihood
 from memories.models import BandTally, Memory, Tag, TagTally
@@ -321,21 +319,12 @@ def _tagged(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
     if not filters.tag or not _tally_kept(replace(filters, tag=None)):
         return None
     tier = filters.tier_key()
-    spelled = (
-        _in_tier(TagTally.objects.all(), tier)
-        .alias(folded=Lower("tag"))
-        .filter(folded=Lower(Value(filters.tag)))
-        .values_list("tier", "load", "tag", "memories")
-    )
-    tallied = list(spelled)
+    spelled = _in_tier(tallies.tag_tallies(filters.tag), tier)
+    tallied = list(spelled.values_list("tier", "load", "tag", "memories"))
     spellings = {tag for _, _, tag, _ in tallied}
     if len(spellings) > 1:
         return None
-    by_tier: dict[int | None, int] = {}
-    by_load: dict[str, int] = {}
-    for row_tier, load, _, n in tallied:
-        by_tier[row_tier or None] = by_tier.get(row_tier or None, 0) + n
-        by_load[load] = by_load.get(load, 0) + n
+    by_tier, by_load = _by_tier_and_load(((t, load), n) for t, load, _, n in tallied)
     total = sum(by_tier.values())
     holding = Tag.objects.filter(memory_id=OuterRef("id"), tag__in=spellings)
     expired = _in_tier(Memory.objects.all(), tier).filter(_expired(now), Exists(holding))

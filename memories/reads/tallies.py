@@ -11,7 +11,7 @@ import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from django.db.models import BigIntegerField, Count, Q, Sum, Value
+from django.db.models import BigIntegerField, Count, Q, QuerySet, Sum, Value
 from django.db.models.functions import Cast, Lower
 
 from memories.engine.hints import likelihood
@@ -88,6 +88,11 @@ def count(filters, now: dt.datetime) -> int | None:
     return total
 
 
+def tag_tallies(tag: str) -> QuerySet:
+    """The tallies of `tag` in any spelling: the tag filter finds it in any case."""
+    return TagTally.objects.alias(folded=Lower("tag")).filter(folded=Lower(Value(tag)))
+
+
 def more_tagged_than(filters, bound: int) -> bool:
     """Whether the tag tallies show more than `bound` memories admitted by `filters` when
     their tag, tier and load are all they ask (False: the caller counts the rows).
@@ -99,7 +104,7 @@ def more_tagged_than(filters, bound: int) -> bool:
         return False
     if filters.expired is not None or (filters.priority_min, filters.priority_max) != (None,) * 2:
         return False
-    kept = TagTally.objects.alias(folded=Lower("tag")).filter(folded=Lower(Value(filters.tag)))
+    kept = tag_tallies(filters.tag)
     tier, band = filters.tier_key(), filters.band_tiers()
     if tier is not None:
         kept = kept.filter(tier=tier)
