@@ -136,3 +136,39 @@ function ensureSynonymBox() {
 document.addEventListener("htmx:afterSettle", (event) => {
   if (event.detail.target && event.detail.target.id === "results") ensureSynonymBox();
 });
+
+// A refused bulk action changes nothing, so the bar comes back as it was sent (the scope, the
+// action and its value, the rows selected), ready to be corrected and sent again; the list
+// redrawn around it would otherwise reset them.
+// getAttribute: the form's `id` property is its controls named "id", the row checkboxes.
+const sentByBulkBar = (event) => {
+  const config = event.detail.requestConfig;
+  return Boolean(config && config.elt && config.elt.getAttribute("id") === "bulk");
+};
+let bulkSent = null;
+document.addEventListener("htmx:beforeRequest", (event) => {
+  if (!sentByBulkBar(event)) return;
+  const form = event.detail.requestConfig.elt;
+  bulkSent = {
+    scope: form.querySelector('input[name="scope"]:checked')?.value,
+    controls: [...form.querySelectorAll(".bulk-controls [id]")].map((input) => [input.id, input.value]),
+    ids: [...document.querySelectorAll('input[name="id"][form="bulk"]:checked')].map((box) => box.value),
+  };
+});
+document.addEventListener("htmx:afterSettle", (event) => {
+  const sent = bulkSent;
+  if (!sent || !sentByBulkBar(event)) return;
+  bulkSent = null;
+  const form = document.getElementById("bulk");
+  if (!form || !event.detail.xhr || event.detail.xhr.status < 400) return;
+  const scope = form.querySelector(`input[name="scope"][value="${sent.scope}"]`);
+  if (scope) scope.checked = true;
+  for (const [id, value] of sent.controls) {
+    const input = document.getElementById(id);
+    if (input && form.contains(input)) input.value = value;
+  }
+  for (const box of document.querySelectorAll('input[name="id"][form="bulk"]')) {
+    box.checked = sent.ids.includes(box.value);
+  }
+  syncBulkInputs();
+});

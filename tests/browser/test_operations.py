@@ -5,6 +5,7 @@ import csv
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from memories.models import ChangeSet, Memory
 from memories.writes import doors
@@ -71,6 +72,10 @@ def test_an_operators_rebalancing(sign_in, store, live_server):
     assert banner.locator("code", has_text="load: index").count() == 1
     assert page.locator("tr.refusal", has_text="past the inline budget").count() >= 1
     assert Memory.objects.filter(project__name="webdev").count() == 3
+    # The bar comes back as it was sent, ready to be corrected.
+    expect(page.locator("input[name=scope][value=matching]")).to_be_checked()
+    expect(page.locator("#bulk-action")).to_have_value("move")
+    expect(page.locator("#bulk-to")).to_be_visible()
     shot(page, "operator-refusal-1280")
     banner.locator("a.refusal-link").click()
     page.wait_for_url(re.compile(r"/budget/\?project=legacy$"))
@@ -96,6 +101,29 @@ def test_an_operators_rebalancing(sign_in, store, live_server):
         "inline"
     }
     assert ChangeSet.objects.count() == 2
+    assert not page.errors
+
+
+def test_a_refused_bulk_action_keeps_the_selected_rows(sign_in, store, live_server):
+    page = sign_in("operator")
+    page.goto(live_server.url + "/memories/?project=webdev")
+    for name in ("web-1", "web-2"):
+        row(page, name).locator("input[name=id]").check()
+    page.select_option("#bulk-action", "move")
+    page.select_option("#bulk-to", "")
+    page.click("#bulk button[type=submit]")
+    page.locator("#flash .flash-error", has_text="Nothing was changed").wait_for()
+    expect(page.locator("#bulk-action")).to_have_value("move")
+    for name, kept in (("web-0", False), ("web-1", True), ("web-2", True)):
+        box = expect(row(page, name).locator("input[name=id]"))
+        box.to_be_checked() if kept else box.not_to_be_checked()
+    # The same rows, another action: sent again without choosing them again.
+    page.select_option("#bulk-action", "set_priority")
+    page.fill("#bulk-priority", "7")
+    page.click("#bulk button[type=submit]")
+    page.locator("#flash .flash-success").wait_for()
+    priorities = dict(Memory.objects.filter(project__name="webdev").values_list("name", "priority"))
+    assert priorities == {"web-0": 2, "web-1": 7, "web-2": 7}
     assert not page.errors
 
 
