@@ -181,12 +181,6 @@ def _kept(counter) -> dict:
 _callers = threading.local()
 
 
-def authenticate(raw_header_value) -> ApiToken | None:
-    """The live token an `Authorization: Bearer ...` value carries, or None (see caller)."""
-    found = caller(raw_header_value)
-    return None if found is None else found.token
-
-
 def _stamp_last_used(token: ApiToken, now) -> None:
     """Record the use unless another writer holds the store: the stamp is a hint for the
     tokens page, and a read must never wait on the write lock for it (the next call, a

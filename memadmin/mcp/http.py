@@ -22,7 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 
-from memadmin.accounts import roles, tokens
+from memadmin.accounts import tokens
 from memadmin.mcp import session
 from memadmin.mcp.server import SERVER
 from memadmin.web.middleware import answers_its_own_body
@@ -59,12 +59,12 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         )
         response["Allow"] = "POST"
         return response
-    token = tokens.authenticate(request.headers.get("Authorization"))
-    if token is None:
+    found = tokens.caller(request.headers.get("Authorization"))
+    if found is None:
         response = _refused(401, tokens.TOKEN_REQUIRED)
         response["WWW-Authenticate"] = 'Bearer realm="memadmin"'
         return response
-    role = roles.role_of(token.user)  # read once: it is a query
+    token, role = found.token, found.role
     refused = tokens.refusal(token.user, role, tokens.READ, token=token)
     if refused is not None:
         return _refused(403, refused)

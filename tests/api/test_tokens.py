@@ -35,7 +35,7 @@ def test_create_keeps_only_a_hash_and_a_prefix(operator):
         None,
         None,
     )
-    assert tokens.authenticate(f"Bearer {secret}") == token
+    assert tokens.caller(f"Bearer {secret}").token == token
 
 
 def test_create_refuses_what_the_user_may_not_hold(auditor, db):
@@ -67,7 +67,7 @@ def test_a_user_revokes_their_own_and_an_admin_anyones(operator, auditor, admin)
         tokens.revoke_token(operator, 99999)
     revoked = tokens.revoke_token(operator, mine.id)
     assert revoked.revoked_at is not None
-    assert tokens.authenticate(f"Bearer {secret}") is None
+    assert tokens.caller(f"Bearer {secret}") is None
     again = tokens.revoke_token(operator, mine.id)
     assert again.revoked_at == revoked.revoked_at
     assert tokens.revoke_token(admin, theirs.id).revoked
@@ -98,7 +98,7 @@ def _run(*args) -> str:
 def test_command_create_prints_the_token_last(operator):
     output = _run("create", "otto", "--scope", "write", "--label", "ci")
     secret = output.strip().splitlines()[-1]
-    token = tokens.authenticate(f"Bearer {secret}")
+    token = tokens.caller(f"Bearer {secret}").token
     assert (token.user, token.scope, token.label) == (operator, "write", "ci")
     assert Api(secret)("PUT", "/v1/memories/x", {"description": "x"}).status_code == 201
 
