@@ -82,12 +82,16 @@ class WriteResult:
     memory: Memory
     created: bool
     notes: list[str] = field(default_factory=list)
-    moved_from: str | None = None  # the tier a move left, in words
+    moved_from: str | None = None  # the tier a move left, in a sentence (tiers.phrase)
     changed: bool = True  # False: the memory held what was given already; nothing was written
 
     @property
-    def tier_words(self) -> str:
-        return tiers.label(self.memory.project_name)
+    def moved(self) -> str | None:
+        """The move in words, as the history tells it: "Moved from project 'legacy' to the
+        global tier." None when the write kept the memory where it was."""
+        if self.moved_from is None:
+            return None
+        return f"Moved from {self.moved_from} to {tiers.phrase(self.memory.project_name)}."
 
 
 @dataclass
@@ -244,7 +248,7 @@ def write(
         memory=memory,
         created=existing is None,
         notes=_notes(memory, existing, given.expires, now),
-        moved_from=tiers.label(existing.project_name) if moving else None,
+        moved_from=tiers.phrase(existing.project_name) if moving else None,
     )
 
 

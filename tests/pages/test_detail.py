@@ -159,7 +159,7 @@ def test_moving_to_another_tier(operator, memory):
     assert response["Location"] == "/memories/note/?project=webdev"
     assert Memory.objects.get(id=memory.id).project.name == "webdev"
     messages = [str(m) for m in get_messages(response.wsgi_request)]
-    assert messages == ["Saved. Moved from global to webdev."]
+    assert messages == ["Saved. Moved from the global tier to project 'webdev'."]
 
 
 def test_a_budget_refusal_is_a_form_error_and_nothing_lands(operator, memory, small_budget):

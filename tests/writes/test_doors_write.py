@@ -184,7 +184,8 @@ def test_move_between_tiers_keeps_created_at_body_and_everything_else(write, pro
     )
     moved = doors.move("stack", to="webdev")
     memory = moved.memory
-    assert moved.moved_from == "global" and memory.project_name == "webdev"
+    assert moved.moved == "Moved from the global tier to project 'webdev'."
+    assert memory.project_name == "webdev"
     assert memory.id == original.id and memory.created_at == original.created_at
     assert (memory.body, memory.tags, memory.priority) == ("pnpm", ["web"], 2)
     back = doors.write("stack", project="webdev", move_to=None).memory

@@ -156,8 +156,8 @@ def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
         messages.info(request, result.notes[0])
         return redirect(result.memory)
     saved = "Saved" + (" and marked verified" if verified else "") + "."
-    if result.moved_from is not None:
-        saved += f" Moved from {result.moved_from} to {result.tier_words}."
+    if result.moved is not None:
+        saved += " " + result.moved
     messages.success(request, " ".join([saved, *result.notes]))
     return redirect(result.memory)
 
