@@ -63,62 +63,67 @@ def select(
     return Loader.for_connection(db, attnames).memories(found)
 
 
+class ModelRows:
+    """Instances of a model (only the fields of `attnames`) built from a statement's rows,
+    through each field's converters; one per model, fields and connection of a thread."""
+
+    _local = threading.local()  # connections are per thread, and so are their converters
+
+    @classmethod
+    def of(cls, db, model, attnames: tuple[str, ...] | None = None) -> "ModelRows":
+        cached = getattr(cls._local, "cached", None)
+        if cached is None or cached[0] is not db:
+            cached = cls._local.cached = (db, {})
+        built = cached[1].get((model, attnames))
+        if built is None:
+            built = cached[1][(model, attnames)] = cls(db, model, attnames)
+        return built
+
+    def __init__(self, db, model, attnames: tuple[str, ...] | None):
+        fields = [
+            f for f in model._meta.concrete_fields if attnames is None or f.attname in attnames
+        ]
+        self.db, self.model = db, model
+        self.width = len(fields)
+        self.attnames = [f.attname for f in fields]
+        self.converters = []
+        for index, field in enumerate(fields):
+            column = field.get_col(model._meta.db_table)
+            functions = db.ops.get_db_converters(column) + field.get_db_converters(db)
+            if functions:
+                self.converters.append((index, column, functions))
+
+    def build(self, values):
+        """One instance from the values of its columns, in the model's field order."""
+        values = list(values)
+        for index, column, functions in self.converters:
+            for convert in functions:
+                values[index] = convert(values[index], column, self.db)
+        return self.model.from_db(self.db.alias, self.attnames, values)
+
+
 class Loader:
-    _local = threading.local()  # connections are per thread, and so are their loaders
+    """Memories with their project from rows of `columns(attnames)`."""
 
     @classmethod
     def for_connection(cls, db, attnames: tuple[str, ...] = EVERY_FIELD) -> "Loader":
-        loaders = getattr(cls._local, "loaders", None)
-        if loaders is None or loaders[0] is not db:
-            loaders = cls._local.loaders = (db, {})
-        loader = loaders[1].get(attnames)
-        if loader is None:
-            loader = loaders[1][attnames] = cls(db, memory_fields(attnames))
-        return loader
+        return cls(ModelRows.of(db, Memory, attnames), ModelRows.of(db, Project))
 
-    def __init__(self, db, fields: tuple):
-        self.db = db
-        self.split = len(fields)
-        self.memory_converters = self._converters(Memory, fields)
-        self.project_converters = self._converters(Project, Project._meta.concrete_fields)
-        self.memory_attnames = [f.attname for f in fields]
-        self.project_attnames = [f.attname for f in Project._meta.concrete_fields]
+    def __init__(self, memory_rows: ModelRows, project_rows: ModelRows):
+        self.memory_rows, self.project_rows = memory_rows, project_rows
         self.project_field = Memory._meta.get_field("project")
-
-    def _converters(self, model, fields):
-        converters = []
-        for index, model_field in enumerate(fields):
-            column = model_field.get_col(model._meta.db_table)
-            functions = self.db.ops.get_db_converters(column)
-            functions += model_field.get_db_converters(self.db)
-            if functions:
-                converters.append((index, column, functions))
-        return converters
-
-    def _build(self, model, attnames, converters, values: list):
-        for index, column, functions in converters:
-            for convert in functions:
-                values[index] = convert(values[index], column, self.db)
-        return model.from_db(self.db.alias, attnames, values)
 
     def memories(self, rows) -> list[Memory]:
         """One Memory per row; the rows of one project share one Project."""
-        split = self.split
+        split = self.memory_rows.width
         projects: dict[int, Project] = {}
         memories = []
         for values in rows:
-            memory = self._build(
-                Memory, self.memory_attnames, self.memory_converters, list(values[:split])
-            )
+            memory = self.memory_rows.build(values[:split])
             if memory.project_id is not None:
                 project = projects.get(memory.project_id)
                 if project is None:
-                    project = projects[memory.project_id] = self._build(
-                        Project,
-                        self.project_attnames,
-                        self.project_converters,
-                        list(values[split:]),
-                    )
+                    project = projects[memory.project_id] = self.project_rows.build(values[split:])
                 self.project_field.set_cached_value(memory, project)
             memories.append(memory)
         return memories
