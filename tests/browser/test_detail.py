@@ -54,13 +54,14 @@ def test_unfolding_edit_loads_the_form_in_place_and_it_saves(
     page = sign_in("operator", width=width)
     page.goto(live_server.url + "/memories/runbook/?project=")
     assert page.locator("#edit-form").count() == 0  # not drawn until asked for
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"detail-edit-folded-{width}.png"), full_page=True)
     with page.expect_response(lambda response: "edit=1" in response.url) as loaded:
         page.click("#edit > summary")
     assert loaded.value.status == 200
     page.wait_for_selector("#id_load", state="visible")
     assert page.url == live_server.url + "/memories/runbook/?project="  # loaded in place
     assert page.input_value("#id_priority") == "4"
-    ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"detail-edit-unfolded-{width}.png"), full_page=True)
     page.fill("#id_priority", "8")
     page.click("#edit-form button[type=submit]")
