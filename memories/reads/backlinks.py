@@ -107,10 +107,12 @@ def resolve_references(memory: Memory) -> list[ResolvedReference]:
     """Each reference with the memory it names, looked up in the citing memory's band."""
     if not memory.references:
         return []
-    candidates = (
-        Memory.objects.select_related("project")
-        .only(*CITATION_FIELDS)
-        .filter(name__in=memory.references)
+    names = list(dict.fromkeys(memory.references))
+    candidates = rows.select(
+        f'{rows.M}."name" IN ({", ".join(["%s"] * len(names))})',
+        names,
+        attnames=_CITATION_ATTNAMES,
+        order=(),
     )
     by_name: dict[str, list[Memory]] = {}
     for candidate in candidates:
