@@ -367,3 +367,18 @@ def test_an_auditor_asking_for_the_edit_form_is_refused(auditor, memory, htmx, f
     assert response.status_code == 403
     assert "Only operators and admins may change memories" in response.content.decode()
     assert 'name="priority"' not in response.content.decode()
+
+
+def test_a_web_reference_is_a_link_and_another_tier_is_named(auditor, memory):
+    doors.write("note", project=None, references=["deploy-host", "https://example.com/run?a=1&b=2"])
+    html = auditor.get("/memories/note/?project=").content.decode()
+    assert (
+        '<a class="mono" href="https://example.com/run?a=1&amp;b=2" rel="noopener noreferrer '
+        'nofollow">https://example.com/run?a=1&amp;b=2</a> <span class="badge badge-dangling"'
+    ) in html
+    # The citer is webdev's: its tier is named beside it; the global memory cited is not.
+    assert (
+        '<a class="mono" href="/memories/citer/?project=webdev">citer</a> '
+        '<span class="badge">webdev</span> <span class="ref-description">cites the note</span>'
+    ) in html
+    assert '">deploy-host</a> <span class="ref-description">Where deploys go</span>' in html
