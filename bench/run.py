@@ -405,6 +405,21 @@ class Server:
             con.close()
         return response.status, body, time.perf_counter() - started
 
+    def cpu_seconds(self) -> float:
+        """The CPU time (user and system) its worker processes have used so far."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        total = 0
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # gone meanwhile
+                continue
+            if int(fields[1]) == self.process.pid:  # ppid: a worker of this server
+                total += int(fields[11]) + int(fields[12])
+        return total / ticks
+
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
         try:
@@ -463,25 +478,39 @@ def measure(route, facts, server, driver, *, requests, seconds, warmup) -> Resul
     )
 
 
-def floor_latency(floor: Server, detail: Result, options) -> dict:
-    """The memory detail page's floor (bench/floor.py): the same memory and its citers by
-    plain statements through one small template, timed as the page was."""
+def floor_latency(server: Server, floor: Server, detail: Result, facts: dict, options) -> dict:
+    """The memory detail page against its floor (bench/floor.py: the same memory, its
+    references and its citers by plain statements through one small template): the page
+    and the floor asked in turn, so that a busy machine slows both alike."""
+    page_headers = request_headers(Route(detail.label, detail.path), facts)
     for _ in range(options.warmup):
         floor.get(detail.path, {"Host": "127.0.0.1"})
-    served = []
+    page, served = [], []
+    page_cpu, floor_cpu = server.cpu_seconds(), floor.cpu_seconds()
     deadline = time.monotonic() + options.seconds
     while len(served) < options.requests and (len(served) < 5 or time.monotonic() < deadline):
+        status, _, elapsed = server.get(detail.path, page_headers)
+        if status != 200:
+            raise SystemExit(f"the detail page answered {status} for {detail.path}")
+        page.append(elapsed * 1000)
         status, _, elapsed = floor.get(detail.path, {"Host": "127.0.0.1"})
         if status != 200:
             raise SystemExit(f"the detail floor answered {status} for {detail.path}")
         served.append(elapsed * 1000)
-    median = statistics.median(served)
+    # The servers' own CPU time per request moves much less with the load than their answers'
+    # times do (in clock ticks: meaningful over a few hundred requests).
+    page_cpu = (server.cpu_seconds() - page_cpu) * 1000 / len(page)
+    floor_cpu = (floor.cpu_seconds() - floor_cpu) * 1000 / len(served)
+    median, page_median = statistics.median(served), statistics.median(page)
     return {
         "path": detail.path,
         "requests": len(served),
         "median_ms": median,
-        "page_median_ms": detail.median_ms,
-        "ratio": detail.median_ms / median,
+        "page_median_ms": page_median,
+        "ratio": page_median / median,
+        "page_cpu_ms": page_cpu,
+        "cpu_ms": floor_cpu,
+        "cpu_ratio": page_cpu / floor_cpu if floor_cpu else float("inf"),
     }
 
 
@@ -601,10 +630,12 @@ def markdown(run: dict, results: list[Result]) -> str:
         floor = run["detail_floor"]
         lines += [
             "",
-            f"The memory detail page against its floor (bench/floor.py: the same memory and its "
-            f"citers by plain statements through one small template, no session or role): "
-            f"page **{floor['page_median_ms']:.2f} ms**, floor **{floor['median_ms']:.2f} ms** "
-            f"(median of {floor['requests']}), **{floor['ratio']:.2f}x** (goal: within 2x).",
+            f"The memory detail page against its floor (bench/floor.py: the same memory, its "
+            f"references and its citers by plain statements through one small template, no "
+            f"session or role), asked in turn: page **{floor['page_median_ms']:.2f} ms**, floor "
+            f"**{floor['median_ms']:.2f} ms** (medians of {floor['requests']} each), "
+            f"**{floor['ratio']:.2f}x** (goal: within 2x); the servers' CPU time per request "
+            f"{floor['page_cpu_ms']:.2f} / {floor['cpu_ms']:.2f} ms, {floor['cpu_ratio']:.2f}x.",
         ]
     lines += [
         "",
@@ -785,6 +816,13 @@ def run_size(options, memories: int) -> int:
             )
             results.append(result)
             print_row(result)
+        detail = next((r for r in results if r.label == "memory detail"), None)
+        if detail is not None:
+            floor = Server(options.port + 1, store.parent, options.workers, url, floor=True)
+            try:
+                run["detail_floor"] = floor_latency(server, floor, detail, facts, options)
+            finally:
+                floor.stop()
         api_list = Route("/v1 list", "/v1/memories", api=True)
         run["throughput"] = measure_rps(
             server,
@@ -799,9 +837,6 @@ def run_size(options, memories: int) -> int:
         bare.close()
     floor = Server(options.port + 1, store.parent, options.workers, url, floor=True)
     try:
-        detail = next((r for r in results if r.label == "memory detail"), None)
-        if detail is not None:
-            run["detail_floor"] = floor_latency(floor, detail, options)
         run["floor_throughput"] = measure_rps(
             floor,
             "/v1/memories",
@@ -817,7 +852,9 @@ def run_size(options, memories: int) -> int:
     if "detail_floor" in run:
         print(
             f"\nmemory detail {run['detail_floor']['page_median_ms']:.2f} ms, its floor "
-            f"{run['detail_floor']['median_ms']:.2f} ms: {run['detail_floor']['ratio']:.2f}x"
+            f"{run['detail_floor']['median_ms']:.2f} ms: {run['detail_floor']['ratio']:.2f}x; "
+            f"server CPU per request {run['detail_floor']['page_cpu_ms']:.2f} / "
+            f"{run['detail_floor']['cpu_ms']:.2f} ms: {run['detail_floor']['cpu_ratio']:.2f}x"
         )
     print(
         f"\n{rps['path']} under {rps['clients']} clients: {rps['rps']:.0f} requests/s, "

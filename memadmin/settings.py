@@ -155,7 +155,7 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "memadmin.accounts.backends.ModelBackend",
 ]
 # Failed sign-ins are counted per account and per address (memadmin.accounts.sign_ins).
 AXES_FAILURE_LIMIT = env_int("MEMADMIN_SIGN_IN_FAILURES", 10, minimum=1)
@@ -203,6 +203,7 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+SESSION_ENGINE = "memadmin.web.sessions"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory, Reference
+from memories.models import GLOBAL_TIER, Memory, Reference
+from memories.reads import rows
 
 # What a citing or cited memory is shown with (a link, its tier, its description): the
 # rows of a much-cited memory's citers are read without their bodies.
@@ -23,13 +24,22 @@ def cites_from_band(citing_tier: int, cited_tier: int) -> bool:
     return cited_tier == GLOBAL_TIER or citing_tier in (GLOBAL_TIER, cited_tier)
 
 
+_CITATION_ATTNAMES = tuple(
+    Memory._meta.get_field(name).attname for name in ("id", *CITATION_FIELDS)
+)
+
+
 def referenced_by(memory: Memory) -> list[Memory]:
     """Memories whose references name this one, as seen from their own band."""
-    citing = Reference.objects.filter(target=memory.name).values("memory_id")
-    queryset = Memory.objects.select_related("project").only(*CITATION_FIELDS).filter(id__in=citing)
+    where = (
+        f'{rows.M}."id" IN (SELECT "memory_id" FROM {Reference._meta.db_table} WHERE "target" = %s)'
+        f' AND {rows.M}."id" <> %s'
+    )
+    params = [memory.name, memory.id]
     if memory.tier != GLOBAL_TIER:
-        queryset = queryset.filter(tier__in=(GLOBAL_TIER, memory.tier))
-    return list(queryset.exclude(id=memory.id).order_by(*INDEX_ORDER))
+        where += f' AND {rows.M}."tier" IN (%s, %s)'
+        params += [GLOBAL_TIER, memory.tier]
+    return rows.select(where, params, attnames=_CITATION_ATTNAMES)
 
 
 def backlink(citing: Memory) -> dict:
@@ -97,10 +107,12 @@ def resolve_references(memory: Memory) -> list[ResolvedReference]:
     """Each reference with the memory it names, looked up in the citing memory's band."""
     if not memory.references:
         return []
-    candidates = (
-        Memory.objects.select_related("project")
-        .only(*CITATION_FIELDS)
-        .filter(name__in=memory.references)
+    names = list(dict.fromkeys(memory.references))
+    candidates = rows.select(
+        f'{rows.M}."name" IN ({", ".join(["%s"] * len(names))})',
+        names,
+        attnames=_CITATION_ATTNAMES,
+        order=(),
     )
     by_name: dict[str, list[Memory]] = {}
     for candidate in candidates:

@@ -1,6 +1,7 @@
 """Finding memories: one by name in a tier (refused when unknown or ambiguous), several by id."""
 
 from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory
+from memories.reads import rows
 from memories.rules.errors import AmbiguousName, MemoryNotFound
 from memories.rules.tiers import ANY_TIER
 from projects.models import Project
@@ -17,21 +18,21 @@ def locate(name: str, project=ANY_TIER) -> Memory:
     `project` ANY_TIER finds the name in whichever tier holds it, refusing a name several
     projects hold; None is the global tier; a project name that tier (refused if unknown).
     """
-    queryset = Memory.objects.select_related("project").filter(name=name)
+    where, params = f'{rows.M}."name" = %s', [name]
     if project is ANY_TIER:
-        found = list(queryset[:50])
+        found = rows.select(where, params, order=(), limit=50)
         if not found:
             raise MemoryNotFound(name, anywhere=True)
         if len(found) > 1:
             raise AmbiguousName(name, sorted(m.project_name or "" for m in found))
         return found[0]
     if project is None:
-        queryset = queryset.filter(tier=GLOBAL_TIER)
+        where, params = f'{where} AND {rows.M}."tier" = %s', [*params, GLOBAL_TIER]
     else:
         # One query for the usual case; the project is looked up alone only to tell an
         # unknown project from a memory missing from a known one.
-        queryset = queryset.filter(project__name=project)
-    found = list(queryset[:1])
+        where, params = f'{where} AND {rows.PROJECTS}."name" = %s', [*params, project]
+    found = rows.select(where, params, order=(), limit=1)
     if found:
         return found[0]
     if project is not None:

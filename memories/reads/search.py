@@ -43,10 +43,8 @@ page's rows are loaded.
 """
 
 import datetime as dt
-import functools
 import json
 import re
-import threading
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -58,10 +56,10 @@ from memories import engine
 from memories.engine.ranking import SENSES, Candidates, Formula, Part, Plan
 from memories.models import INDEX_ORDER, Memory, Reference
 from memories.reads import meaning
+from memories.reads import rows as memory_rows
 from memories.reads.filters import MemoryFilters
 from memories.rules import captions
 from memories.rules.fields import MAX_QUERIES, MAX_QUERY_CHARS
-from projects.models import Project
 
 # The index's column weights: a hit on the name counts most, then the description, then the
 # body.
@@ -248,9 +246,6 @@ def parse(text: str) -> Query:
 
 # The plan -----------------------------------------------------------------------------------
 
-M = Memory._meta.db_table
-PROJECTS = Project._meta.db_table
-
 
 @dataclass
 class _Filter:
@@ -295,76 +290,6 @@ def _parts(queries: list[Query], *, last_resort: bool) -> list[Part]:
     return parts
 
 
-class _Loader:
-    """Memories (with their project) built from the columns the ranking statement returns,
-    through each field's database converters, as a queryset would build them."""
-
-    memory_fields = Memory._meta.concrete_fields
-    project_fields = Project._meta.concrete_fields
-    _local = threading.local()  # connections are per thread, and so are their loaders
-
-    @classmethod
-    @functools.cache
-    def columns(cls) -> str:
-        return ", ".join(
-            [f'{M}."{f.column}"' for f in cls.memory_fields]
-            + [f'{PROJECTS}."{f.column}"' for f in cls.project_fields]
-        )
-
-    @classmethod
-    def for_connection(cls, db) -> "_Loader":
-        loader = getattr(cls._local, "loader", None)
-        if loader is None or loader.db is not db:
-            loader = cls._local.loader = cls(db)
-        return loader
-
-    def __init__(self, db):
-        self.db = db
-        self.memory_converters = self._converters(Memory, self.memory_fields)
-        self.project_converters = self._converters(Project, self.project_fields)
-        self.memory_attnames = [f.attname for f in self.memory_fields]
-        self.project_attnames = [f.attname for f in self.project_fields]
-        self.project_field = Memory._meta.get_field("project")
-
-    def _converters(self, model, fields):
-        converters = []
-        for index, model_field in enumerate(fields):
-            column = model_field.get_col(model._meta.db_table)
-            functions = self.db.ops.get_db_converters(column)
-            functions += model_field.get_db_converters(self.db)
-            if functions:
-                converters.append((index, column, functions))
-        return converters
-
-    def _build(self, model, attnames, converters, values: list):
-        for index, column, functions in converters:
-            for convert in functions:
-                values[index] = convert(values[index], column, self.db)
-        return model.from_db(self.db.alias, attnames, values)
-
-    def memories(self, rows) -> list[Memory]:
-        """One Memory per row; the rows of one project share one Project."""
-        split = len(self.memory_fields)
-        projects: dict[int, Project] = {}
-        memories = []
-        for values in rows:
-            memory = self._build(
-                Memory, self.memory_attnames, self.memory_converters, list(values[:split])
-            )
-            if memory.project_id is not None:
-                project = projects.get(memory.project_id)
-                if project is None:
-                    project = projects[memory.project_id] = self._build(
-                        Project,
-                        self.project_attnames,
-                        self.project_converters,
-                        list(values[split:]),
-                    )
-                self.project_field.set_cached_value(memory, project)
-            memories.append(memory)
-        return memories
-
-
 def _statement(db, queries, parts, flt, now, limit, offset) -> tuple[str, list]:
     """The ranking statement (`memories.engine.ranking` gives its rows) and its parameters."""
     plan = Plan(
@@ -372,7 +297,7 @@ def _statement(db, queries, parts, flt, now, limit, offset) -> tuple[str, list]:
         divisors=[query.parts or 1 for query in queries],
         where=flt.where,
         params=flt.params,
-        columns=_Loader.columns(),
+        columns=memory_rows.columns(),
         formula=FORMULA,
         half_life_days=float(settings.MEMADMIN_SEARCH_HALF_LIFE_DAYS),
         now=now,
@@ -393,7 +318,7 @@ def _run(queries, parts, flt, now, limit, offset) -> tuple[int, bool, list[Hit]]
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     page = [row for row in rows if row[2] is not None]
-    memories = _Loader.for_connection(db).memories(row[5:] for row in page)
+    memories = memory_rows.Loader.for_connection(db).memories(row[5:] for row in page)
     hits = [
         Hit(
             memory=memory,

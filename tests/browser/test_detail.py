@@ -4,6 +4,7 @@ whole, and the local backlink graph drawn on the page without scrolling to it.""
 import pytest
 
 from memories.writes import doors
+from tests.browser.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
 
@@ -42,4 +43,28 @@ def test_edit_unfolds_and_the_load_choice_is_readable(
     page.fill("#id_priority", "7")
     page.click("#edit-form button[type=submit]")
     page.wait_for_selector("text=Saved")
+    assert not page.errors
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_unfolding_edit_loads_the_form_in_place_and_it_saves(
+    sign_in, live_server, transactional_db, width
+):
+    doors.write("runbook", description="The runbook", body="# Steps\n", priority=4)
+    page = sign_in("operator", width=width)
+    page.goto(live_server.url + "/memories/runbook/?project=")
+    assert page.locator("#edit-form").count() == 0  # not drawn until asked for
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"detail-edit-folded-{width}.png"), full_page=True)
+    with page.expect_response(lambda response: "edit=1" in response.url) as loaded:
+        page.click("#edit > summary")
+    assert loaded.value.status == 200
+    page.wait_for_selector("#id_load", state="visible")
+    assert page.url == live_server.url + "/memories/runbook/?project="  # loaded in place
+    assert page.input_value("#id_priority") == "4"
+    page.screenshot(path=str(ARTIFACTS / f"detail-edit-unfolded-{width}.png"), full_page=True)
+    page.fill("#id_priority", "8")
+    page.click("#edit-form button[type=submit]")
+    page.wait_for_selector("text=Saved")
+    assert "priority 8" in page.inner_text(".memory-head")
     assert not page.errors

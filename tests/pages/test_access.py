@@ -119,7 +119,7 @@ def test_an_auditor_is_shown_no_edit_control(auditor, note, path):
     assert 'name="priority"' not in html and "Delete" not in html and "New memory" not in html
 
 
-@pytest.mark.parametrize("path", ["/memories/", "/memories/note/?project="])
+@pytest.mark.parametrize("path", ["/memories/", "/memories/note/?project=&edit=1"])
 def test_an_operator_is_shown_the_edit_controls(operator, note, path):
     html = operator.get(path).content.decode()
     assert 'name="priority"' in html

@@ -123,7 +123,7 @@ def test_clearing_the_expiry_and_setting_one(operator, memory):
     edit(operator, memory, expires="2030-01-01")
     assert Memory.objects.get(id=memory.id).expires_at.year == 2030
     fresh = Memory.objects.get(id=memory.id)
-    page = operator.get("/memories/note/?project=")
+    page = operator.get("/memories/note/?project=&edit=1")  # the form, drawn as asked for
     assert "2030-01-02T00:00:00Z" in page.content.decode()
     edit(operator, fresh, expires="")
     assert Memory.objects.get(id=memory.id).expires_at is None
@@ -224,12 +224,21 @@ def test_the_page_runs_a_fixed_number_of_queries(
     for number in range(10):
         doors.write(f"c{number}", description="cites", references=["note"])
     doors.write("note", project=None, references=[f"c{n}" for n in range(10)])
-    with django_assert_num_queries(7):  # the edit form's tier choices are one of them
+    with django_assert_num_queries(6):  # the edit form is folded, not drawn
         operator.get("/memories/note/?project=")
+    with django_assert_num_queries(7):  # the edit form's tier choices are one of them
+        operator.get("/memories/note/?project=&edit=1")
     with django_assert_num_queries(7):  # a project's memory: the tier is joined, not looked up
-        operator.get("/memories/citer/?project=webdev")
+        operator.get("/memories/citer/?project=webdev&edit=1")
     with django_assert_num_queries(6):  # an auditor is shown no edit form
         auditor.get("/memories/note/?project=")
+
+
+def test_the_edit_form_fragment_reads_the_memory_and_the_tiers(
+    operator, memory, htmx, django_assert_num_queries
+):
+    with django_assert_num_queries(5):  # the session, its user, its role, the memory, tiers
+        operator.get("/memories/note/?project=&edit=1", **htmx)
 
 
 def test_the_body_toggle_reads_only_the_memory(operator, memory, htmx, django_assert_num_queries):
@@ -319,15 +328,57 @@ def test_the_header_and_the_fields_agree_on_verification(auditor, db):
     assert re.search(r"<dt>Verified</dt><dd><time [^>]+>3 days ago</time></dd>", html)
 
 
-def test_the_edit_form_is_folded_until_asked_for(operator, auditor, memory):
+def test_the_edit_form_is_folded_until_asked_for(operator, auditor, memory, htmx):
     html = operator.get("/memories/note/?project=").content.decode()
-    assert '<details class="panel edit-panel" id="edit">' in html
-    assert 'href="#edit-form">Edit</a>' in html and 'id="edit-form"' in html
-    assert "One per line." in html and "One a line" not in html
+    # Folded and not drawn: unfolding it loads the form in its place (htmx), or, without
+    # script, the link inside opens the page with the form.
+    assert (
+        '<details class="panel edit-panel" id="edit" hx-get="/memories/note/?project=&amp;edit=1"'
+        ' hx-trigger="toggle once" hx-swap="outerHTML">' in html
+    )
+    assert 'href="/memories/note/?project=&amp;edit=1#edit-form">Open the edit form</a>' in html
+    assert 'href="/memories/note/?project=&amp;edit=1#edit-form">Edit</a>' in html
+    assert 'id="edit-form"' not in html and 'name="priority"' not in html
     # The backlink graph loads in place once in view, right under the body, above the form.
     assert 'hx-trigger="intersect once"' in html
     assert html.index('id="memory-graph"') < html.index('id="edit"')
+    # Asked for: the page with the form open, which the Edit tab then points into.
+    asked = operator.get("/memories/note/?project=&edit=1").content.decode()
+    assert '<details class="panel edit-panel" id="edit" open>' in asked
+    assert 'href="#edit-form">Edit</a>' in asked and 'id="edit-form"' in asked
+    assert "One per line." in asked and "One a line" not in asked
+    assert f'name="body_sha" value="{body_digest(memory.body)}"' in asked
+    # The fragment htmx swaps in: the open panel and its form alone, with a CSRF token.
+    response = operator.get("/memories/note/?project=&edit=1", **htmx)
+    fragment = response.content.decode()
+    assert chrome_free(fragment) and "HX-Request" in response["Vary"]
+    assert fragment.strip().startswith('<details class="panel edit-panel" id="edit" open>')
+    assert 'name="csrfmiddlewaretoken"' in fragment and 'name="priority" value="3"' in fragment
+    assert 'id="body"' not in fragment and "Referenced by" not in fragment
     # A refused save opens it again, with what went wrong.
     refused = edit(operator, memory, priority="101").content.decode()
     assert '<details class="panel edit-panel" id="edit" open>' in refused
     assert "Edit</a>" not in auditor.get("/memories/note/?project=").content.decode()
+
+
+@pytest.mark.parametrize("fragment", [False, True])
+def test_an_auditor_asking_for_the_edit_form_is_refused(auditor, memory, htmx, fragment):
+    response = auditor.get("/memories/note/?project=&edit=1", **(htmx if fragment else {}))
+    assert response.status_code == 403
+    assert "Only operators and admins may change memories" in response.content.decode()
+    assert 'name="priority"' not in response.content.decode()
+
+
+def test_a_web_reference_is_a_link_and_another_tier_is_named(auditor, memory):
+    doors.write("note", project=None, references=["deploy-host", "https://example.com/run?a=1&b=2"])
+    html = auditor.get("/memories/note/?project=").content.decode()
+    assert (
+        '<a class="mono" href="https://example.com/run?a=1&amp;b=2" rel="noopener noreferrer '
+        'nofollow">https://example.com/run?a=1&amp;b=2</a> <span class="badge badge-dangling"'
+    ) in html
+    # The citer is webdev's: its tier is named beside it; the global memory cited is not.
+    assert (
+        '<a class="mono" href="/memories/citer/?project=webdev">citer</a> '
+        '<span class="badge">webdev</span> <span class="ref-description">cites the note</span>'
+    ) in html
+    assert '">deploy-host</a> <span class="ref-description">Where deploys go</span>' in html

@@ -83,6 +83,7 @@ def assert_inert(html: str) -> None:
         "/memories/?referencing=javascript:alert(1)",
         "/memories/victim/?project=",
         "/memories/victim/?project=&view=raw",
+        "/memories/victim/?project=&edit=1",  # the edit form, drawn as asked for
         "/memories/victim/delete/?project=",
         "/memories/citer/?project=webdev",
     ],
@@ -102,6 +103,8 @@ def test_fragments_show_hostile_text_inert(operator, hostile, htmx):
     assert_inert(confirm.content.decode())
     raw = operator.get("/memories/victim/?project=&view=raw", **htmx)
     assert_inert(raw.content.decode())
+    form = operator.get("/memories/victim/?project=&edit=1", **htmx)
+    assert_inert(form.content.decode())
 
 
 def test_the_markdown_keeps_safe_links_and_drops_the_rest(auditor, hostile):

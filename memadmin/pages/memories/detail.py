@@ -12,7 +12,7 @@ from django.views.decorators.http import require_http_methods
 
 from memadmin.accounts import roles
 from memadmin.pages.memories.forms import MemoryForm, NewMemoryForm
-from memadmin.web.access import has_role, requires_role
+from memadmin.web.access import REFUSALS, has_role, requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, wants_fragment
 from memadmin.web.markdown import render_markdown
 from memadmin.web.responses import error_response
@@ -82,16 +82,25 @@ def _body_context(memory: Memory, raw: bool) -> dict:
     }
 
 
+def _form_context(memory: Memory, form: MemoryForm | None) -> dict:
+    """What the edit partial shows: the form (None: folded, loaded when unfolded)."""
+    return {
+        "memory": memory,
+        "detail_url": memory.get_absolute_url(),
+        "form": form,
+        "body_sha": body_digest(memory.body) if form is not None else "",
+    }
+
+
 def _context(memory: Memory, form: MemoryForm | None, *, raw: bool = False, **extra) -> dict:
     now = timezone.now()
     return {
         **_body_context(memory, raw),
+        **_form_context(memory, form),
         "expired": memory.is_expired(now),
         "caption": record_caption(memory, now),
         "references": backlinks.resolve_references(memory),
         "referenced_by": backlinks.referenced_by(memory),
-        "form": form,
-        "body_sha": body_digest(memory.body),
         **extra,
     }
 
@@ -105,14 +114,23 @@ def memory_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
     if request.method == "POST":
         return _save(request, memory)
     raw = request.GET.get("view") == "raw"
-    if wants_fragment(request):
-        context = _body_context(memory, raw)
-    else:
-        form = None
-        if has_role(request, roles.OPERATOR):  # an auditor is shown no edit form
-            form = MemoryForm(initial=initial_values(memory), projects=Project.objects.names())
+    # The edit form is drawn when asked for (edit=1): folded, the page loads it on unfolding.
+    editing = "edit" in request.GET
+    if editing and not has_role(request, roles.OPERATOR):  # an auditor is shown no edit form
+        return error_response(request, 403, REFUSALS[roles.OPERATOR])
+    form = _edit_form(memory) if editing else None
+    if not wants_fragment(request):
         context = _context(memory, form, raw=raw)
-    return render_page(request, "memories/detail.html", context, fragment="body")
+    elif editing:
+        context = _form_context(memory, form)
+    else:
+        context = _body_context(memory, raw)
+    fragment = "edit" if editing else "body"
+    return render_page(request, "memories/detail.html", context, fragment=fragment)
+
+
+def _edit_form(memory: Memory) -> MemoryForm:
+    return MemoryForm(initial=initial_values(memory), projects=Project.objects.names())
 
 
 def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
