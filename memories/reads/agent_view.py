@@ -175,6 +175,7 @@ class TierReads:
         self._read: dict[tuple, object] = {}
         self._keys: dict[int, tuple] = {}
         self._lines: dict[int, str] = {}
+        self._expected: list[int] = []  # tiers to read with the first read of any
 
     def key(self, entry: Entry) -> tuple:
         """The memory's place in index order, worked out once for every band holding it."""
@@ -192,6 +193,18 @@ class TierReads:
         """The projects, held by the caller already: their names are not read again."""
         self._read.setdefault(("projects",), {project.id: project.name for project in projects})
 
+    def expect_every_tier(self) -> None:
+        """Every tier will be read (the budget report): the first read of any tier's rows, or
+        of its tallies, takes every tier's with it, as one statement each, where reading a
+        band first and the rest after cost a round trip more of each on PostgreSQL."""
+        self._expected = [GLOBAL_TIER, *self._once(("projects",), self._project_names)]
+
+    def _project_names(self) -> dict[int, str]:
+        return dict(Project.objects.values_list("id", "name"))
+
+    def _with_expected(self, tiers) -> list[int]:
+        return [*tiers, *(tier for tier in self._expected if tier not in tiers)]
+
     def _once(self, key: tuple, read):
         if key not in self._read:
             self._read[key] = read()
@@ -201,7 +214,7 @@ class TierReads:
         """For each (tier, load, limit), the tier's memories of `load` in force in index order
         (inline: those with a body), `limit` at most: one statement for every arm, since on
         PostgreSQL each statement's round trip costs more than what a tier's arm reads."""
-        names = self._once(("projects",), lambda: dict(Project.objects.values_list("id", "name")))
+        names = self._once(("projects",), self._project_names)
         in_force = engine.of(connection).statements.likelihood(
             "(expires_at IS NULL OR expires_at > %s)", DENSE
         )
@@ -244,13 +257,21 @@ class TierReads:
 
     def read_tiers(self, tiers, index_limit: int = FIRST_READ) -> None:
         """The inline bodies and the first `index_limit` index candidates of each tier not read
-        yet, in one statement (a view reads its band's tiers; the budget report, every tier)."""
-        arms = [(tier, "inline", None) for tier in tiers if ("inline", tier) not in self._read]
-        arms += [(t, "index", index_limit) for t in tiers if ("index", t) not in self._read]
+        yet, in one statement (a view reads its band's tiers; the budget report, every tier),
+        with those of the tiers expected (FIRST_READ of theirs)."""
+        every = self._with_expected(tiers)
+        arms = [(tier, "inline", None) for tier in every if ("inline", tier) not in self._read]
+        arms += [
+            (tier, "index", index_limit if tier in tiers else FIRST_READ)
+            for tier in every
+            if ("index", tier) not in self._read
+        ]
         if not arms:
             return
+        limits = {(tier, load): limit for tier, load, limit in arms}
         for (tier, load), entries in self._read_arms(arms).items():
-            self._read[(load, tier)] = entries if load == "inline" else (index_limit, entries)
+            read = entries if load == "inline" else (limits[(tier, load)], entries)
+            self._read[(load, tier)] = read
 
     def inline(self, tier: int) -> list[Entry]:
         """The tier's inline bodies in force, in index order."""
@@ -277,8 +298,8 @@ class TierReads:
         )[:limit]
 
     def read_tallies(self, tiers) -> None:
-        """The tallies of each tier not read yet, at once (the budget report reads every tier)."""
-        missing = [tier for tier in tiers if ("tally", tier) not in self._read]
+        """The tallies of each tier not read yet, and of the tiers expected, at once."""
+        missing = [t for t in self._with_expected(tiers) if ("tally", t) not in self._read]
         if missing:
             for tier, tally in tallies.tier_tallies(missing, self.now).items():
                 self._read[("tally", tier)] = tally

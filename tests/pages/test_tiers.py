@@ -67,8 +67,8 @@ def test_a_bad_project_is_refused(auditor, store, query, status):
 def test_a_fixed_number_of_queries(auditor, project, django_assert_num_queries):
     for number in range(30):
         doors.write(f"m{number}", project="webdev", description="m", tags=["t"])
-    # Sign-in (3), the project, the page's project list; the view: both tiers' inline bodies
-    # and index in one statement, then both tiers' tallies beside their expired memories
-    # (one statement); the projects its rows name.
-    with django_assert_num_queries(8):
+    # Sign-in (3), the projects once (the tabs, the session's and the names its rows give);
+    # the view: both tiers' inline bodies and index in one statement, then both tiers'
+    # tallies beside their expired memories (one statement).
+    with django_assert_num_queries(6):
         auditor.get("/memories/_agent/?project=webdev")
