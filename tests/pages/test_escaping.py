@@ -85,6 +85,7 @@ def assert_inert(html: str) -> None:
         "/memories/victim/?project=&view=raw",
         "/memories/victim/delete/?project=",
         "/memories/citer/?project=webdev",
+        "/memories/_agent/?project=webdev",
     ],
 )
 def test_pages_show_hostile_text_inert(operator, hostile, path):

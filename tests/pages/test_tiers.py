@@ -37,6 +37,15 @@ def test_a_project_view_adds_its_tier(auditor, store, project):
     assert "Project webdev:" in html and "- web (priority 1" in html
     assert 'aria-current="page">webdev</a>' in html
     assert agent_view(project).text().replace("'", "&#x27;") in html
+    assert (
+        '<a href="/memories/_agent/" hx-get="/memories/_agent/" hx-target="#tier" '
+        'hx-push-url="true">no project (global)</a>'
+    ) in html
+    # The global body a session on the project is given, marked global.
+    assert (
+        '<li><a class="mono" href="/memories/rule/?project=">rule</a> '
+        '<span class="muted">26 bytes, global</span></li>'
+    ) in html
 
 
 def test_the_budgets_and_what_is_listed_nowhere(auditor, store):

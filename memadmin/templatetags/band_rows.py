@@ -1,10 +1,11 @@
-"""The budget report's rows: the bands, a band's cut line, its largest bodies, what falls off
-its index, and the drift sections' memories.
+"""The rows of the pages about bands: the tabs of a session's project, and the budget
+report's bands, a band's cut line, its largest bodies, what falls off its index, the drift
+sections' memories, and the tier view's inline bodies.
 
 Built here as the memory list's rows are (dashboard.memory_rows), from templates parsed once
-and escaped as Django's templates escape: the page draws about 200 rows, and as template
-loops (a link reversed, a number grouped and a reason worded per row) they cost it 8 ms of
-its 27 at 100,000 memories.
+and escaped as Django's templates escape: the budget page draws about 200 rows, and as
+template loops (a link reversed, a number grouped and a reason worded per row) they cost it
+8 ms of its 27 at 100,000 memories.
 """
 
 from urllib.parse import urlencode
@@ -64,6 +65,14 @@ FALL_OFF = HtmlTemplate(
     '<li><a class="mono" href="{url}">{name}</a> '
     '<span class="muted">priority {priority}</span></li>'
 )
+TAB = HtmlTemplate(
+    '<a href="{url}" hx-get="{url}" hx-target="{target}" hx-push-url="true"{current}>{name}</a>'
+)
+INLINE_ITEM = HtmlTemplate(
+    '<li><a class="mono" href="{url}">{name}</a> '
+    '<span class="muted">{bytes} bytes{marked}</span></li>'
+)
+CURRENT = SafeString(' aria-current="page"')
 GLOBAL_MARK = SafeString(' <span class="muted">global</span>')
 OVER_MARK = SafeString(' <strong class="over">over</strong>')
 NOT_GIVEN_CLASS = SafeString(' class="not-given"')
@@ -85,6 +94,48 @@ def _one_clicks(context, action: str):
         return ONE_CLICK.format_map({**values, "id": memory_id, "label": label, "button": button})
 
     return cell
+
+
+@register.simple_tag
+def session_tabs(url: str, target: str, projects: list[str], project) -> SafeString:
+    """A tab for a session on no project, then one for each project's (`projects`, names),
+    at `url` and loaded by htmx into `target`; `project` (a Project or None) is current."""
+    current = project.name if project else None
+    tabs = [
+        TAB.format(
+            url=url,
+            target=target,
+            current=NOTHING if current else CURRENT,
+            name="no project (global)",
+        )
+    ]
+    for name in projects:
+        tabs.append(
+            TAB.format(
+                url=url + "?" + urlencode({"project": name}),
+                target=target,
+                current=CURRENT if name == current else NOTHING,
+                name=name,
+            )
+        )
+    return html_join("\n  ", tabs)
+
+
+@register.simple_tag
+def inline_items(memories, project) -> SafeString:
+    """Inline bodies given whole, with their sizes; a session on a project marks the global."""
+    return html_join(
+        "",
+        (
+            INLINE_ITEM.format(
+                url=m.get_absolute_url(),
+                name=m.name,
+                bytes=f"{m.body_bytes:,}",
+                marked=", global" if project and not m.project_id else "",
+            )
+            for m in memories
+        ),
+    )
 
 
 @register.simple_tag
