@@ -148,11 +148,10 @@ def _tags_among(memories: list[Entry]):
     return tags_beside
 
 
-def _moment(value) -> dt.datetime:
-    """A stored moment as a raw row gives it, made aware: SQLite's is UTC without a zone,
-    as text or as the naive datetime its converter parses it to."""
-    if not isinstance(value, dt.datetime):
-        value = dt.datetime.fromisoformat(value)
+def _moment(text: str) -> dt.datetime:
+    """A stored moment read as text, made aware: SQLite's is UTC without a zone, PostgreSQL's
+    carries its offset."""
+    value = dt.datetime.fromisoformat(text)
     return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
 
 
@@ -213,26 +212,50 @@ class TierReads:
     def _read_arms(self, arms: list[tuple[int, str, int | None]]) -> dict[tuple, list[Entry]]:
         """For each (tier, load, limit), the tier's memories of `load` in force in index order
         (inline: those with a body), `limit` at most: one statement for every arm, since on
-        PostgreSQL each statement's round trip costs more than what a tier's arm reads."""
+        PostgreSQL each statement's round trip costs more than what a tier's arm reads.
+
+        The arms read whole (no limit: the inline bodies) are one select for every tier: each
+        select of a union is planned apart, and PostgreSQL spent 2 ms planning the budget
+        report's eighteen."""
         names = self._once(("projects",), self._project_names)
-        in_force = engine.of(connection).statements.likelihood(
-            "(expires_at IS NULL OR expires_at > %s)", DENSE
-        )
+        statements = engine.of(connection).statements
+        in_force = statements.likelihood("(expires_at IS NULL OR expires_at > %s)", DENSE)
+        # Through the band index for a list of tiers too: left to choose, SQLite reads the
+        # tiers' ranges of the expiry index, every memory of theirs that expires.
+        expires_at = statements.unindexed("expires_at")
+        in_force_listed = f"({expires_at} IS NULL OR {expires_at} > %s)"
         moment = connection.ops.adapt_datetimefield_value(self.now)
+        # The moment as text, parsed by _moment: Django's loader of PostgreSQL's timestamps
+        # cost 3 µs a row, 3 ms of the budget report's 1,100 (fromisoformat: a tenth of it).
+        columns = (
+            "tier, load, id, name, project_id, priority, CAST(created_at AS TEXT), description"
+        )
+
+        def body(load: str) -> str:
+            return "body" if load == "inline" else "''"
+
+        def with_body(load: str) -> str:
+            return " AND body != ''" if load == "inline" else ""
+
+        whole: dict[str, list[int]] = {}
         selects, params = [], []
         for number, (tier, load, limit) in enumerate(arms):
-            inline = load == "inline"
-            body = "body" if inline else "''"
+            if limit is None:
+                whole.setdefault(load, []).append(tier)
+                continue
             selects.append(
-                "SELECT * FROM (SELECT tier, load, id, name, project_id, priority, created_at, "
-                f"description, {body} AS body FROM memories_memory "
-                f"WHERE tier = %s AND load = %s AND {in_force}"
-                + (" AND body != ''" if inline else "")
-                + " ORDER BY priority, created_at DESC, id DESC"
-                + ("" if limit is None else " LIMIT %s")
-                + f") AS arm{number}"
+                f"SELECT * FROM (SELECT {columns}, {body(load)} AS body FROM memories_memory "
+                f"WHERE tier = %s AND load = %s AND {in_force}{with_body(load)} "
+                f"ORDER BY priority, created_at DESC, id DESC LIMIT %s) AS arm{number}"
             )
-            params += [tier, load, moment] + ([] if limit is None else [limit])
+            params += [tier, load, moment, limit]
+        for load, tiers in whole.items():
+            selects.append(
+                f"SELECT {columns}, {body(load)} AS body FROM memories_memory "
+                f"WHERE load = %s AND tier IN ({', '.join(['%s'] * len(tiers))}) "
+                f"AND {in_force_listed}{with_body(load)}"
+            )
+            params += [load, *tiers, moment]
         found: dict[tuple, list[Entry]] = {(tier, load): [] for tier, load, _ in arms}
         with connection.cursor() as cursor:
             cursor.execute(" UNION ALL ".join(selects), params)
