@@ -5,7 +5,7 @@ sections' memories, and the tier view's inline bodies.
 Built here as the memory list's rows are (dashboard.memory_rows), from templates parsed once
 and escaped as Django's templates escape: the budget page draws about 200 rows, and as
 template loops (a link reversed, a number grouped and a reason worded per row) they cost it
-8 ms of its 27 at 100,000 memories.
+5 ms of CPU of its 28 at 100,000 memories.
 """
 
 from urllib.parse import urlencode
@@ -39,21 +39,17 @@ CUT_ROW = HtmlTemplate(
         </tr>"""
 )
 NOT_GIVEN = HtmlTemplate('<strong class="over">{reason}</strong>')
-SIZE_ROW = HtmlTemplate(
+# A memory (its link and tier), one cell about it, and a writer's one click to change it.
+MEMORY_ROW = HtmlTemplate(
     """        <tr>
           <th scope="row"><a class="mono" href="{url}">{name}</a> \
 <span class="muted">{tier}</span></th>
-          <td class="num">{bytes}</td>
+          {cell}
           {change}
         </tr>"""
 )
-MISMATCH_ROW = HtmlTemplate(
-    """    <tr>
-      <th scope="row"><a class="mono" href="{url}">{name}</a> <span class="muted">{tier}</span></th>
-      <td>{reason}</td>
-      {change}
-    </tr>"""
-)
+NUMBER_CELL = HtmlTemplate('<td class="num">{value}</td>')
+TEXT_CELL = HtmlTemplate("<td>{value}</td>")
 # One click through the doors (set load, set priority), posted plainly and back to `next`.
 ONE_CLICK = HtmlTemplate(
     '<td><form class="one-click" method="post" action="{action}">'
@@ -79,21 +75,32 @@ NOT_GIVEN_CLASS = SafeString(' class="not-given"')
 NOTHING = SafeString()
 
 
-def _one_clicks(context, action: str):
-    """The cell of a row's one click, as (memory id, label, button) -> HTML, its form token
-    and return address escaped once for the table; no cell when the viewer may not write."""
-    if not context.get("can_write"):
-        return lambda memory_id, label, button: NOTHING
-    values = {
+def _memory_rows(context, action: str, rows) -> SafeString:
+    """MEMORY_ROWs of `rows`, (memory, cell, label, button) each, the one click posting to
+    `action` (its form token and return address escaped once for the table); no click when
+    the viewer may not write."""
+    can_write = bool(context.get("can_write"))
+    form = {
         "action": escaped(action),
         "csrf": escaped(context.get("csrf_token", "")),
         "next": escaped(context.get("next", "")),
     }
 
-    def cell(memory_id: int, label: str, button: str) -> SafeString:
-        return ONE_CLICK.format_map({**values, "id": memory_id, "label": label, "button": button})
+    def row(memory, cell, label: str, button: str) -> SafeString:
+        change = NOTHING
+        if can_write:
+            change = ONE_CLICK.format_map(
+                {**form, "id": memory.id, "label": label, "button": button}
+            )
+        return MEMORY_ROW.format(
+            url=memory.get_absolute_url(),
+            name=memory.name,
+            tier=tiers.label(memory.project_name),
+            cell=cell,
+            change=change,
+        )
 
-    return cell
+    return html_join("\n", (row(*values) for values in rows))
 
 
 @register.simple_tag
@@ -195,44 +202,37 @@ def cut_rows(detail, project) -> SafeString:
 @register.simple_tag(takes_context=True)
 def largest_rows(context, entries, set_load_url: str) -> SafeString:
     """The largest inline bodies, each with its one click to load: index for a writer."""
-    one_click = _one_clicks(context, set_load_url)
-    rows = []
-    for entry in entries:
-        memory = entry.memory
-        change = one_click(memory.id, f"Set load: index on {memory.name}", "Set load: index")
-        rows.append(
-            SIZE_ROW.format(
-                url=memory.get_absolute_url(),
-                name=memory.name,
-                tier=tiers.label(memory.project_name),
-                bytes=f"{entry.bytes:,}",
-                change=change,
+    return _memory_rows(
+        context,
+        set_load_url,
+        (
+            (
+                entry.memory,
+                NUMBER_CELL.format(value=f"{entry.bytes:,}"),
+                f"Set load: index on {entry.memory.name}",
+                "Set load: index",
             )
-        )
-    return html_join("\n", rows)
+            for entry in entries
+        ),
+    )
 
 
 @register.simple_tag(takes_context=True)
 def mismatch_rows(context, items, set_priority_url: str) -> SafeString:
     """A drift section's memories, each with its one click to the suggested priority."""
-    one_click = _one_clicks(context, set_priority_url)
-    rows = []
-    for item in items:
-        memory = item.memory
-        priority = item.suggested_priority
-        change = one_click(
-            memory.id, f"Set priority {priority} on {memory.name}", f"Set priority {priority}"
-        )
-        rows.append(
-            MISMATCH_ROW.format(
-                url=memory.get_absolute_url(),
-                name=memory.name,
-                tier=tiers.label(memory.project_name),
-                reason=item.reason,
-                change=change,
+    return _memory_rows(
+        context,
+        set_priority_url,
+        (
+            (
+                item.memory,
+                TEXT_CELL.format(value=item.reason),
+                f"Set priority {item.suggested_priority} on {item.memory.name}",
+                f"Set priority {item.suggested_priority}",
             )
-        )
-    return html_join("\n", rows)
+            for item in items
+        ),
+    )
 
 
 @register.simple_tag
