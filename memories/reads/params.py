@@ -5,7 +5,7 @@ from django import forms
 from django.core.exceptions import NON_FIELD_ERRORS
 
 from memories.rules import fields as memory_fields
-from memories.rules.errors import InvalidField
+from memories.rules.errors import InvalidField, UnknownProject
 from memories.rules.tiers import ANY_TIER
 from projects.models import Project
 
@@ -16,11 +16,19 @@ def tier_param(params, *, absent=ANY_TIER):
     return memory_fields.tier(params.get("project"), absent=absent)
 
 
-def session_project(params) -> Project | None:
+def session_project(params, among: list[Project] | None = None) -> Project | None:
     """The project whose session a page shows: `project` names it; absent or empty, a session
-    on no project. A name no project has is refused."""
+    on no project. A name no project has is refused. `among`, every project, saves reading
+    it when the page reads them all for its tabs."""
     name = tier_param(params, absent=None)
-    return Project.objects.named(name) if name else None
+    if not name:
+        return None
+    if among is None:
+        return Project.objects.named(name)
+    found = next((project for project in among if project.name == name), None)
+    if found is None:
+        raise UnknownProject(name)
+    return found
 
 
 class FirstErrorMixin:

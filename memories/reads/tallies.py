@@ -11,11 +11,12 @@ import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from django.db.models import BigIntegerField, Count, Q, QuerySet, Sum, Value
+from django.db import connection
+from django.db.models import BigIntegerField, QuerySet, Sum, Value
 from django.db.models.functions import Cast, Lower
 
-from memories.engine.hints import likelihood
-from memories.models import BandTally, Memory, Tag, TagTally
+from memories import engine
+from memories.models import BandTally, Memory, TagTally
 from memories.reads.filters import SPARSE
 
 
@@ -34,25 +35,36 @@ class TierTally:
         return sum(self.expired.values())
 
 
-def _expired(tiers, now: dt.datetime):
+def tier_tallies(tiers, now: dt.datetime) -> dict[int, TierTally]:
+    """Each tier's TierTally, in one statement however many tiers: the tallies' memories per
+    load and, beside them, the expired ones counted off their index.
+
+    Written out rather than as a union of querysets: every view of a band asks, and building
+    the union's SQL cost more than running it (0.7 ms against 0.2 on PostgreSQL)."""
+    counts = {True: {tier: {} for tier in tiers}, False: {tier: {} for tier in tiers}}
+    marks = ", ".join(["%s"] * len(tiers))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT tier, load, CAST(SUM(memories) AS BIGINT), 0 FROM memories_bandtally "
+            f"WHERE tier IN ({marks}) GROUP BY tier, load UNION ALL "
+            "SELECT tier, load, COUNT(*), 1 FROM memories_memory "
+            f"WHERE {_expired_sql()} AND tier IN ({marks}) GROUP BY tier, load",
+            [*tiers, _db_time(now), *tiers],
+        )
+        for tier, load, n, expired in cursor.fetchall():
+            counts[bool(expired)][tier][load] = n
+    return {tier: TierTally(counts[False][tier], counts[True][tier]) for tier in tiers}
+
+
+def _expired_sql() -> str:
     # Declared sparse, the condition is read off memory_tier_expiry (tier, expiry, load): the
     # range of a tier's expired memories. Left to guess, the planner reads the whole tier
     # off the band index (2.2 ms against 0.1 ms for a tier of 30,000 memories).
-    return Memory.objects.filter(likelihood(Q(expires_at__lte=now), SPARSE), tier__in=tiers)
+    return engine.of(connection).statements.likelihood("expires_at <= %s", SPARSE)
 
 
-def tier_tallies(tiers, now: dt.datetime) -> dict[int, TierTally]:
-    """Each tier's TierTally, in one statement however many tiers: the tallies' memories per
-    load and, beside them, the expired ones counted off their index."""
-    counts = {True: {tier: {} for tier in tiers}, False: {tier: {} for tier in tiers}}
-    kept = BandTally.objects.filter(tier__in=tiers).order_by().values_list("tier", "load")
-    gone = _expired(tiers, now).order_by().values_list("tier", "load")
-    rows = kept.annotate(n=_sum("memories"), expired=Value(False)).union(
-        gone.annotate(n=Count("id"), expired=Value(True)), all=True
-    )
-    for tier, load, n, expired in rows:
-        counts[bool(expired)][tier][load] = n
-    return {tier: TierTally(counts[False][tier], counts[True][tier]) for tier in tiers}
+def _db_time(moment: dt.datetime):
+    return connection.ops.adapt_datetimefield_value(moment)
 
 
 def _sum(column: str) -> Cast:
@@ -134,28 +146,32 @@ def left_out_tags(
     One statement: the tallies and, counted negative, the tags to take off (of the listed and
     of the expired, each through the tags' memory index: as one OR, PostgreSQL read every
     tag row, 18 ms at 100,000 memories), each grouped by tag in the database: the expired
-    grow with the store, and a row for each of their tags cost 25 ms at 1,000,000.
+    grow with the store, and a row for each of their tags cost 25 ms at 1,000,000. Written
+    out as tier_tallies is: the union of querysets cost 1.2 ms to build, more than it runs.
     """
-
-    def taken_off(memories):
-        return (
-            Tag.objects.filter(memory_id__in=memories)
-            .order_by()
-            .values_list("tag")
-            .annotate(n=-Count("id"))
+    marks = ", ".join(["%s"] * len(tiers))
+    parts = [
+        "SELECT tag, CAST(SUM(memories) AS BIGINT) FROM memories_tagtally "
+        f"WHERE load = %s AND tier IN ({marks}) GROUP BY tag"
+    ]
+    params = [load, *tiers]
+    if listed:
+        parts.append(
+            "SELECT tag, -COUNT(*) FROM memories_tag "
+            f"WHERE memory_id IN ({', '.join(['%s'] * len(listed))}) GROUP BY tag"
         )
-
-    of_expired = _expired(tiers, now).filter(load=load).values("id")
-    rows = (
-        TagTally.objects.filter(tier__in=tiers, load=load)
-        .order_by()
-        .values_list("tag")
-        .annotate(n=_sum("memories"))
-        .union(taken_off(listed), taken_off(of_expired), all=True)
+        params += listed
+    parts.append(
+        "SELECT tag, -COUNT(*) FROM memories_tag WHERE memory_id IN (SELECT id FROM "
+        f"memories_memory WHERE {_expired_sql()} AND tier IN ({marks}) AND load = %s) "
+        "GROUP BY tag"
     )
+    params += [_db_time(now), *tiers, load]
     counts: Counter[str] = Counter()
-    for tag, n in rows:
-        counts[tag] += n
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), params)
+        for tag, n in cursor.fetchall():
+            counts[tag] += n
     ranked = sorted((item for item in counts.items() if item[1] > 0), key=lambda t: (-t[1], t[0]))
     return ranked[:limit]
 

@@ -86,6 +86,7 @@ def assert_inert(html: str) -> None:
         "/memories/victim/?project=&edit=1",  # the edit form, drawn as asked for
         "/memories/victim/delete/?project=",
         "/memories/citer/?project=webdev",
+        "/memories/_agent/?project=webdev",
     ],
 )
 def test_pages_show_hostile_text_inert(operator, hostile, path):

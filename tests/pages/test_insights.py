@@ -293,3 +293,60 @@ def test_budget_page_queries_do_not_grow_with_the_store(
         write(f"more-{number}", priority=number % 4, load="inline" if number % 5 else "index")
     with django_assert_max_num_queries(first):
         auditor.get("/budget/")
+
+
+def test_the_budget_page_rows_mark_the_cut_the_global_bodies_and_the_session(
+    operator, store, write, settings
+):
+    settings.MEMADMIN_INLINE_MAX_BYTES = 1024
+    write("short", project="webdev", load="inline", body="s" * 10)
+    settings.MEMADMIN_INLINE_MAX_BYTES = 64
+    page = operator.get("/budget/?project=webdev").content.decode()
+    cut = re.findall(
+        r'<tr class="([^"]*)">\s*<th scope="row"><a class="mono" href="([^"]+)">([^<]+)</a>'
+        r'(.*?)</th>\s*<td class="num">([\d,]+)</td>\s*<td>(.*?)</td>',
+        page,
+    )
+    assert [(classes, name, mark, size) for classes, _, name, mark, size, _ in cut] == [
+        ("not-given cut-line", "deploy-host", ' <span class="muted">global</span>', "80"),
+        ("", "short", "", "10"),
+    ]
+    host = Memory.objects.get(name="deploy-host")
+    assert cut[0][1] == host.get_absolute_url()
+    assert cut[0][5].startswith('<strong class="over">named, not given')
+    assert cut[1][5].startswith("given in full")
+    assert (
+        '<a href="/budget/?project=webdev" hx-get="/budget/?project=webdev" hx-target="#band" '
+        'hx-push-url="true" aria-current="page">webdev</a>'
+    ) in page
+    assert re.search(
+        r'<tr class="not-given">\s*<th scope="row"><a href="/budget/\?project=webdev">webdev</a> '
+        r'<strong class="over">over</strong></th>',
+        page,
+    )
+    one_click = (
+        r'<form class="one-click" method="post" action="{action}">'
+        r'<input type="hidden" name="csrfmiddlewaretoken" value="\w+">'
+        r'<input type="hidden" name="id" value="{id}">'
+        r'<input type="hidden" name="next" value="/budget/\?project=webdev">'
+        r'<button type="submit" class="button" aria-label="{label}">{button}</button></form>'
+    )
+    assert re.search(
+        one_click.format(
+            action="/budget/set-load/",
+            id=host.id,
+            label="Set load: index on deploy-host",
+            button="Set load: index",
+        ),
+        page,
+    )
+    priority = drift.SUGGESTED_PRIORITY
+    assert re.search(
+        one_click.format(
+            action="/budget/set-priority/",
+            id=Memory.objects.get(name="hot").id,
+            label=f"Set priority {priority} on hot",
+            button=f"Set priority {priority}",
+        ),
+        page,
+    )

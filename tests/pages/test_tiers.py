@@ -37,6 +37,15 @@ def test_a_project_view_adds_its_tier(auditor, store, project):
     assert "Project webdev:" in html and "- web (priority 1" in html
     assert 'aria-current="page">webdev</a>' in html
     assert agent_view(project).text().replace("'", "&#x27;") in html
+    assert (
+        '<a href="/memories/_agent/" hx-get="/memories/_agent/" hx-target="#tier" '
+        'hx-push-url="true">no project (global)</a>'
+    ) in html
+    # The global body a session on the project is given, marked global.
+    assert (
+        '<li><a class="mono" href="/memories/rule/?project=">rule</a> '
+        '<span class="muted">26 bytes, global</span></li>'
+    ) in html
 
 
 def test_the_budgets_and_what_is_listed_nowhere(auditor, store):
@@ -67,8 +76,8 @@ def test_a_bad_project_is_refused(auditor, store, query, status):
 def test_a_fixed_number_of_queries(auditor, project, django_assert_num_queries):
     for number in range(30):
         doors.write(f"m{number}", project="webdev", description="m", tags=["t"])
-    # Sign-in (3), the project, the page's project list; the view: both tiers' inline bodies
-    # and index in one statement, then both tiers' tallies beside their expired memories
-    # (one statement); the projects its rows name.
-    with django_assert_num_queries(8):
+    # Sign-in (3), the projects once (the tabs, the session's and the names its rows give);
+    # the view: both tiers' inline bodies and index in one statement, then both tiers'
+    # tallies beside their expired memories (one statement).
+    with django_assert_num_queries(6):
         auditor.get("/memories/_agent/?project=webdev")

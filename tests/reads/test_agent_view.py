@@ -5,7 +5,7 @@ import datetime as dt
 from django.utils import timezone
 
 from memories.models import Memory
-from memories.reads.agent_view import agent_view
+from memories.reads.agent_view import TierReads, agent_view
 
 
 def test_index_lists_index_memories_and_counts_the_rest(write):
@@ -109,3 +109,26 @@ def test_the_rows_a_view_reads_carry_aware_moments(write):
     shown = view.inline_shown + [memory for memory, _ in view.index.lines]
     moments = [memory.created_at for memory in shown]
     assert moments and all(moment.utcoffset() == dt.timedelta(0) for moment in moments)
+
+
+def test_reads_expecting_every_tier_read_them_all_with_the_first(
+    write, project, other_project, django_assert_num_queries
+):
+    """The budget page builds one band's view, then the report of every band: the first
+    read of a band takes every tier's rows and tallies, so the report reads nothing more."""
+    other = other_project
+    write("rule", load="inline", body="Always answer in kind.")
+    write("web-note", project="webdev")
+    write("other-rule", project="infra", load="inline", body="Say so.")
+    reads = TierReads(timezone.now())
+    reads.know_projects([project, other])
+    reads.expect_every_tier()
+    with django_assert_num_queries(2):  # the rows, then the tallies
+        alone = agent_view(None, reads.now, reads=reads)
+    with django_assert_num_queries(0):
+        by_other = agent_view(other, reads.now, reads=reads)
+        by_web = agent_view(project, reads.now, reads=reads)
+    assert [m.name for m in alone.inline_shown] == ["rule"]
+    assert [m.name for m in by_other.inline_shown] == ["other-rule", "rule"]  # most recent first
+    assert [m.name for m, _ in by_web.index.lines] == ["web-note"]
+    assert by_web.text() == agent_view(project).text()

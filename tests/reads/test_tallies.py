@@ -56,6 +56,8 @@ def test_left_out_tags_count_what_the_index_leaves_out(write, settings):
         .order_by("-n", "tag")
     )
     assert view.index.left_out_tags == list(expected) == [("docs", 4), ("ops", 3)]
+    # With nothing listed, every tag in force of the band counts (no list to take off).
+    assert tallies.left_out_tags([0], "index", now, []) == [("docs", 4), ("listed", 3), ("ops", 3)]
 
 
 def test_priority_histograms_come_from_the_tallies(write, project):

@@ -72,6 +72,14 @@ def test_session_project_absent_or_empty_is_no_project(project):
         session_project(QueryDict("project=ghost"))
 
 
+def test_session_project_among_the_projects_a_page_holds(project, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        assert session_project(QueryDict("project=webdev"), among=[project]) is project
+        assert session_project(QueryDict("project="), among=[project]) is None
+        with pytest.raises(UnknownProject):
+            session_project(QueryDict("project=ghost"), among=[project])
+
+
 class _Named(FirstErrorMixin, forms.Form):
     priority = forms.IntegerField()
 

@@ -218,14 +218,17 @@ def _histograms(histograms: list[drift.Histogram]) -> list[dict]:
 def budget_page(request: HtmxHttpRequest) -> HttpResponse:
     """Every band against the inline budget, one band in detail (`project`), and the drift
     of priorities."""
+    projects = list(Project.objects.order_by("name"))
     try:
-        project = session_project(request.GET)
+        project = session_project(request.GET, among=projects)
     except DomainError as error:
         return error_response(request, error.status, error.message)
     now = timezone.now()
-    projects = list(Project.objects.order_by("name"))
     reads = TierReads(now)
     reads.know_projects(projects)
+    band_only = request.htmx and not request.htmx.history_restore_request
+    if not band_only:
+        reads.expect_every_tier()  # the report beside the band reads them all
     detail = band_cut.band_detail(project, now, reads=reads)
     context = {
         "project": project,
@@ -235,7 +238,7 @@ def budget_page(request: HtmxHttpRequest) -> HttpResponse:
         "index_max_bytes": settings.MEMADMIN_INDEX_MAX_BYTES,
         "index_max_entries": settings.MEMADMIN_INDEX_MAX_ENTRIES,
     }
-    if request.htmx and not request.htmx.history_restore_request:
+    if band_only:
         return render_page(request, "insights/budget.html", context, fragment="band")
     report = budget_report.budget_report(now, reads=reads, projects=projects)
     context.update(

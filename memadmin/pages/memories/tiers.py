@@ -3,12 +3,13 @@ nowhere, as the exact text of its [Memory] section."""
 
 from django.conf import settings
 from django.http import HttpResponse
+from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memadmin.web.responses import error_response
-from memories.reads.agent_view import agent_view
+from memories.reads.agent_view import TierReads, agent_view
 from memories.reads.params import session_project
 from memories.rules.errors import DomainError
 from projects.models import Project
@@ -18,16 +19,19 @@ from projects.models import Project
 @requires_role()
 def tier_view(request: HtmxHttpRequest) -> HttpResponse:
     """`project` names the session's project; absent or empty, a session on no project."""
+    projects = list(Project.objects.order_by("name"))  # the tabs, the session's, row names
     try:
-        project = session_project(request.GET)
+        project = session_project(request.GET, among=projects)
     except DomainError as error:
         return error_response(request, error.status, error.message)
-    view = agent_view(project)
+    reads = TierReads(timezone.now())
+    reads.know_projects(projects)
+    view = agent_view(project, reads.now, reads=reads)
     context = {
         "view": view,
         "text": view.text(),
         "project": project,
-        "projects": Project.objects.names(),
+        "projects": [p.name for p in projects],
         "index_max_bytes": settings.MEMADMIN_INDEX_MAX_BYTES,
         "index_max_entries": settings.MEMADMIN_INDEX_MAX_ENTRIES,
     }
