@@ -29,8 +29,11 @@ start)
     # Sized for the machine as a DBA sizes a server (README, "PostgreSQL, past one machine"):
     # a quarter of the memory for shared buffers, where Debian's default 128 MB is less than
     # the memories table at 100,000, so that each search read its pages from the OS again.
+    # A parallel search (memories.engine.postgresql.search) uses its own process and at most
+    # one worker a core beside it.
     memory_mb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
     sizes="-c shared_buffers=$((memory_mb / 4))MB -c effective_cache_size=$((memory_mb * 3 / 4))MB -c work_mem=16MB"
+    sizes="$sizes -c max_parallel_workers_per_gather=$(($(nproc) - 1))"
     # Tests open a database per xdist worker and servers of their own beside it.
     as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -o \
         "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off $sizes" \
