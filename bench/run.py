@@ -313,21 +313,40 @@ class BarePostgres:
     def plan(self, sql: str, params: list) -> tuple[list[str], list[str], list[str]]:
         """EXPLAIN, and the sequential scans of memories_memory (text scans when the
         statement looks for a substring)."""
-        lines = [row[0] for row in self.con.execute("EXPLAIN " + sql, params).fetchall()]
+        before, main, after = settings_around(sql)
+        lines = [row[0] for row in self._rows(before + "EXPLAIN " + main + after, params)]
         # The memories table's own scans: not memories_memoryvector's, which a search by
         # meaning reads whole by design (memories.reads.meaning).
         scans = [line.strip() for line in lines if FULL_SCAN.search(line)]
         return (lines, [], scans) if _substring(sql, params) else (lines, scans, [])
 
+    def _rows(self, sql: str, params: list) -> list[tuple]:
+        """The rows of the one part of `sql` that returns any (the others are settings)."""
+        cursor = self.con.execute(sql, params)
+        while cursor.description is None and cursor.nextset():
+            pass
+        return cursor.fetchall()
+
     def run(self, statement) -> None:
-        self.con.execute(statement.sql, statement.params).fetchall()
+        self._rows(statement.sql, statement.params)
 
     def close(self) -> None:
         self.con.close()
 
 
+def settings_around(sql: str) -> tuple[str, str, str]:
+    """A statement sent with settings for it alone (PostgreSQL's ranking statement:
+    `SET LOCAL ...; statement; SET LOCAL ... TO DEFAULT`): what comes before the
+    statement, the statement, what comes after (empty when there are none)."""
+    if not sql.lstrip().upper().startswith("SET LOCAL"):
+        return "", sql, ""
+    before, _, rest = sql.partition("; ")
+    main, _, after = rest.rpartition("; ")
+    return before + "; ", main, "; " + after
+
+
 def replayable(sql: str) -> bool:
-    return sql.lstrip().upper().startswith(("SELECT", "WITH"))
+    return settings_around(sql)[1].lstrip().upper().startswith(("SELECT", "WITH"))
 
 
 def run_statements(driver, statements: list[Statement]) -> list[float]:

@@ -26,9 +26,17 @@ start)
     if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; fi
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     as_postgres "$bin/initdb" -D "$dir/data" -U memadmin --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
+    # Sized for the machine as a DBA sizes a server (README, "PostgreSQL, past one machine"):
+    # a quarter of the memory for shared buffers, where Debian's default 128 MB is less than
+    # the memories table at 100,000, so that each search read its pages from the OS again.
+    # A parallel search (memories.engine.postgresql.search) uses its own process and at most
+    # one worker a core beside it.
+    memory_mb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
+    sizes="-c shared_buffers=$((memory_mb / 4))MB -c effective_cache_size=$((memory_mb * 3 / 4))MB -c work_mem=16MB"
+    sizes="$sizes -c max_parallel_workers_per_gather=$(($(nproc) - 1))"
     # Tests open a database per xdist worker and servers of their own beside it.
     as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -o \
-        "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+        "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off $sizes" \
         start >/dev/null
     as_postgres "$bin/createdb" -h 127.0.0.1 -p "$port" -U memadmin memadmin
     echo "postgres://memadmin@127.0.0.1:$port/memadmin"

@@ -35,6 +35,8 @@ them, frozen
 `search`, the statement `memories.reads.search` runs (see `memories.engine.ranking`)
     ranking_statement(plan: Plan) -> (sql, params): the matches of the plan's parts, scored
         by the formula the plan carries, counted, and the page's memories joined.
+    ranked_rows(connection, sql, params) -> list[tuple]: the rows of a ranking statement,
+        run with whatever planner settings the engine gives that statement alone.
 
 `statements`, the pieces of other reads and writes that each dialect spells its own way
     values(items) -> (sql, params): a subquery of one column, `value`, holding the items,
@@ -70,7 +72,7 @@ from django.core.exceptions import ImproperlyConfigured
 PROVIDES = {
     "config": ("database", "is_busy", "is_lost", "without_waiting", "change_counter"),
     "index": ("migrated", "missing_triggers", "check", "rebuild", "REBUILD_STEPS"),
-    "search": ("ranking_statement",),
+    "search": ("ranking_statement", "ranked_rows"),
     "statements": (
         "values",
         "byte_length",

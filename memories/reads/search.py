@@ -314,9 +314,7 @@ def _run(queries, parts, flt, now, limit, offset) -> tuple[int, bool, list[Hit]]
         return 0, False, []
     db = connections[DEFAULT_DB_ALIAS]
     sql, params = _statement(db, queries, parts, flt, now, limit, offset)
-    with db.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
+    rows = engine.of(db).search.ranked_rows(db, sql, params)
     page = [row for row in rows if row[2] is not None]
     memories = memory_rows.Loader.for_connection(db).memories(row[5:] for row in page)
     hits = [

@@ -31,6 +31,13 @@ SENSE_RANK = " ".join(f"WHEN '{sense}' THEN {rank}" for rank, sense in enumerate
 # The weights ts_rank_cd takes lie in [0, 1], in the order D, C, B, A: the formula's,
 # divided by the name's, and the rank multiplied back by it.
 WEIGHTS = "'{{0, {body}, {description}, 1}}'"
+# The ranking statement may be planned across parallel workers (as many as the server's
+# max_parallel_workers_per_gather gives): at the default price of a row passed up from a
+# worker (0.1) the planner keeps a common word's 47,471 matches at 100,000 memories in one
+# process, though ranking a row costs more than passing it on. Set for that statement alone
+# (bench/results/2026-12-01-pgsearch-5).
+PARALLEL = "SET LOCAL parallel_tuple_cost = 0.01"
+PARALLEL_ENDED = "SET LOCAL parallel_tuple_cost TO DEFAULT"
 
 
 def lexeme(word: str) -> str:
@@ -178,6 +185,8 @@ def _index_hit(
         placed = [prefix_placement_query(words, weight) for weight in ("AB", "A")]
     column = f"{M}.{SEARCH_COLUMN}"
     rank = t.rank.replace("{query}", query[0])
+    if part.sense == "prefix":
+        sql.add("SELECT * FROM (")
     # One level, each expression written once, so that each is computed once a row, in the
     # scan (no subquery's projection on top): r / (1 + r) as 1 - 1 / (1 + r), as on SQLite,
     # which reads r once. The search column is kept in the row (index.SEARCH_STORAGE), so
@@ -200,10 +209,13 @@ def _index_hit(
     sql.add(f" FROM {M} WHERE {column} @@ {query[0]} AND {flt.where}", *query[1], *flt.params)
     if part.sense == "prefix":
         # Tried only when the words match nothing the filters admit: an uncorrelated test,
-        # evaluated once before any row is read.
+        # evaluated once before any row is read. Above the scan's subquery (OFFSET 0 keeps
+        # the planner from pushing it down), so that it also stops a parallel scan before
+        # its workers are started, not in each of them.
         guard = word_query(words)
         sql.add(
-            f" AND NOT EXISTS (SELECT 1 FROM {M} WHERE {column} @@ {guard[0]} AND {flt.where})",
+            f" OFFSET 0) AS tried WHERE NOT EXISTS"
+            f" (SELECT 1 FROM {M} WHERE {column} @@ {guard[0]} AND {flt.where})",
             *guard[1],
             *flt.params,
         )
@@ -314,3 +326,15 @@ def _ranking_sql(plan: Plan, flt: _Filter) -> _Sql:
         plan.offset,
     )
     return sql
+
+
+def ranked_rows(connection, sql: str, params: list) -> list[tuple]:
+    """The ranking statement's rows, with the PARALLEL setting for it alone, in one round
+    trip: the setting, the statement and the setting put back are sent together (Django's
+    client-side binding cursor sends them as one query string), which PostgreSQL runs as
+    one implicit transaction when none is open; inside one, the last part ends the
+    setting."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"{PARALLEL}; {sql}; {PARALLEL_ENDED}", params)
+        cursor.nextset()
+        return cursor.fetchall()

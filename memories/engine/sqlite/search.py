@@ -444,3 +444,10 @@ def ranking_statement(plan: Plan) -> tuple[str, list]:
         " ORDER BY page.score DESC, page.created_at DESC, page.id DESC"
     )
     return sql.text(), sql.params
+
+
+def ranked_rows(connection, sql: str, params: list) -> list[tuple]:
+    """The ranking statement's rows, run as any other read."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()

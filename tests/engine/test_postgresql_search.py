@@ -1,0 +1,67 @@
+"""PostgreSQL's ranking statement as it runs: planned with the parallel setting for it alone,
+and a prefix retry that does not run starts no parallel workers."""
+
+import pytest
+from django.db import connection, transaction
+
+from memories import engine
+from memories.reads.filters import MemoryFilters
+from memories.reads.search import ranking_sql
+
+pytestmark = pytest.mark.engine("postgresql")
+
+SETTING = "SELECT current_setting('parallel_tuple_cost')"
+
+
+def _ranked(sql: str, params: list) -> list[tuple]:
+    return engine.of(connection).search.ranked_rows(connection, sql, params)
+
+
+def _setting() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute(SETTING)
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_ranking_statement_alone_runs_with_the_parallel_setting():
+    default = _setting()
+    assert _ranked(SETTING + " WHERE %s", [True]) == [("0.01",)] != [(default,)]
+    assert _setting() == default
+
+
+def test_inside_a_transaction_the_setting_ends_with_the_statement(db):
+    default = _setting()
+    with transaction.atomic():
+        assert _ranked(SETTING, []) == [("0.01",)]
+        assert _setting() == default
+
+
+def test_a_prefix_retry_that_does_not_run_starts_no_workers(write):
+    """The words match, so the prefix retry's guard is false: it stops the retry above its
+    parallel scan, where the scan's workers would otherwise be started for nothing. Parallel
+    plans are forced here: a test store is too small for the planner to choose them, and
+    with the rows' work priced far above the pages' a worker's share is clearly cheaper,
+    whatever statistics the table has."""
+    for number in range(30):
+        write(f"heron-{number}", body="Herons at the lake")
+    sql, params = ranking_sql(["heron"], MemoryFilters())
+    with transaction.atomic(), connection.cursor() as cursor:
+        for setting, value in (
+            ("parallel_setup_cost", 0),
+            ("parallel_tuple_cost", 0),
+            ("min_parallel_table_scan_size", 0),
+            ("min_parallel_index_scan_size", 0),
+            ("max_parallel_workers_per_gather", 2),  # whatever the cores the cluster has
+            ("cpu_tuple_cost", 10),
+            ("cpu_operator_cost", 10),
+        ):
+            cursor.execute(f"SET LOCAL {setting} = {value}")
+        cursor.execute("ANALYZE memories_memory")
+        cursor.execute("EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) " + sql, params)
+        lines = [row[0] for row in cursor.fetchall()]
+    plan = "\n".join(lines)
+    # The retry's scan is the one testing prefixes (`:*`); the Gather above it is its own.
+    retry = next(n for n, line in enumerate(lines) if "Filter:" in line and ":*" in line)
+    gather = next((line for line in reversed(lines[:retry]) if "Gather" in line), "")
+    assert "Gather" in gather and "never executed" in gather, plan
