@@ -310,6 +310,74 @@ class TagTally(models.Model):
         return f"tier {self.tier} {self.load} {self.tag}: {self.memories}"
 
 
+class VerifiedTally(models.Model):
+    """How many memories of one load in a tier were last verified on one day (UTC); kept as
+    BandTally is. The facets' verification spans read a few of these rows and count the
+    memories of the span's edge days alone, where counting a span's memories stepped every
+    index entry of it (65,000 for the five spans at 100,000 memories)."""
+
+    tier = models.BigIntegerField()
+    load = models.CharField(max_length=6)
+    day = models.DateField()
+    memories = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tier", "load", "day"], name="verified_tally_once"),
+        ]
+        # Covering: the days since a moment over every tier.
+        indexes = [
+            models.Index(fields=["day", "tier", "load", "memories"], name="verified_tally_day")
+        ]
+
+    def __str__(self) -> str:
+        return f"tier {self.tier} {self.load} verified {self.day}: {self.memories}"
+
+
+class TagVerifiedTally(models.Model):
+    """How many memories of a tier carrying a tag were last verified on one day (UTC); kept
+    as BandTally is."""
+
+    tier = models.BigIntegerField()
+    tag = models.TextField()
+    day = models.DateField()
+    memories = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tag", "tier", "day"], name="tag_verified_tally_once"),
+        ]
+        # Covering: every tag's days since a moment.
+        indexes = [
+            models.Index(
+                fields=["day", "tier", "tag", "memories"], name="tag_verified_tally_day"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"tier {self.tier} {self.tag} verified {self.day}: {self.memories}"
+
+
+class TagPairTally(models.Model):
+    """How many memories of a tier carry both `tag` and `other` (each pair in both orders);
+    kept as BandTally is. A tag's facets read its memories' other tags here, where reading
+    them off the tag table sought each memory's tags (15,189 memories for one tag at
+    100,000)."""
+
+    tier = models.BigIntegerField()
+    tag = models.TextField()
+    other = models.TextField()
+    memories = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tag", "tier", "other"], name="tag_pair_tally_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"tier {self.tier} {self.tag} with {self.other}: {self.memories}"
+
+
 class Door(models.TextChoices):
     """Which way a change came in."""
 
