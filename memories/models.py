@@ -323,11 +323,14 @@ class VerifiedTally(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["tier", "load", "day"], name="verified_tally_once"),
+            models.UniqueConstraint(fields=["tier", "day", "load"], name="verified_tally_once"),
         ]
-        # Covering: the days since a moment over every tier.
+        # Covering: the days since a moment over every tier, and one tier's (read off the
+        # constraint's index, each day's row was looked up for its count: 0.9 ms against 0.5
+        # for 90 days of every tier at 100,000 memories).
         indexes = [
-            models.Index(fields=["day", "tier", "load", "memories"], name="verified_tally_day")
+            models.Index(fields=["day", "tier", "load", "memories"], name="verified_tally_day"),
+            models.Index(fields=["tier", "day", "load", "memories"], name="verified_tally_tier"),
         ]
 
     def __str__(self) -> str:
@@ -347,11 +350,10 @@ class TagVerifiedTally(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["tag", "tier", "day"], name="tag_verified_tally_once"),
         ]
-        # Covering: every tag's days since a moment.
+        # Covering: every tag's days since a moment, and one tag's over every tier.
         indexes = [
-            models.Index(
-                fields=["day", "tier", "tag", "memories"], name="tag_verified_tally_day"
-            )
+            models.Index(fields=["day", "tier", "tag", "memories"], name="tag_verified_tally_day"),
+            models.Index(fields=["tag", "day", "tier", "memories"], name="tag_verified_tally_tag"),
         ]
 
     def __str__(self) -> str:

@@ -92,7 +92,10 @@ class Migration(migrations.Migration):
                 "indexes": [
                     models.Index(
                         fields=["day", "tier", "tag", "memories"], name="tag_verified_tally_day"
-                    )
+                    ),
+                    models.Index(
+                        fields=["tag", "day", "tier", "memories"], name="tag_verified_tally_tag"
+                    ),
                 ],
                 "constraints": [
                     models.UniqueConstraint(
@@ -119,11 +122,14 @@ class Migration(migrations.Migration):
                 "indexes": [
                     models.Index(
                         fields=["day", "tier", "load", "memories"], name="verified_tally_day"
-                    )
+                    ),
+                    models.Index(
+                        fields=["tier", "day", "load", "memories"], name="verified_tally_tier"
+                    ),
                 ],
                 "constraints": [
                     models.UniqueConstraint(
-                        fields=("tier", "load", "day"), name="verified_tally_once"
+                        fields=("tier", "day", "load"), name="verified_tally_once"
                     )
                 ],
             },
