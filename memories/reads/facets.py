@@ -78,14 +78,8 @@ class _Counts:
         )
 
 
-def facets(
-    filters: MemoryFilters,
-    now: dt.datetime,
-    *,
-    projects: dict[int, Project] | None = None,
-) -> list[Facet]:
-    """The facets of the memories `filters` admit, at `now` (`projects`: id to project, when
-    the caller holds them).
+def facets(filters: MemoryFilters, now: dt.datetime) -> list[Facet]:
+    """The facets of the memories `filters` admit, at `now`.
 
     Over the store or one tier the counts per tier, load and tag are the tallies', which
     hold expired memories too, as the list does; the expired a range of their index; the
@@ -95,8 +89,7 @@ def facets(
     tags); the expired one pass over them. Under any other filter, one pass over the rows the
     filter finds counts them all, and a second its tags.
     """
-    if projects is None:
-        projects = Project.objects.in_bulk()
+    names = dict(Project.objects.values_list("id", "name"))
     if _tally_kept(filters):
         counts = _tallied(filters, now)
     else:
@@ -115,7 +108,7 @@ def facets(
     by_tier, by_load, expired = counts.by_tier, counts.by_load, counts.expired
 
     def tier_value(project_id: int | None) -> FacetValue:
-        name = None if project_id is None else projects[project_id].name
+        name = None if project_id is None else names[project_id]
         return FacetValue(name or "", tiers.label(name), by_tier[project_id])
 
     found = [
