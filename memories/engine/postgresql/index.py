@@ -16,7 +16,8 @@
   statement's transaction.
 * the tallies per tier, load and priority (memories, body bytes) and per tier, load and tag
   (memories) that memories.reads.tallies reads, kept by a trigger in the statement's
-  transaction (migration 0011).
+  transaction (migration 0011); for the list's facets, per tier, load or tag and UTC day of
+  verification and per tier and pair of tags, likewise (migration 0020).
 * the cross-tier name rule (a global name is never also a project's), checked by a trigger
   under a lock on the name, so that two writers cannot both pass it.
 

@@ -1,7 +1,8 @@
 """SQLite's search index and the other derived parts of the store: the FTS5 table over
 name, description and body (porter stems on unicode61 tokens), the reference and tag
-tables read from the refs and tags JSON, and the tallies per tier and load (memories, body
-bytes, tags; migration 0009).
+tables read from the refs and tags JSON, the tallies per tier and load (memories, body
+bytes, tags; migration 0010), and for the list's facets per tier, load or tag and UTC day of
+verification, and per tier and pair of tags (migration 0020).
 
 Each is kept in step with memories_memory by triggers, created in raw SQL by migration 0002
 (which froze its copy of the statements below). They are derived and disposable: `rebuild()`
