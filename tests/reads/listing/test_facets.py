@@ -217,8 +217,10 @@ def _verified_around_every_span_edge(now):
         Memory.objects.filter(name=f"edge-{number}").update(verified_at=moment)
 
 
+@pytest.mark.parametrize("zone", ["UTC", "Pacific/Auckland"])
 @pytest.mark.parametrize("tier", [ANY_TIER, None, "webdev"])
-def test_the_day_tallies_count_each_span_to_the_second(store, tier):
+def test_the_day_tallies_count_each_span_to_the_second(store, tier, zone, settings):
+    settings.TIME_ZONE = zone  # the tallies' days are UTC's whatever the server's zone
     now = timezone.now()
     _verified_around_every_span_edge(now)
     filters = MemoryFilters(project=tier)
