@@ -272,20 +272,21 @@ def add_expired(
     tag: str | None = None,
 ) -> str:
     """How many memories of `tier` (None: every tier) are expired at `now`, of those verified
-    before `verified_before` or carrying a spelling of `tag` when given."""
-    where, params = _expired_where(tier, now)
-    if verified_before is not None:
-        where += " AND m.verified_at < %s"
-        params.append(_db_time(verified_before))
-    if tag is not None:
-        carrying, carrying_params = _carrying(tag)
-        where += carrying
-        params += carrying_params
+    before `verified_before`, or carrying a spelling of `tag` (counted off its rows, which
+    keep the memory's expiry), when given."""
+    if tag is None:
+        where, params = _expired_where(tier, now, "m")
+        counted, rows = "count(*)", f"{MEMORIES} m"
+        if verified_before is not None:
+            where += " AND m.verified_at < %s"
+            params.append(_db_time(verified_before))
+    else:
+        spelled, spelled_params = _spelled(tag)
+        where, params = _expired_where(tier, now, "t")
+        where, params = f"t.tag IN ({spelled}) AND {where}", [*spelled_params, *params]
+        counted, rows = "count(DISTINCT t.memory_id)", f"{TAGS} t"
     return batch.add(
-        "expired",
-        f"{_NO_TIER}, {_NO_TEXT}, {_NO_TEXT}, count(*)",
-        f"{MEMORIES} m WHERE {where}",
-        params,
+        "expired", f"{_NO_TIER}, {_NO_TEXT}, {_NO_TEXT}, {counted}", f"{rows} WHERE {where}", params
     )
 
 
@@ -418,11 +419,13 @@ def add_tags_with(batch: Batch, tag: str, tier: int | None) -> str:
     )
 
 
-def _expired_where(tier: int | None, now: dt.datetime) -> tuple[str, list]:
-    # Declared sparse, read off memory_expires / memory_tier_expiry: the planner left to guess
-    # tested the expiry of each row another index found.
-    expired = engine.of(connection).statements.likelihood("m.expires_at <= %s", SPARSE)
-    where, params = _of_tier(tier, "m.tier")
+def _expired_where(tier: int | None, now: dt.datetime, rows: str) -> tuple[str, list]:
+    """The condition that the row `rows` (a memory's, or a tag's, which keeps its memory's
+    tier and expiry) is of `tier` (None: any) and expired at `now`."""
+    # Declared sparse, read off the expiry indexes: the planner left to guess tested the
+    # expiry of each row another index found.
+    expired = engine.of(connection).statements.likelihood(f"{rows}.expires_at <= %s", SPARSE)
+    where, params = _of_tier(tier, f"{rows}.tier")
     return f"{expired}{where}", [_db_time(now), *params]
 
 
@@ -433,7 +436,7 @@ def add_expired_by_span(
     (`spans`: (name, older end) each, newest first, the first's newer end `now`; NULL for a
     memory in none), in one pass over the expiry index, which holds the verification too."""
     buckets = " ".join("WHEN m.verified_at >= %s THEN %s" for _ in spans)
-    where, params = _expired_where(tier, now)
+    where, params = _expired_where(tier, now, "m")
     bounds = [value for name, older in spans for value in (_db_time(older), name)]
     return batch.add(
         "expired_spans",
@@ -445,12 +448,11 @@ def add_expired_by_span(
 
 def add_expired_tags(batch: Batch, tier: int | None, now: dt.datetime) -> str:
     """The tags (as stored) of the memories of `tier` (None: every tier) expired at `now`,
-    with how many carry each."""
-    where, params = _expired_where(tier, now)
+    with how many carry each: the tag rows, which keep their memory's expiry."""
+    where, params = _expired_where(tier, now, "t")
     return batch.add(
         "expired_tags",
         f"{_NO_TIER}, {_NO_TEXT}, t.tag, count(*)",
-        f"{TAGS} t WHERE t.memory_id IN (SELECT m.id FROM {MEMORIES} m WHERE {where})"
-        " GROUP BY t.tag",
+        f"{TAGS} t WHERE {where} GROUP BY t.tag",
         params,
     )

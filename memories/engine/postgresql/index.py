@@ -84,9 +84,9 @@ END $$"""
 DERIVED = {
     "memories_reference": ("target, tier", "refs", ", coalesce({memory}.project_id, 0)"),
     "memories_tag": (
-        "tag, tier, verified_at",
+        "tag, tier, verified_at, expires_at",
         "tags",
-        ", coalesce({memory}.project_id, 0), {memory}.verified_at",
+        ", coalesce({memory}.project_id, 0), {memory}.verified_at, {memory}.expires_at",
     ),
 }
 SOURCES = {source: table for table, (_, source, _) in DERIVED.items()}
@@ -119,6 +119,12 @@ END $$""",
 CREATE OR REPLACE FUNCTION memories_tags_verify() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     UPDATE memories_tag SET verified_at = NEW.verified_at WHERE memory_id = NEW.id;
+    RETURN NULL;
+END $$""",
+    "memories_tags_expire": """
+CREATE OR REPLACE FUNCTION memories_tags_expire() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE memories_tag SET expires_at = NEW.expires_at WHERE memory_id = NEW.id;
     RETURN NULL;
 END $$""",
     "memories_derived_forget": """
@@ -291,6 +297,10 @@ FOR EACH ROW WHEN (NEW.tags IS DISTINCT FROM OLD.tags) EXECUTE FUNCTION memories
 CREATE TRIGGER memories_tags_verified_au AFTER UPDATE OF verified_at ON {MEMORY_TABLE}
 FOR EACH ROW WHEN (NEW.verified_at IS DISTINCT FROM OLD.verified_at)
 EXECUTE FUNCTION memories_tags_verify()""",
+    "memories_tags_expiry_au": f"""
+CREATE TRIGGER memories_tags_expiry_au AFTER UPDATE OF expires_at ON {MEMORY_TABLE}
+FOR EACH ROW WHEN (NEW.expires_at IS DISTINCT FROM OLD.expires_at)
+EXECUTE FUNCTION memories_tags_expire()""",
     "memories_derived_ad": f"""
 CREATE TRIGGER memories_derived_ad AFTER DELETE ON {MEMORY_TABLE}
 FOR EACH ROW EXECUTE FUNCTION memories_derived_forget()""",

@@ -119,8 +119,8 @@ END""",
 CREATE TRIGGER memories_refs_ai AFTER INSERT ON {MEMORY_TABLE} BEGIN
     INSERT INTO memories_reference(memory_id, position, target, tier)
     SELECT new.id, key, value, coalesce(new.project_id, 0) FROM json_each(new.refs);
-    INSERT INTO memories_tag(memory_id, position, tag, tier, verified_at)
-    SELECT new.id, key, value, coalesce(new.project_id, 0), new.verified_at
+    INSERT INTO memories_tag(memory_id, position, tag, tier, verified_at, expires_at)
+    SELECT new.id, key, value, coalesce(new.project_id, 0), new.verified_at, new.expires_at
     FROM json_each(new.tags);
 END""",
     "memories_refs_au": f"""
@@ -141,12 +141,17 @@ CREATE TRIGGER memories_tags_verified_au AFTER UPDATE OF verified_at ON {MEMORY_
 WHEN new.verified_at IS NOT old.verified_at BEGIN
     UPDATE memories_tag SET verified_at = new.verified_at WHERE memory_id = new.id;
 END""",
+    "memories_tags_expiry_au": f"""
+CREATE TRIGGER memories_tags_expiry_au AFTER UPDATE OF expires_at ON {MEMORY_TABLE}
+WHEN new.expires_at IS NOT old.expires_at BEGIN
+    UPDATE memories_tag SET expires_at = new.expires_at WHERE memory_id = new.id;
+END""",
     "memories_tags_au": f"""
 CREATE TRIGGER memories_tags_au AFTER UPDATE OF tags ON {MEMORY_TABLE}
 WHEN new.tags IS NOT old.tags BEGIN
     DELETE FROM memories_tag WHERE memory_id = old.id;
-    INSERT INTO memories_tag(memory_id, position, tag, tier, verified_at)
-    SELECT new.id, key, value, coalesce(new.project_id, 0), new.verified_at
+    INSERT INTO memories_tag(memory_id, position, tag, tier, verified_at, expires_at)
+    SELECT new.id, key, value, coalesce(new.project_id, 0), new.verified_at, new.expires_at
     FROM json_each(new.tags);
 END""",
     "memories_refs_ad": f"""
@@ -278,9 +283,9 @@ def _differ(cursor, expected: str, present: str) -> bool:
 DERIVED = {
     "memories_reference": ("target, tier", "refs", ", coalesce(m.project_id, 0)"),
     "memories_tag": (
-        "tag, tier, verified_at",
+        "tag, tier, verified_at, expires_at",
         "tags",
-        ", coalesce(m.project_id, 0), m.verified_at",
+        ", coalesce(m.project_id, 0), m.verified_at, m.expires_at",
     ),
 }
 
