@@ -347,48 +347,65 @@ def add_verified_since(
     return read
 
 
-def add_verified_since_per_band(batch: Batch, cutoff: dt.datetime, tier: int | None) -> str:
-    """Arms counting how many memories of each tier and load of `tier` (None: every tier)
-    were verified at or after `cutoff`: the day tallies after its day, the rest of the day
-    by rows. Their rows may repeat a (tier, load): sum them."""
+def _add_since(
+    batch: Batch,
+    kind: str,
+    cutoff: dt.datetime,
+    tier: int | None,
+    tallied: tuple[str, str],
+    counted: tuple[str, str],
+) -> str:
+    """Two arms of `kind` counting what was verified at or after `cutoff` in `tier` (None:
+    every tier): `tallied`, the (columns, rest) of an arm over a day tally, `{where}` in the
+    rest standing for its condition, for the days after the cutoff's; `counted` likewise
+    over the memories `m` verified from the cutoff to the end of its day."""
     where, params = _of_tier(tier)
     rows_where, rows_params = _of_tier(tier, "m.tier")
     start, end = _rest_of_day(cutoff)
-    kind = "since_bands"
-    batch.add(
-        kind,
-        f"tier, load, {_NO_TEXT}, CAST(SUM(memories) AS BIGINT)",
-        f"{VERIFIED_TALLY} WHERE day > %s{where} GROUP BY tier, load",
-        [_db_day(cutoff), *params],
-    )
-    return batch.add(
-        kind,
-        f"m.tier, m.load, {_NO_TEXT}, count(*)",
-        f"{MEMORIES} m WHERE m.verified_at >= %s AND m.verified_at < %s{rows_where}"
-        " GROUP BY m.tier, m.load",
-        [_db_time(start), _db_time(end), *rows_params],
+    columns, rest = tallied
+    batch.add(kind, columns, rest.format(where=f"day > %s{where}"), [_db_day(cutoff), *params])
+    columns, rest = counted
+    verified = f"m.verified_at >= %s AND m.verified_at < %s{rows_where}"
+    rest = rest.format(where=verified)
+    return batch.add(kind, columns, rest, [_db_time(start), _db_time(end), *rows_params])
+
+
+def add_verified_since_per_band(batch: Batch, cutoff: dt.datetime, tier: int | None) -> str:
+    """Arms counting how many memories of each tier and load of `tier` (None: every tier)
+    were verified at or after `cutoff`. Their rows may repeat a (tier, load): sum them."""
+    return _add_since(
+        batch,
+        "since_bands",
+        cutoff,
+        tier,
+        (
+            f"tier, load, {_NO_TEXT}, CAST(SUM(memories) AS BIGINT)",
+            f"{VERIFIED_TALLY} WHERE {{where}} GROUP BY tier, load",
+        ),
+        (
+            f"m.tier, m.load, {_NO_TEXT}, count(*)",
+            f"{MEMORIES} m WHERE {{where}} GROUP BY m.tier, m.load",
+        ),
     )
 
 
 def add_tags_verified_since(batch: Batch, cutoff: dt.datetime, tier: int | None) -> str:
     """Arms counting how many memories of `tier` (None: every tier) carrying each tag (as
-    stored) were verified at or after `cutoff`, as add_verified_since_per_band."""
-    where, params = _of_tier(tier)
-    rows_where, rows_params = _of_tier(tier, "m.tier")
-    start, end = _rest_of_day(cutoff)
-    kind = "since_tags"
-    batch.add(
-        kind,
-        f"{_NO_TIER}, {_NO_TEXT}, tag, CAST(SUM(memories) AS BIGINT)",
-        f"{TAG_VERIFIED_TALLY} WHERE day > %s{where} GROUP BY tag",
-        [_db_day(cutoff), *params],
-    )
-    return batch.add(
-        kind,
-        f"{_NO_TIER}, {_NO_TEXT}, t.tag, count(*)",
-        f"{TAGS} t WHERE t.memory_id IN (SELECT m.id FROM {MEMORIES} m"
-        f" WHERE m.verified_at >= %s AND m.verified_at < %s{rows_where}) GROUP BY t.tag",
-        [_db_time(start), _db_time(end), *rows_params],
+    stored) were verified at or after `cutoff`. Their rows may repeat a tag: sum them."""
+    return _add_since(
+        batch,
+        "since_tags",
+        cutoff,
+        tier,
+        (
+            f"{_NO_TIER}, {_NO_TEXT}, tag, CAST(SUM(memories) AS BIGINT)",
+            f"{TAG_VERIFIED_TALLY} WHERE {{where}} GROUP BY tag",
+        ),
+        (
+            f"{_NO_TIER}, {_NO_TEXT}, t.tag, count(*)",
+            f"{TAGS} t WHERE t.memory_id IN (SELECT m.id FROM {MEMORIES} m WHERE {{where}})"
+            " GROUP BY t.tag",
+        ),
     )
 
 
