@@ -184,6 +184,15 @@ class Batch:
     def __init__(self):
         self.selects: list[str] = []
         self.params: list = []
+        self.spelled: str | None = None  # the tag whose spellings the arms ask for
+
+    def spellings(self, tag: str) -> str:
+        """A subquery of the spellings of `tag` the tag tallies hold (the tag filter finds it
+        in any case), read once for the statement however many arms ask."""
+        if self.spelled not in (None, tag):
+            raise ValueError("a batch reads the spellings of one tag")
+        self.spelled = tag
+        return "SELECT tag FROM spelled"
 
     def add(self, kind: str, columns: str, rest: str, params=()) -> str:
         """An arm: `columns` (tier, load, name, n), `rest` from FROM on. Returns its kind."""
@@ -194,8 +203,16 @@ class Batch:
     def run(self) -> dict[str, list[tuple]]:
         """Each kind's (tier, load, name, n) rows."""
         found: dict[str, list[tuple]] = {}
+        statement, params = " UNION ALL ".join(self.selects), self.params
+        if self.spelled is not None:
+            # Materialized: each arm's IN list read the tallies anew, a scan of them each.
+            statement = (
+                f"WITH spelled AS MATERIALIZED (SELECT DISTINCT tag FROM {TAG_TALLY}"
+                f" WHERE lower(tag) = lower(%s)) {statement}"
+            )
+            params = [self.spelled, *params]
         with connection.cursor() as cursor:
-            cursor.execute(" UNION ALL ".join(self.selects), self.params)
+            cursor.execute(statement, params)
             for kind, *row in cursor.fetchall():
                 found.setdefault(kind, []).append(tuple(row))
         return found
@@ -227,18 +244,10 @@ def _db_day(moment: dt.datetime):
     return connection.ops.adapt_datefield_value(_day(moment))
 
 
-def _spelled(tag: str) -> tuple[str, list]:
-    """The spellings of `tag` the tag tallies hold (the tag filter finds it in any case)."""
-    return f"SELECT tag FROM {TAG_TALLY} WHERE lower(tag) = lower(%s)", [tag]
-
-
-def _carrying(tag: str) -> tuple[str, list]:
+def _carrying(batch: Batch, tag: str) -> str:
     """The condition that the memory `m` carries a spelling of `tag`."""
-    spelled, params = _spelled(tag)
-    return (
-        f" AND EXISTS (SELECT 1 FROM {TAGS} t WHERE t.memory_id = m.id AND t.tag IN ({spelled}))",
-        params,
-    )
+    spelled = batch.spellings(tag)
+    return f" AND EXISTS (SELECT 1 FROM {TAGS} t WHERE t.memory_id = m.id AND t.tag IN ({spelled}))"
 
 
 def add_bands(batch: Batch, tier: int | None) -> str:
@@ -281,9 +290,8 @@ def add_expired(
             where += " AND m.verified_at < %s"
             params.append(_db_time(verified_before))
     else:
-        spelled, spelled_params = _spelled(tag)
         where, params = _expired_where(tier, now, "t")
-        where, params = f"t.tag IN ({spelled}) AND {where}", [*spelled_params, *params]
+        where = f"t.tag IN ({batch.spellings(tag)}) AND {where}"
         counted, rows = "count(DISTINCT t.memory_id)", f"{TAGS} t"
     return batch.add(
         "expired", f"{_NO_TIER}, {_NO_TEXT}, {_NO_TEXT}, {counted}", f"{rows} WHERE {where}", params
@@ -303,11 +311,9 @@ def add_verified_since(
     if tag is None:
         tallied = VERIFIED_TALLY
     else:
-        spelled, spelled_params = _spelled(tag)
         tallied = TAG_VERIFIED_TALLY
-        where, params = f" AND tag IN ({spelled}){where}", [*spelled_params, *params]
-        carrying, carrying_params = _carrying(tag)
-        rows_where, rows_params = carrying + rows_where, [*carrying_params, *rows_params]
+        where = f" AND tag IN ({batch.spellings(tag)}){where}"
+        rows_where = _carrying(batch, tag) + rows_where
     kind = f"days{len(batch.selects)}"
     for number, day in enumerate(days):
         # The days after `day` and not after the previous (later) one.
@@ -411,13 +417,12 @@ def add_tags_verified_since(batch: Batch, cutoff: dt.datetime, tier: int | None)
 
 def add_spelled(batch: Batch, tag: str, tier: int | None) -> str:
     """The tag tallies of each spelling of `tag`: (tier, load, tag as stored, memories)."""
-    spelled, spelled_params = _spelled(tag)
     where, params = _of_tier(tier)
     return batch.add(
         "spelled",
         "tier, load, tag, memories",
-        f"{TAG_TALLY} WHERE tag IN ({spelled}){where}",
-        [*spelled_params, *params],
+        f"{TAG_TALLY} WHERE tag IN ({batch.spellings(tag)}){where}",
+        params,
     )
 
 
@@ -425,14 +430,14 @@ def add_tags_with(batch: Batch, tag: str, tier: int | None) -> str:
     """The other tags (as stored) of the memories of `tier` (None: every tier) carrying a
     spelling of `tag`, with how many carry each: the pair tallies. A memory holding two of
     the spellings is counted for each: the caller reads these for a tag in one spelling."""
-    spelled, spelled_params = _spelled(tag)
+    spelled = batch.spellings(tag)
     where, params = _of_tier(tier)
     return batch.add(
         "with",
         f"{_NO_TIER}, {_NO_TEXT}, other, CAST(SUM(memories) AS BIGINT)",
         f"{TAG_PAIR_TALLY} WHERE tag IN ({spelled}) AND other NOT IN ({spelled}){where}"
         " GROUP BY other",
-        [*spelled_params, *spelled_params, *params],
+        params,
     )
 
 
