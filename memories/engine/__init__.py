@@ -23,9 +23,9 @@ An engine provides five modules:
         when there is none to trust (PostgreSQL inside a transaction): keep nothing.
 
 `index`, the search index over name, description and body and the tables derived from the
-memories table (the reference and tag rows, the tallies per tier, load and priority that
-memories.reads.tallies reads), kept in each write's own transaction; the migrations create
-them, frozen
+memories table (the reference and tag rows, the tallies per tier, load and priority, per
+day of verification and per pair of tags that memories.reads.tallies reads), kept in each
+write's own transaction; the migrations create them, frozen
     migrated(cursor) -> bool: whether the memories table exists yet.
     missing_triggers(cursor) -> list[str]: the triggers keeping them in step that are gone.
     check() -> IndexReport: the derived tables compared with the memories table.

@@ -2,35 +2,28 @@
 how many fall in each tier, each load, each tag (the most common first), expired or not, and
 unverified for each of the pages' periods.
 
-A few aggregate queries with the ORM, whatever the store holds (see facets()), and one
-grouping the normalized tag table. The counts are under the filters' own conditions
-(MemoryFilters.apply), so a count is what its link then lists.
-
-Where a filter admits most of the store, a pass over its rows costs a row read per match
-(unverified for 90 days: 79,400 at 100,000 memories, 140 ms against a 20 ms list); the
-filters the pages offer most are counted off indexes and the tallies instead: a range per
-band tally or tag tally, never a row of memories_memory.
+The counts are under the filters' own conditions (MemoryFilters.apply), so a count is what
+its link then lists. Where a filter admits most of the store, a pass over its rows costs a
+row read per match (unverified for 90 days: 79,400 at 100,000 memories, 140 ms against a
+20 ms list); the filters the pages offer most (every tier or one, alone or with a tag, an
+unverified period or expired) are counted off the tallies the database keeps
+(memories.reads.tallies) and short ranges of indexes, in one statement; any other filter by
+one pass over its rows and a second over their tags, with the ORM.
 """
 
 import datetime as dt
 import string
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from django.db.models import (
-    BigIntegerField,
     Count,
-    Exists,
     F,
-    Func,
-    Min,
-    OuterRef,
     Q,
-    QuerySet,
-    Subquery,
 )
 
 from memories.engine.hints import Unindexed, likelihood
-from memories.models import BandTally, Memory, Tag, TagTally
+from memories.models import Memory, Tag
 from memories.reads import tallies
 from memories.reads.filters import PERIOD_CHOICES, SPARSE, MemoryFilters
 from memories.rules import fields as memory_fields
@@ -85,24 +78,18 @@ class _Counts:
         )
 
 
-def facets(
-    filters: MemoryFilters,
-    now: dt.datetime,
-    *,
-    projects: dict[int, Project] | None = None,
-) -> list[Facet]:
-    """The facets of the memories `filters` admit, at `now` (`projects`: id to project, when
-    the caller holds them).
+def facets(filters: MemoryFilters, now: dt.datetime) -> list[Facet]:
+    """The facets of the memories `filters` admit, at `now`.
 
     Over the store or one tier the counts per tier, load and tag are the tallies', which
-    hold expired memories too, as the list does; the expired and the verification spans are
-    ranges of their indexes. Unverified for a period over most of the store or a tier is
-    those counts less the memories verified since, and a tag over the store or a tier its
-    tag tallies, both counted off indexes. Under any other filter, one pass over the rows
-    the filter finds counts them all, and a second its tags.
+    hold expired memories too, as the list does; the expired a range of their index; the
+    verification spans the day tallies'. Unverified for a period over most of the store or a
+    tier is those counts less the memories verified since (the day tallies again); a tag over
+    the store or a tier its tag tallies, its day tallies and its pair tallies (its other
+    tags); the expired one pass over them. Under any other filter, one pass over the rows the
+    filter finds counts them all, and a second its tags.
     """
-    if projects is None:
-        projects = Project.objects.in_bulk()
+    names = dict(Project.objects.values_list("id", "name"))
     if _tally_kept(filters):
         counts = _tallied(filters, now)
     else:
@@ -121,7 +108,7 @@ def facets(
     by_tier, by_load, expired = counts.by_tier, counts.by_load, counts.expired
 
     def tier_value(project_id: int | None) -> FacetValue:
-        name = None if project_id is None else projects[project_id].name
+        name = None if project_id is None else names[project_id]
         return FacetValue(name or "", tiers.label(name), by_tier[project_id])
 
     found = [
@@ -190,27 +177,44 @@ def _expired(now: dt.datetime) -> Q:
 
 
 def _tallied(filters: MemoryFilters, now: dt.datetime) -> _Counts:
-    """The counts over every tier or one: tiers, loads and tags off the tallies; the
-    expired and each verification span a range of memory_expires / memory_verified, or of
-    memory_tier_expiry / memory_tier_verified for one tier."""
+    """The counts over every tier or one, in one statement: tiers, loads and tags off the
+    tallies; the expired a range of memory_expires, or of memory_tier_expiry for one tier;
+    the verification spans off the day tallies."""
     tier = filters.tier_key()
-    by_tier, by_load = _by_tier_and_load(tallies.tier_loads(tier).items())
-    rows = _in_tier(Memory.objects.all(), tier)
+    batch = tallies.Batch()
+    bands, tags = tallies.add_bands(batch, tier), tallies.add_tags(batch, tier)
+    expired = tallies.add_expired(batch, tier, now)
+    spans = _add_spans(batch, now, tier)
+    found = batch.run()
+    by_tier, by_load = _by_tier_and_load(found.get(bands, []))
     return _Counts(
         total=sum(by_tier.values()),
         by_tier=by_tier,
         by_load=by_load,
-        expired=rows.filter(_expired(now)).count(),
-        spans=_spans(rows, now),
-        tags=tallies.tags(tier),
+        expired=_single(found, expired),
+        spans=spans(found),
+        tags=_named(found, tags),
     )
 
 
+def _single(found: dict, kind: str) -> int:
+    """The count of a one-row arm."""
+    return found[kind][0][-1]
+
+
+def _named(found: dict, kind: str) -> list[tuple[str, int]]:
+    """(name, count) of the rows of a kind's arms, each name's counts summed."""
+    counts: dict[str, int] = {}
+    for _, _, name, n in found.get(kind, []):
+        counts[name] = counts.get(name, 0) + n
+    return [(name, n) for name, n in counts.items() if n]
+
+
 def _by_tier_and_load(bands) -> tuple[dict[int | None, int], dict[str, int]]:
-    """Memories per tier (None: the global one) and per load of ((tier, load), n) pairs."""
+    """Memories per tier (None: the global one) and per load of (tier, load, _, n) rows."""
     by_tier: dict[int | None, int] = {}
     by_load: dict[str, int] = {}
-    for (tier, load), n in bands:
+    for tier, load, _, n in bands:
         if n:
             by_tier[tier or None] = by_tier.get(tier or None, 0) + n
             by_load[load] = by_load.get(load, 0) + n
@@ -218,12 +222,11 @@ def _by_tier_and_load(bands) -> tuple[dict[int | None, int], dict[str, int]]:
 
 
 def _by_what_it_leaves_out(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
-    """Unverified for a period, over the store or one tier, when that is most of it: the
-    tallies' tiers, loads and tags less those of the memories verified since, which are
-    fewer (unverified for 90 days on the generated store: 20,600 rather than 79,400); the
-    expired among the sparse expired and each span older than the period a range of the
-    verification index. None for any other filter, or when those verified since are the
-    more."""
+    """Unverified for a period, over the store or one tier, when that is most of it, in one
+    statement: the tallies' tiers, loads and tags less those of the memories verified since
+    (the day tallies after the cutoff's day, the rest of that day by rows); the expired among
+    the sparse expired; each span older than the period off the day tallies. None for any
+    other filter, or when those verified since are the more (the rows are fewer then)."""
     scope = replace(filters, unverified=None)
     if not filters.unverified or not _tally_kept(scope):
         return None
@@ -232,136 +235,123 @@ def _by_what_it_leaves_out(filters: MemoryFilters, now: dt.datetime) -> _Counts 
     except OverflowError:
         return None
     tier = scope.tier_key()
-    by_tier, by_load = _by_tier_and_load(tallies.tier_loads(tier).items())
+    batch = tallies.Batch()
+    bands, tags = tallies.add_bands(batch, tier), tallies.add_tags(batch, tier)
+    since_bands = tallies.add_verified_since_per_band(batch, cutoff, tier)
+    since_tags = tallies.add_tags_verified_since(batch, cutoff, tier)
+    expired = tallies.add_expired(batch, tier, now, verified_before=cutoff)
+    bounds = _span_bounds(now)
+    verified = tallies.add_verified_since(
+        batch, [now, cutoff, *(older for _, older, _ in bounds)], tier
+    )
+    found = batch.run()
+    by_tier, by_load = _by_tier_and_load(found.get(bands, []))
     total = sum(by_tier.values())
-    since = _verified_since(tier, cutoff)
+    since_by_tier, since_by_load = _by_tier_and_load(found.get(since_bands, []))
+    since = _Counts(
+        total=sum(since_by_tier.values()),
+        by_tier=since_by_tier,
+        by_load=since_by_load,
+        expired=0,
+        spans={period: 0 for period, _ in PERIOD_CHOICES},
+        tags=_named(found, since_tags),
+    )
     if since.total * 2 > total:
         return None
-    rows = _in_tier(Memory.objects.all(), tier).filter(verified_at__lt=cutoff)
+    verified_since = verified(found)
+    # Only the memories verified before the cutoff are in the filter's spans.
     spans = {
-        period: 0
-        if older >= cutoff
-        else rows.filter(verified_at__gte=older, verified_at__lt=newer).count()
-        for period, older, newer in _span_bounds(now)
+        period: 0 if older >= cutoff else verified_since[older] - verified_since[min(newer, cutoff)]
+        for period, older, newer in bounds
     }
     whole = _Counts(
         total=total,
         by_tier=by_tier,
         by_load=by_load,
-        expired=rows.filter(_expired(now)).count(),
+        expired=_single(found, expired),
         spans=spans,
-        tags=tallies.tags(tier),
+        tags=_named(found, tags),
     )
     return whole.minus(since)
 
 
-def _in_tier(rows: QuerySet, tier: int | None) -> QuerySet:
-    """`rows` (of a model with a tier column) of `tier`, or (None) of every tier."""
-    return rows if tier is None else rows.filter(tier=tier)
-
-
-def _count_of(rows: QuerySet) -> Subquery:
-    """How many rows the correlated queryset `rows` holds, as a scalar subquery (a plain
-    COUNT, which groups nothing, so each outer row counts its own range of an index)."""
-    counted = rows.order_by().annotate(n=Func(F("id"), function="COUNT")).values("n")
-    return Subquery(counted, output_field=BigIntegerField())
-
-
-def _one_per(tallies: QuerySet, *keys: str) -> QuerySet:
-    """One row of `tallies` for each distinct value of `keys` (a tally is kept per load or
-    priority as well: counting a range for each of them would count it several times)."""
-    first = tallies.order_by().values(*keys).annotate(first=Min("id")).values("first")
-    return tallies.filter(id__in=first).order_by()
-
-
-def _verified_since(tier: int | None, cutoff: dt.datetime) -> _Counts:
-    """How many memories of `tier` (None: every tier) were verified since `cutoff`, per tier,
-    load and tag (none of the expired or spans), off indexes alone: a range of
-    memory_band_verified for each tier and load the band tallies hold, of tag_facets for each
-    tier and tag the tag tallies hold."""
-    since = Memory.objects.filter(
-        tier=OuterRef("tier"), load=OuterRef("load"), verified_at__gte=cutoff
-    )
-    bands = _one_per(_in_tier(BandTally.objects.all(), tier), "tier", "load")
-    by_tier, by_load = _by_tier_and_load(
-        ((row_tier, load), n)
-        for row_tier, load, n in bands.values_list("tier", "load").annotate(n=_count_of(since))
-    )
-    tagged = Tag.objects.filter(tier=OuterRef("tier"), tag=OuterRef("tag"), verified_at__gte=cutoff)
-    tag_tallies = _one_per(_in_tier(TagTally.objects.all(), tier), "tier", "tag")
-    tags: dict[str, int] = {}
-    for tag, n in tag_tallies.values_list("tag").annotate(n=_count_of(tagged)):
-        if n:
-            tags[tag] = tags.get(tag, 0) + n
-    return _Counts(
-        total=sum(by_tier.values()),
-        by_tier=by_tier,
-        by_load=by_load,
-        expired=0,
-        spans={period: 0 for period, _ in PERIOD_CHOICES},
-        tags=list(tags.items()),
+def _add_spans(
+    batch: tallies.Batch, now: dt.datetime, tier: int | None, tag: str | None = None
+) -> Callable[[dict], dict[str, int]]:
+    """Arms counting the memories of `tier` (None: every tier), of a spelling of `tag` when
+    given, in each verification span: those verified since its older end less those since its
+    newer. Returns what reads the spans off the batch's rows."""
+    bounds = _span_bounds(now)
+    verified = tallies.add_verified_since(
+        batch, [now, *(older for _, older, _ in bounds)], tier, tag
     )
 
+    def read(found: dict) -> dict[str, int]:
+        since = verified(found)
+        return {period: since[older] - since[newer] for period, older, newer in bounds}
 
-def _spans(rows: QuerySet, now: dt.datetime) -> dict[str, int]:
-    """How many memories of `rows` fall in each verification span: a range of an index on
-    the verification each (one pass testing every span on each row read its column per row,
-    6 ms against 1 for 20,600 memories)."""
-    return {period: rows.filter(span).count() for period, span in _span_conditions(now).items()}
+    return read
 
 
 def _tagged(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
-    """Tagged with one tag, over the store or one tier: the tiers and loads off the tag's
-    tallies, its verification spans off tag_facets, the expired among the sparse expired, its
-    memories' other tags off tag_memory_tag. None under any other filter, or when the tag is
-    held in more than one spelling (the filter finds any case, and a memory holding two is
-    in two tallies): its rows count it then."""
+    """Tagged with one tag, over the store or one tier, in one statement: the tiers and loads
+    off the tag's tallies, its verification spans off its day tallies, the expired among the
+    sparse expired, its memories' other tags off the pair tallies. None under any other
+    filter, or when the tag is held in more than one spelling (the filter finds any case, and
+    a memory holding two is in two tallies): its rows count it then."""
     if not filters.tag or not _tally_kept(replace(filters, tag=None)):
         return None
     tier = filters.tier_key()
-    spelled = _in_tier(tallies.tag_tallies(filters.tag), tier)
-    tallied = list(spelled.values_list("tier", "load", "tag", "memories"))
+    batch = tallies.Batch()
+    spelled = tallies.add_spelled(batch, filters.tag, tier)
+    others = tallies.add_tags_with(batch, filters.tag, tier)
+    expired = tallies.add_expired(batch, tier, now, tag=filters.tag)
+    spans = _add_spans(batch, now, tier, filters.tag)
+    found = batch.run()
+    tallied = found.get(spelled, [])
     spellings = {tag for _, _, tag, _ in tallied}
     if len(spellings) > 1:
         return None
-    by_tier, by_load = _by_tier_and_load(((t, load), n) for t, load, _, n in tallied)
+    by_tier, by_load = _by_tier_and_load(tallied)
     total = sum(by_tier.values())
-    holding = Tag.objects.filter(memory_id=OuterRef("id"), tag__in=spellings)
-    expired = _in_tier(Memory.objects.all(), tier).filter(_expired(now), Exists(holding))
-    # Each tier's span a range of tag_facets (tag, tier, verified_at); over every tier, a
-    # span is no range of it.
-    in_span = {
-        period: _count_of(Tag.objects.filter(span, tag=OuterRef("tag"), tier=OuterRef("tier")))
-        for period, span in _span_conditions(now).items()
-    }
-    spans = dict.fromkeys(in_span, 0)
-    for counted in _one_per(
-        _in_tier(TagTally.objects.all(), tier).filter(tag__in=spellings), "tier"
-    ).values(**in_span):
-        for period, n in counted.items():
-            spans[period] += n
-    # The tag itself is on every one of them: only the others are read.
-    tagged = _in_tier(Tag.objects.all(), tier).filter(tag__in=spellings)
-    others = Tag.objects.filter(memory_id__in=tagged.values("memory_id")).exclude(tag__in=spellings)
-    tags = list(others.values_list("tag").annotate(count=Count("*")).order_by())
+    # The tag itself is on every one of them; the pair tallies hold the others.
     return _Counts(
         total=total,
         by_tier=by_tier,
         by_load=by_load,
-        expired=expired.count(),
-        spans=spans,
-        tags=tags + [(tag, total) for tag in spellings if total],
+        expired=_single(found, expired),
+        spans=spans(found),
+        tags=_named(found, others) + [(tag, total) for tag in spellings if total],
     )
 
 
 def _expired_alone(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
-    """The expired, over the store or one tier: the one pass reads them, declared few, off
-    memory_tier_expiry (tier, expiry, load, verification), grouped on the tier it holds
-    (3.6 ms reading each memory's row for its project at 100,000, 0.6 off the index). None
-    under any other filter."""
+    """The expired, over the store or one tier, in one statement: one pass over them,
+    declared few, off memory_tier_expiry (tier, expiry, load, verification), grouped by tier,
+    load and span (3.6 ms reading each memory's row for its project at 100,000, 0.6 off the
+    index), and their tags. None under any other filter."""
     if filters.expired is not True or not _tally_kept(replace(filters, expired=None)):
         return None
-    return _counted(filters.apply(Memory.objects.all(), now, sparse=True), now, key=F("tier"))
+    tier = filters.tier_key()
+    batch = tallies.Batch()
+    spans = [(period, older) for period, older, _ in _span_bounds(now)]
+    rows = tallies.add_expired_by_span(batch, tier, now, spans)
+    tags = tallies.add_expired_tags(batch, tier, now)
+    found = batch.run()
+    by_tier, by_load = _by_tier_and_load(found.get(rows, []))
+    in_span = dict.fromkeys((period for period, _ in PERIOD_CHOICES), 0)
+    for _, _, period, n in found.get(rows, []):
+        if period is not None:
+            in_span[period] += n
+    total = sum(by_tier.values())
+    return _Counts(
+        total=total,
+        by_tier=by_tier,
+        by_load=by_load,
+        expired=total,
+        spans=in_span,
+        tags=_named(found, tags),
+    )
 
 
 def _counted(admitted, now: dt.datetime, *, key=None) -> _Counts:

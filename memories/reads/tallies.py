@@ -1,6 +1,7 @@
-"""Counts of a tier read off the tallies the database keeps (memories.models.BandTally and
-TagTally), less the tier's expired memories, which the tallies hold too: an expired memory
-leaves the index and the inline band by the clock, with no write to move a tally.
+"""Counts of a tier read off the tallies the database keeps (memories.models.BandTally,
+TagTally, and for the list's facets VerifiedTally, TagVerifiedTally and TagPairTally), less
+the tier's expired memories, which the tallies hold too: an expired memory leaves the index
+and the inline band by the clock, with no write to move a tally.
 
 What these cost follows the expired memories of the tiers asked about and their distinct
 tags, not every memory the tiers hold: a count that read the band index took 2 ms a tier at
@@ -9,6 +10,7 @@ tags, not every memory the tiers hold: a count that read the band index took 2 m
 
 import datetime as dt
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from django.db import connection
@@ -176,15 +178,317 @@ def left_out_tags(
     return ranked[:limit]
 
 
-def tier_loads(tier: int | None) -> dict[tuple[int, str], int]:
-    """Memories per (tier, load), expired ones counted, of `tier` or (None) of every tier."""
-    kept = BandTally.objects.all() if tier is None else BandTally.objects.filter(tier=tier)
-    rows = kept.order_by().values_list("tier", "load").annotate(n=_sum("memories"))
-    return {(row_tier, load): n for row_tier, load, n in rows}
+# The facets' counts, read in one statement (Batch): plain SQL, the same on either engine.
+# Built with the ORM, each of a facets view's dozen counts cost 0.3-1 ms of Python to build,
+# more than the database took to count it off a tally or an index.
+BAND_TALLY = "memories_bandtally"
+TAG_TALLY = "memories_tagtally"
+VERIFIED_TALLY = "memories_verifiedtally"
+TAG_VERIFIED_TALLY = "memories_tagverifiedtally"
+TAG_PAIR_TALLY = "memories_tagpairtally"
+MEMORIES = "memories_memory"
+TAGS = "memories_tag"
+_ROWS = "(kind, tier, load, name, n)"
 
 
-def tags(tier: int | None) -> list[tuple[str, int]]:
-    """(tag as stored, memories carrying it) of `tier` or (None) of every tier, expired ones
-    counted."""
-    kept = TagTally.objects.all() if tier is None else TagTally.objects.filter(tier=tier)
-    return list(kept.order_by().values_list("tag").annotate(n=_sum("memories")))
+class Batch:
+    """Counts asked of the tallies and indexes, read together by run(): each arm a SELECT of
+    (kind, tier, load, name, n) rows, the kind naming what asked for them."""
+
+    def __init__(self):
+        self.selects: list[str] = []
+        self.params: list = []
+        self.spelled: str | None = None  # the tag whose spellings the arms ask for
+
+    def spellings(self, tag: str) -> str:
+        """A subquery of the spellings of `tag` the tag tallies hold (the tag filter finds it
+        in any case), read once for the statement however many arms ask."""
+        if self.spelled not in (None, tag):
+            raise ValueError("a batch reads the spellings of one tag")
+        self.spelled = tag
+        return "SELECT tag FROM spelled"
+
+    def add(self, kind: str, columns: str, rest: str, params=()) -> str:
+        """An arm: `columns` (tier, load, name, n), `rest` from FROM on. Returns its kind."""
+        self.selects.append(f"SELECT '{kind}', {columns} FROM {rest}")
+        self.params.extend(params)
+        return kind
+
+    def run(self) -> dict[str, list[tuple]]:
+        """Each kind's (tier, load, name, n) rows."""
+        found: dict[str, list[tuple]] = {}
+        statement, params = " UNION ALL ".join(self.selects), self.params
+        if self.spelled is not None:
+            # Materialized: each arm's IN list read the tallies anew, a scan of them each.
+            statement = (
+                f"WITH spelled AS MATERIALIZED (SELECT DISTINCT tag FROM {TAG_TALLY}"
+                f" WHERE lower(tag) = lower(%s)) {statement}"
+            )
+            params = [self.spelled, *params]
+        with connection.cursor() as cursor:
+            cursor.execute(statement, params)
+            for kind, *row in cursor.fetchall():
+                found.setdefault(kind, []).append(tuple(row))
+        return found
+
+
+_NO_TIER, _NO_TEXT = "CAST(NULL AS BIGINT)", "CAST(NULL AS TEXT)"
+
+
+def _day(moment: dt.datetime) -> dt.date:
+    """The day (UTC) the verification tallies file `moment` under."""
+    return moment.astimezone(dt.UTC).date()
+
+
+def _rest_of_day(moment: dt.datetime) -> tuple[dt.datetime, dt.datetime]:
+    """From `moment` to the end of its day (UTC): the part of a day's tally a moment within
+    it cuts off, counted by rows."""
+    return moment, dt.datetime.combine(_day(moment) + dt.timedelta(days=1), dt.time(), dt.UTC)
+
+
+def _of_tier(tier: int | None, column: str = "tier") -> tuple[str, list]:
+    return ("", []) if tier is None else (f" AND {column} = %s", [tier])
+
+
+def _db_time(moment: dt.datetime):
+    return connection.ops.adapt_datetimefield_value(moment)
+
+
+def _db_day(moment: dt.datetime):
+    return connection.ops.adapt_datefield_value(_day(moment))
+
+
+def _carrying(batch: Batch, tag: str) -> str:
+    """The condition that the memory `m` carries a spelling of `tag`."""
+    spelled = batch.spellings(tag)
+    return f" AND EXISTS (SELECT 1 FROM {TAGS} t WHERE t.memory_id = m.id AND t.tag IN ({spelled}))"
+
+
+def add_bands(batch: Batch, tier: int | None) -> str:
+    """Memories per tier and load, expired ones counted, of `tier` or (None) every tier."""
+    where, params = _of_tier(tier)
+    return batch.add(
+        "bands",
+        f"tier, load, {_NO_TEXT}, CAST(SUM(memories) AS BIGINT)",
+        f"{BAND_TALLY} WHERE 1 = 1{where} GROUP BY tier, load",
+        params,
+    )
+
+
+def add_tags(batch: Batch, tier: int | None) -> str:
+    """Memories per tag as stored, expired ones counted, of `tier` or (None) every tier."""
+    where, params = _of_tier(tier)
+    return batch.add(
+        "tags",
+        f"{_NO_TIER}, {_NO_TEXT}, tag, CAST(SUM(memories) AS BIGINT)",
+        f"{TAG_TALLY} WHERE 1 = 1{where} GROUP BY tag",
+        params,
+    )
+
+
+def add_expired(
+    batch: Batch,
+    tier: int | None,
+    now: dt.datetime,
+    *,
+    verified_before: dt.datetime | None = None,
+    tag: str | None = None,
+) -> str:
+    """How many memories of `tier` (None: every tier) are expired at `now`, of those verified
+    before `verified_before`, or carrying a spelling of `tag` (counted off its rows, which
+    keep the memory's expiry), when given."""
+    if tag is None:
+        where, params = _expired_where(tier, now, "m")
+        counted, rows = "count(*)", f"{MEMORIES} m"
+        if verified_before is not None:
+            where += " AND m.verified_at < %s"
+            params.append(_db_time(verified_before))
+    else:
+        where, params = _expired_where(tier, now, "t")
+        where = f"t.tag IN ({batch.spellings(tag)}) AND {where}"
+        counted, rows = "count(DISTINCT t.memory_id)", f"{TAGS} t"
+    return batch.add(
+        "expired", f"{_NO_TIER}, {_NO_TEXT}, {_NO_TEXT}, {counted}", f"{rows} WHERE {where}", params
+    )
+
+
+def add_verified_since(
+    batch: Batch, moments: list[dt.datetime], tier: int | None, tag: str | None = None
+) -> Callable[[dict], dict[dt.datetime, int]]:
+    """Arms counting how many memories of `tier` (None: every tier), carrying a spelling of
+    `tag` when given, were verified at or after each of `moments`: the day tallies after the
+    moment's day (a range of days each, between one moment's day and the next), and the rest
+    of the moment's day counted by rows. Returns what reads the counts off run()'s rows."""
+    days = sorted({_day(moment) for moment in moments}, reverse=True)
+    where, params = _of_tier(tier)
+    rows_where, rows_params = _of_tier(tier, "m.tier")
+    if tag is None:
+        tallied = VERIFIED_TALLY
+    else:
+        tallied = TAG_VERIFIED_TALLY
+        where = f" AND tag IN ({batch.spellings(tag)}){where}"
+        rows_where = _carrying(batch, tag) + rows_where
+    kind = f"days{len(batch.selects)}"
+    for number, day in enumerate(days):
+        # The days after `day` and not after the previous (later) one.
+        later = "" if number == 0 else " AND day <= %s"
+        batch.add(
+            kind,
+            f"{number}, {_NO_TEXT}, {_NO_TEXT}, CAST(SUM(memories) AS BIGINT)",
+            f"{tallied} WHERE day > %s{later}{where}",
+            [
+                connection.ops.adapt_datefield_value(day),
+                *([connection.ops.adapt_datefield_value(days[number - 1])] if number else []),
+                *params,
+            ],
+        )
+    edge = f"edges{len(batch.selects)}"
+    for number, moment in enumerate(moments):
+        start, end = _rest_of_day(moment)
+        batch.add(
+            edge,
+            f"{number}, {_NO_TEXT}, {_NO_TEXT}, count(*)",
+            f"{MEMORIES} m WHERE m.verified_at >= %s AND m.verified_at < %s{rows_where}",
+            [_db_time(start), _db_time(end), *rows_params],
+        )
+
+    def read(found: dict) -> dict[dt.datetime, int]:
+        in_range = {number: n or 0 for number, _, _, n in found.get(kind, [])}
+        after, total = {}, 0
+        for number, day in enumerate(days):
+            total += in_range.get(number, 0)
+            after[day] = total
+        edges = {number: n for number, _, _, n in found.get(edge, [])}
+        return {
+            moment: after[_day(moment)] + edges.get(number, 0)
+            for number, moment in enumerate(moments)
+        }
+
+    return read
+
+
+def _add_since(
+    batch: Batch,
+    kind: str,
+    cutoff: dt.datetime,
+    tier: int | None,
+    tallied: tuple[str, str],
+    counted: tuple[str, str],
+) -> str:
+    """Two arms of `kind` counting what was verified at or after `cutoff` in `tier` (None:
+    every tier): `tallied`, the (columns, rest) of an arm over a day tally, `{where}` in the
+    rest standing for its condition, for the days after the cutoff's; `counted` likewise
+    over the memories `m` verified from the cutoff to the end of its day."""
+    where, params = _of_tier(tier)
+    rows_where, rows_params = _of_tier(tier, "m.tier")
+    start, end = _rest_of_day(cutoff)
+    columns, rest = tallied
+    batch.add(kind, columns, rest.format(where=f"day > %s{where}"), [_db_day(cutoff), *params])
+    columns, rest = counted
+    verified = f"m.verified_at >= %s AND m.verified_at < %s{rows_where}"
+    rest = rest.format(where=verified)
+    return batch.add(kind, columns, rest, [_db_time(start), _db_time(end), *rows_params])
+
+
+def add_verified_since_per_band(batch: Batch, cutoff: dt.datetime, tier: int | None) -> str:
+    """Arms counting how many memories of each tier and load of `tier` (None: every tier)
+    were verified at or after `cutoff`. Their rows may repeat a (tier, load): sum them."""
+    return _add_since(
+        batch,
+        "since_bands",
+        cutoff,
+        tier,
+        (
+            f"tier, load, {_NO_TEXT}, CAST(SUM(memories) AS BIGINT)",
+            f"{VERIFIED_TALLY} WHERE {{where}} GROUP BY tier, load",
+        ),
+        (
+            f"m.tier, m.load, {_NO_TEXT}, count(*)",
+            f"{MEMORIES} m WHERE {{where}} GROUP BY m.tier, m.load",
+        ),
+    )
+
+
+def add_tags_verified_since(batch: Batch, cutoff: dt.datetime, tier: int | None) -> str:
+    """Arms counting how many memories of `tier` (None: every tier) carrying each tag (as
+    stored) were verified at or after `cutoff`. Their rows may repeat a tag: sum them."""
+    return _add_since(
+        batch,
+        "since_tags",
+        cutoff,
+        tier,
+        (
+            f"{_NO_TIER}, {_NO_TEXT}, tag, CAST(SUM(memories) AS BIGINT)",
+            f"{TAG_VERIFIED_TALLY} WHERE {{where}} GROUP BY tag",
+        ),
+        (
+            f"{_NO_TIER}, {_NO_TEXT}, t.tag, count(*)",
+            f"{TAGS} t WHERE t.memory_id IN (SELECT m.id FROM {MEMORIES} m WHERE {{where}})"
+            " GROUP BY t.tag",
+        ),
+    )
+
+
+def add_spelled(batch: Batch, tag: str, tier: int | None) -> str:
+    """The tag tallies of each spelling of `tag`: (tier, load, tag as stored, memories)."""
+    where, params = _of_tier(tier)
+    return batch.add(
+        "spelled",
+        "tier, load, tag, memories",
+        f"{TAG_TALLY} WHERE tag IN ({batch.spellings(tag)}){where}",
+        params,
+    )
+
+
+def add_tags_with(batch: Batch, tag: str, tier: int | None) -> str:
+    """The other tags (as stored) of the memories of `tier` (None: every tier) carrying a
+    spelling of `tag`, with how many carry each: the pair tallies. A memory holding two of
+    the spellings is counted for each: the caller reads these for a tag in one spelling."""
+    spelled = batch.spellings(tag)
+    where, params = _of_tier(tier)
+    return batch.add(
+        "with",
+        f"{_NO_TIER}, {_NO_TEXT}, other, CAST(SUM(memories) AS BIGINT)",
+        f"{TAG_PAIR_TALLY} WHERE tag IN ({spelled}) AND other NOT IN ({spelled}){where}"
+        " GROUP BY other",
+        params,
+    )
+
+
+def _expired_where(tier: int | None, now: dt.datetime, rows: str) -> tuple[str, list]:
+    """The condition that the row `rows` (a memory's, or a tag's, which keeps its memory's
+    tier and expiry) is of `tier` (None: any) and expired at `now`."""
+    # Declared sparse, read off the expiry indexes: the planner left to guess tested the
+    # expiry of each row another index found.
+    expired = engine.of(connection).statements.likelihood(f"{rows}.expires_at <= %s", SPARSE)
+    where, params = _of_tier(tier, f"{rows}.tier")
+    return f"{expired}{where}", [_db_time(now), *params]
+
+
+def add_expired_by_span(
+    batch: Batch, tier: int | None, now: dt.datetime, spans: list[tuple[str, dt.datetime]]
+) -> str:
+    """The memories of `tier` (None: every tier) expired at `now`, per tier, load and span
+    (`spans`: (name, older end) each, newest first, the first's newer end `now`; NULL for a
+    memory in none), in one pass over the expiry index, which holds the verification too."""
+    buckets = " ".join("WHEN m.verified_at >= %s THEN %s" for _ in spans)
+    where, params = _expired_where(tier, now, "m")
+    bounds = [value for name, older in spans for value in (_db_time(older), name)]
+    return batch.add(
+        "expired_spans",
+        f"m.tier, m.load, CASE WHEN m.verified_at >= %s THEN NULL {buckets} END, count(*)",
+        f"{MEMORIES} m WHERE {where} GROUP BY 2, 3, 4",  # after the kind
+        [_db_time(now), *bounds, *params],
+    )
+
+
+def add_expired_tags(batch: Batch, tier: int | None, now: dt.datetime) -> str:
+    """The tags (as stored) of the memories of `tier` (None: every tier) expired at `now`,
+    with how many carry each: the tag rows, which keep their memory's expiry."""
+    where, params = _expired_where(tier, now, "t")
+    return batch.add(
+        "expired_tags",
+        f"{_NO_TIER}, {_NO_TEXT}, t.tag, count(*)",
+        f"{TAGS} t WHERE {where} GROUP BY t.tag",
+        params,
+    )

@@ -1,6 +1,6 @@
-"""Each tag row's copy of its memory's tier and verification: written by the engine's tag
-triggers, moved with the memory, stamped with its verification, checked by `memory verify`,
-mended by `--rebuild`; the facets count a tag's memories off it."""
+"""Each tag row's copy of its memory's tier, verification and expiry: written by the engine's
+tag triggers, moved with the memory, stamped with its verification and expiry, checked by
+`memory verify`, mended by `--rebuild`; the facets count a tag's memories off it."""
 
 import datetime as dt
 
@@ -15,16 +15,16 @@ from memories.writes import doors
 from tests.conftest import backdate
 
 
-def _kept() -> dict[tuple[str, str], tuple[int, dt.datetime]]:
+def _kept() -> dict[tuple[str, str], tuple]:
     return {
-        (row.memory.name, row.tag): (row.tier, row.verified_at)
+        (row.memory.name, row.tag): (row.tier, row.verified_at, row.expires_at)
         for row in Tag.objects.select_related("memory")
     }
 
 
-def _expected() -> dict[tuple[str, str], tuple[int, dt.datetime]]:
+def _expected() -> dict[tuple[str, str], tuple]:
     return {
-        (memory.name, tag): (memory.tier, memory.verified_at)
+        (memory.name, tag): (memory.tier, memory.verified_at, memory.expires_at)
         for memory in Memory.objects.all()
         for tag in memory.tags
     }
@@ -50,9 +50,26 @@ def test_each_tag_carries_its_memorys_tier_and_verification(write, project, othe
     assert engine.of(connection).index.check().ok
 
 
-@pytest.mark.parametrize("column", ["tier", "verified_at"])
+def test_each_tag_carries_its_memorys_expiry(write):
+    write("notes", tags=["ops", "docs"], expires="2031-05-06")
+    write("rules", tags=["ops"])
+    assert _kept() == _expected()
+    assert _kept()[("notes", "docs")][2].year == 2031 and _kept()[("rules", "ops")][2] is None
+    doors.write("rules", expires="2030-01-01")
+    doors.write("notes", expires="")
+    assert _kept() == _expected()
+    assert _kept()[("notes", "ops")][2] is None and _kept()[("rules", "ops")][2].year in (
+        2029,
+        2030,
+    )
+    Memory.objects.filter(name="notes").update(expires_at=dt.datetime(2032, 1, 1, tzinfo=dt.UTC))
+    assert _kept() == _expected()
+    assert engine.of(connection).index.check().ok
+
+
+@pytest.mark.parametrize("column", ["tier", "verified_at", "expires_at"])
 def test_verify_finds_a_wrong_copy_and_rebuild_mends_it(write, project, column):
-    write("notes", project="webdev", tags=["ops"])
+    write("notes", project="webdev", tags=["ops"], expires="2031-05-06")
     call_command("memory", "verify")
     Tag.objects.update(**{column: None})
     report = engine.of(connection).index.check()

@@ -2,13 +2,23 @@
 the writing statement's transaction through every door, checked against a recount by
 `memory verify`, mended by `--rebuild`."""
 
+import datetime as dt
+
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection, transaction
 
 from memories import engine
-from memories.models import BandTally, Memory, TagTally, TrashedMemory
+from memories.models import (
+    BandTally,
+    Memory,
+    TagPairTally,
+    TagTally,
+    TagVerifiedTally,
+    TrashedMemory,
+    VerifiedTally,
+)
 from memories.rules.errors import DomainError
 from memories.writes import bulk, doors, history, imports, snapshot, undo
 from projects import writes as project_doors
@@ -31,7 +41,16 @@ def _recount() -> dict:
         for tag in memory.tags:
             key = (memory.project_id or 0, memory.load, tag)
             tags[key] = tags.get(key, 0) + 1
-    return {"band": band, "tags": tags}
+    days, tag_days, pairs = {}, {}, {}
+    for memory in Memory.objects.all():
+        tier, day = memory.project_id or 0, memory.verified_at.astimezone(dt.UTC).date()
+        days[(tier, memory.load, day)] = days.get((tier, memory.load, day), 0) + 1
+        for tag in memory.tags:
+            tag_days[(tier, tag, day)] = tag_days.get((tier, tag, day), 0) + 1
+            for other in memory.tags:
+                if other != tag:
+                    pairs[(tier, tag, other)] = pairs.get((tier, tag, other), 0) + 1
+    return {"band": band, "tags": tags, "days": days, "tag_days": tag_days, "pairs": pairs}
 
 
 def _held() -> dict:
@@ -39,7 +58,10 @@ def _held() -> dict:
         (t.tier, t.load, t.priority): (t.memories, t.body_bytes) for t in BandTally.objects.all()
     }
     tags = {(t.tier, t.load, t.tag): t.memories for t in TagTally.objects.all()}
-    return {"band": band, "tags": tags}
+    days = {(t.tier, t.load, t.day): t.memories for t in VerifiedTally.objects.all()}
+    tag_days = {(t.tier, t.tag, t.day): t.memories for t in TagVerifiedTally.objects.all()}
+    pairs = {(t.tier, t.tag, t.other): t.memories for t in TagPairTally.objects.all()}
+    return {"band": band, "tags": tags, "days": days, "tag_days": tag_days, "pairs": pairs}
 
 
 def _in_step() -> None:
@@ -74,6 +96,36 @@ def test_every_door_keeps_the_tallies_in_step(write, project, other_project):
     _in_step()
 
 
+def test_verifying_and_retagging_keep_the_day_and_pair_tallies_in_step(write, project):
+    write("alpha", tags=["ops", "people", "docs"])
+    write("beta", project="webdev", tags=["ops", "people"])
+    write("gamma", tags=["people"], load="search")
+    # Past the doors, as a script or an import would: a verification late on one UTC day.
+    Memory.objects.filter(name="alpha").update(
+        verified_at=dt.datetime(2025, 3, 4, 23, 30, tzinfo=dt.UTC)
+    )
+    Memory.objects.filter(name="beta").update(
+        verified_at=dt.datetime(2026, 1, 2, 0, 10, tzinfo=dt.UTC)
+    )
+    _in_step()
+    assert VerifiedTally.objects.get(tier=0, day=dt.date(2025, 3, 4)).memories == 1
+    assert TagPairTally.objects.get(tier=0, tag="ops", other="people").memories == 1
+    doors.write("alpha", verified=True)
+    doors.write("gamma", tags=["people", "ops"])
+    doors.move("beta", to=None)
+    _in_step()
+    assert not VerifiedTally.objects.filter(day=dt.date(2025, 3, 4)).exists()
+    assert TagPairTally.objects.get(tier=0, tag="people", other="ops").memories == 3
+    doors.write("beta", tags=["ci"])
+    bulk.set_load([Memory.objects.get(name="gamma").id], "inline")
+    doors.delete("alpha")
+    _in_step()
+    assert sorted(TagPairTally.objects.values_list("tag", "other", "memories")) == [
+        ("ops", "people", 1),
+        ("people", "ops", 1),
+    ]
+
+
 def test_a_refused_write_leaves_the_tallies_as_they_were(write, small_budget):
     write("rule", body="x" * 90, load="inline")
     before = _held()
@@ -97,14 +149,23 @@ def test_an_import_keeps_the_tallies_in_step(write, project, tmp_path):
 
 
 def test_verify_finds_a_tally_out_of_step_and_rebuild_mends_it(write, capsys):
-    write("deploy", body="host", tags=["ops"])
+    write("deploy", body="host", tags=["ops", "ci"])
     call_command("memory", "verify")
     with connection.cursor() as cursor:
         cursor.execute("UPDATE memories_bandtally SET memories = memories + 1")
         cursor.execute("DELETE FROM memories_tagtally")
+        cursor.execute("UPDATE memories_verifiedtally SET memories = memories + 1")
+        cursor.execute("UPDATE memories_tagverifiedtally SET memories = 7")
+        cursor.execute("DELETE FROM memories_tagpairtally")
     report = _index().check()
-    assert any("memories_bandtally" in problem for problem in report.problems)
-    assert any("memories_tagtally" in problem for problem in report.problems)
+    for table in (
+        "memories_bandtally",
+        "memories_tagtally",
+        "memories_verifiedtally",
+        "memories_tagverifiedtally",
+        "memories_tagpairtally",
+    ):
+        assert any(table in problem for problem in report.problems), table
     with pytest.raises(CommandError, match="out of step"):
         call_command("memory", "verify")
     call_command("memory", "verify", "--rebuild")

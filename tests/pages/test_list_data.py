@@ -6,8 +6,12 @@ import io
 import json
 
 import pytest
+from django.http import QueryDict
 
+from memadmin.pages.memories import listing
 from memories.models import Memory
+from memories.reads import facets
+from memories.reads.facets import FacetValue
 from memories.writes import doors
 from tests.pages.conftest import chrome_free
 
@@ -140,3 +144,26 @@ def test_the_list_reads_right(operator, store):
 def test_the_tag_filtered_on_is_selected_in_its_facet_whatever_its_case(auditor, store, htmx):
     fragment = auditor.get("/memories/_facets/?tag=OPS", **htmx).content.decode()
     assert '<a href="/memories/" aria-current="true" title="Remove this filter">ops</a>' in fragment
+
+
+def test_a_facet_link_keeps_the_other_filters_and_drops_the_page():
+    params = QueryDict("q=deploy&q=ship&load=index&tag=OPS&after=x&offset=50")
+    found = [
+        facets.Facet(
+            "load", "Load", [FacetValue("inline", "inline", 2), FacetValue("index", "index", 1)]
+        ),
+        facets.Facet(
+            "tag", "Tag", [FacetValue("ops", "ops", 1)], more=[FacetValue("a b", "a b", 1)]
+        ),
+    ]
+    load, tag = listing._facet_links(params, found)
+    assert [value["url"] for value in load["values"]] == [
+        "/memories/?q=deploy&q=ship&tag=OPS&load=inline",
+        "/memories/?q=deploy&q=ship&tag=OPS",  # the filter set: its link takes it off
+    ]
+    assert [value["selected"] for value in tag["values"]] == [True]
+    assert tag["values"][0]["url"] == "/memories/?q=deploy&q=ship&load=index"
+    assert tag["more"][0]["url"] == "/memories/?q=deploy&q=ship&load=index&tag=a+b"
+    assert listing._facet_links(QueryDict("load=index"), found[:1])[0]["values"][1]["url"] == (
+        "/memories/"
+    )

@@ -16,7 +16,8 @@
   statement's transaction.
 * the tallies per tier, load and priority (memories, body bytes) and per tier, load and tag
   (memories) that memories.reads.tallies reads, kept by a trigger in the statement's
-  transaction (migration 0011).
+  transaction (migration 0011); for the list's facets, per tier, load or tag and UTC day of
+  verification and per tier and pair of tags, likewise (migration 0020).
 * the cross-tier name rule (a global name is never also a project's), checked by a trigger
   under a lock on the name, so that two writers cannot both pass it.
 
@@ -83,9 +84,9 @@ END $$"""
 DERIVED = {
     "memories_reference": ("target, tier", "refs", ", coalesce({memory}.project_id, 0)"),
     "memories_tag": (
-        "tag, tier, verified_at",
+        "tag, tier, verified_at, expires_at",
         "tags",
-        ", coalesce({memory}.project_id, 0), {memory}.verified_at",
+        ", coalesce({memory}.project_id, 0), {memory}.verified_at, {memory}.expires_at",
     ),
 }
 SOURCES = {source: table for table, (_, source, _) in DERIVED.items()}
@@ -118,6 +119,12 @@ END $$""",
 CREATE OR REPLACE FUNCTION memories_tags_verify() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     UPDATE memories_tag SET verified_at = NEW.verified_at WHERE memory_id = NEW.id;
+    RETURN NULL;
+END $$""",
+    "memories_tags_expire": """
+CREATE OR REPLACE FUNCTION memories_tags_expire() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE memories_tag SET expires_at = NEW.expires_at WHERE memory_id = NEW.id;
     RETURN NULL;
 END $$""",
     "memories_derived_forget": """
@@ -189,6 +196,79 @@ BEGIN
     RETURN NULL;
 END $$"""
 
+VERIFIED_TALLY = "memories_verifiedtally"
+TAG_VERIFIED_TALLY = "memories_tagverifiedtally"
+TAG_PAIR_TALLY = "memories_tagpairtally"
+_DAY = "({row}.verified_at AT TIME ZONE 'UTC')::date"
+_PAIRS = (
+    "jsonb_array_elements_text({row}.tags) AS a(value),"
+    " jsonb_array_elements_text({row}.tags) AS b(value) WHERE a.value <> b.value"
+)
+
+
+def _day_tally(row: str, sign: str) -> str:
+    """The statements adding or taking off the memory `row` to the tallies of its tier,
+    load and tags by the day (UTC) it was verified."""
+    tier, day = _TIER.format(row=row), _DAY.format(row=row)
+    if sign == "+":
+        return f"""
+        INSERT INTO {VERIFIED_TALLY} AS t (tier, load, day, memories)
+        VALUES ({tier}, {row}.load, {day}, 1)
+        ON CONFLICT (tier, load, day) DO UPDATE SET memories = t.memories + 1;
+        INSERT INTO {TAG_VERIFIED_TALLY} AS t (tier, tag, day, memories)
+        SELECT {tier}, value, {day}, count(*)
+        FROM jsonb_array_elements_text({row}.tags) GROUP BY value
+        ON CONFLICT (tag, tier, day) DO UPDATE SET memories = t.memories + excluded.memories;"""
+    return f"""
+        UPDATE {VERIFIED_TALLY} SET memories = memories - 1
+        WHERE tier = {tier} AND load = {row}.load AND day = {day};
+        DELETE FROM {VERIFIED_TALLY}
+        WHERE tier = {tier} AND load = {row}.load AND day = {day} AND memories <= 0;
+        UPDATE {TAG_VERIFIED_TALLY} AS t SET memories = t.memories - gone.n
+        FROM (SELECT value, count(*) AS n FROM jsonb_array_elements_text({row}.tags)
+              GROUP BY value) AS gone
+        WHERE t.tier = {tier} AND t.day = {day} AND t.tag = gone.value;
+        DELETE FROM {TAG_VERIFIED_TALLY} WHERE tier = {tier} AND day = {day} AND memories <= 0;"""
+
+
+def _pair_tally(row: str, sign: str) -> str:
+    """The statements adding or taking off the memory `row` to the tallies of its tier's
+    pairs of tags."""
+    tier, pairs = _TIER.format(row=row), _PAIRS.format(row=row)
+    if sign == "+":
+        return f"""
+            INSERT INTO {TAG_PAIR_TALLY} AS t (tier, tag, other, memories)
+            SELECT {tier}, a.value, b.value, count(*) FROM {pairs} GROUP BY a.value, b.value
+            ON CONFLICT (tag, tier, other) DO UPDATE
+                SET memories = t.memories + excluded.memories;"""
+    return f"""
+            UPDATE {TAG_PAIR_TALLY} AS t SET memories = t.memories - gone.n
+            FROM (SELECT a.value AS tag, b.value AS other, count(*) AS n FROM {pairs}
+                  GROUP BY a.value, b.value) AS gone
+            WHERE t.tier = {tier} AND t.tag = gone.tag AND t.other = gone.other;
+            DELETE FROM {TAG_PAIR_TALLY} WHERE tier = {tier} AND memories <= 0
+                AND tag IN (SELECT jsonb_array_elements_text({row}.tags));"""
+
+
+# The pairs move only with the tier or the tags; the days with the load and verification too.
+_PAIRS_MOVED = (
+    "TG_OP <> 'UPDATE' OR OLD.project_id IS DISTINCT FROM NEW.project_id"
+    " OR OLD.tags IS DISTINCT FROM NEW.tags"
+)
+FUNCTIONS["memories_facet_tally_keep"] = f"""
+CREATE OR REPLACE FUNCTION memories_facet_tally_keep() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN{_day_tally("OLD", "-")}
+        IF {_PAIRS_MOVED} THEN{_pair_tally("OLD", "-")}
+        END IF;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN{_day_tally("NEW", "+")}
+        IF {_PAIRS_MOVED} THEN{_pair_tally("NEW", "+")}
+        END IF;
+    END IF;
+    RETURN NULL;
+END $$"""
+
 # name -> CREATE TRIGGER statement.
 TRIGGERS = {
     "memories_search_bi": f"""
@@ -217,6 +297,10 @@ FOR EACH ROW WHEN (NEW.tags IS DISTINCT FROM OLD.tags) EXECUTE FUNCTION memories
 CREATE TRIGGER memories_tags_verified_au AFTER UPDATE OF verified_at ON {MEMORY_TABLE}
 FOR EACH ROW WHEN (NEW.verified_at IS DISTINCT FROM OLD.verified_at)
 EXECUTE FUNCTION memories_tags_verify()""",
+    "memories_tags_expiry_au": f"""
+CREATE TRIGGER memories_tags_expiry_au AFTER UPDATE OF expires_at ON {MEMORY_TABLE}
+FOR EACH ROW WHEN (NEW.expires_at IS DISTINCT FROM OLD.expires_at)
+EXECUTE FUNCTION memories_tags_expire()""",
     "memories_derived_ad": f"""
 CREATE TRIGGER memories_derived_ad AFTER DELETE ON {MEMORY_TABLE}
 FOR EACH ROW EXECUTE FUNCTION memories_derived_forget()""",
@@ -234,6 +318,19 @@ FOR EACH ROW WHEN (
     OR OLD.priority IS DISTINCT FROM NEW.priority OR OLD.body IS DISTINCT FROM NEW.body
     OR OLD.tags IS DISTINCT FROM NEW.tags
 ) EXECUTE FUNCTION memories_tally_keep()""",
+    "memories_facet_tally_ai": f"""
+CREATE TRIGGER memories_facet_tally_ai AFTER INSERT ON {MEMORY_TABLE}
+FOR EACH ROW EXECUTE FUNCTION memories_facet_tally_keep()""",
+    "memories_facet_tally_ad": f"""
+CREATE TRIGGER memories_facet_tally_ad AFTER DELETE ON {MEMORY_TABLE}
+FOR EACH ROW EXECUTE FUNCTION memories_facet_tally_keep()""",
+    "memories_facet_tally_au": f"""
+CREATE TRIGGER memories_facet_tally_au
+AFTER UPDATE OF project_id, load, verified_at, tags ON {MEMORY_TABLE}
+FOR EACH ROW WHEN (
+    OLD.project_id IS DISTINCT FROM NEW.project_id OR OLD.load IS DISTINCT FROM NEW.load
+    OR OLD.verified_at IS DISTINCT FROM NEW.verified_at OR OLD.tags IS DISTINCT FROM NEW.tags
+) EXECUTE FUNCTION memories_facet_tally_keep()""",
     "memories_cross_tier_bi": f"""
 CREATE TRIGGER memories_cross_tier_bi BEFORE INSERT ON {MEMORY_TABLE}
 FOR EACH ROW EXECUTE FUNCTION memories_cross_tier()""",
@@ -269,10 +366,25 @@ RECOUNTS = {
         "SELECT coalesce(m.project_id, 0), m.load, j.value, count(*) "
         f"FROM {MEMORY_TABLE} m, jsonb_array_elements_text(m.tags) AS j(value) GROUP BY 1, 2, 3"
     ),
+    VERIFIED_TALLY: (
+        f"SELECT coalesce(project_id, 0), load, {_DAY.format(row=MEMORY_TABLE)}, count(*) "
+        f"FROM {MEMORY_TABLE} GROUP BY 1, 2, 3"
+    ),
+    TAG_VERIFIED_TALLY: (
+        f"SELECT coalesce(m.project_id, 0), j.value, {_DAY.format(row='m')}, count(*) "
+        f"FROM {MEMORY_TABLE} m, jsonb_array_elements_text(m.tags) AS j(value) GROUP BY 1, 2, 3"
+    ),
+    TAG_PAIR_TALLY: (
+        "SELECT coalesce(m.project_id, 0), a.value, b.value, count(*) "
+        f"FROM {MEMORY_TABLE} m, {_PAIRS.format(row='m')} GROUP BY 1, 2, 3"
+    ),
 }
 TALLY_COLUMNS = {
     BAND_TALLY: "tier, load, priority, memories, body_bytes",
     TAG_TALLY: "tier, load, tag, memories",
+    VERIFIED_TALLY: "tier, load, day, memories",
+    TAG_VERIFIED_TALLY: "tier, tag, day, memories",
+    TAG_PAIR_TALLY: "tier, tag, other, memories",
 }
 
 

@@ -1,7 +1,8 @@
 """SQLite's search index and the other derived parts of the store: the FTS5 table over
 name, description and body (porter stems on unicode61 tokens), the reference and tag
-tables read from the refs and tags JSON, and the tallies per tier and load (memories, body
-bytes, tags; migration 0009).
+tables read from the refs and tags JSON, the tallies per tier and load (memories, body
+bytes, tags; migration 0010), and for the list's facets per tier, load or tag and UTC day of
+verification, and per tier and pair of tags (migration 0020).
 
 Each is kept in step with memories_memory by triggers, created in raw SQL by migration 0002
 (which froze its copy of the statements below). They are derived and disposable: `rebuild()`
@@ -17,6 +18,9 @@ FTS_TABLE = "memories_fts"
 
 BAND_TALLY = "memories_bandtally"
 TAG_TALLY = "memories_tagtally"
+VERIFIED_TALLY = "memories_verifiedtally"
+TAG_VERIFIED_TALLY = "memories_tagverifiedtally"
+TAG_PAIR_TALLY = "memories_tagpairtally"
 
 
 def _tally(row: str, sign: str) -> str:
@@ -46,6 +50,52 @@ def _tally(row: str, sign: str) -> str:
     DELETE FROM {TAG_TALLY} WHERE tier = {tier} AND load = {row}.load AND memories <= 0;"""
 
 
+def _day_tally(row: str, sign: str) -> str:
+    """The statements adding or taking off the memory `row` to the tallies of its tier,
+    load and tags by the day (UTC) it was verified."""
+    tier, day = f"coalesce({row}.project_id, 0)", f"date({row}.verified_at)"
+    if sign == "+":
+        return f"""
+    INSERT INTO {VERIFIED_TALLY}(tier, load, day, memories)
+    VALUES ({tier}, {row}.load, {day}, 1)
+    ON CONFLICT (tier, load, day) DO UPDATE SET memories = memories + 1;
+    INSERT INTO {TAG_VERIFIED_TALLY}(tier, tag, day, memories)
+    SELECT {tier}, value, {day}, 1 FROM json_each({row}.tags) WHERE true
+    ON CONFLICT (tag, tier, day) DO UPDATE SET memories = memories + 1;"""
+    return f"""
+    UPDATE {VERIFIED_TALLY} SET memories = memories - 1
+    WHERE tier = {tier} AND load = {row}.load AND day = {day};
+    DELETE FROM {VERIFIED_TALLY}
+    WHERE tier = {tier} AND load = {row}.load AND day = {day} AND memories <= 0;
+    UPDATE {TAG_VERIFIED_TALLY} SET memories = memories - (
+        SELECT count(*) FROM json_each({row}.tags) AS j WHERE j.value = {TAG_VERIFIED_TALLY}.tag
+    )
+    WHERE tier = {tier} AND day = {day} AND tag IN (SELECT value FROM json_each({row}.tags));
+    DELETE FROM {TAG_VERIFIED_TALLY}
+    WHERE tier = {tier} AND day = {day} AND tag IN (SELECT value FROM json_each({row}.tags))
+      AND memories <= 0;"""
+
+
+def _pair_tally(row: str, sign: str) -> str:
+    """The statements adding or taking off the memory `row` to the tallies of its tier's
+    pairs of tags."""
+    tier = f"coalesce({row}.project_id, 0)"
+    pairs = f"json_each({row}.tags) AS a, json_each({row}.tags) AS b"
+    if sign == "+":
+        return f"""
+    INSERT INTO {TAG_PAIR_TALLY}(tier, tag, other, memories)
+    SELECT {tier}, a.value, b.value, 1 FROM {pairs} WHERE a.value != b.value
+    ON CONFLICT (tag, tier, other) DO UPDATE SET memories = memories + 1;"""
+    return f"""
+    UPDATE {TAG_PAIR_TALLY} SET memories = memories - (
+        SELECT count(*) FROM {pairs}
+        WHERE a.value = {TAG_PAIR_TALLY}.tag AND b.value = {TAG_PAIR_TALLY}.other
+    )
+    WHERE tier = {tier} AND tag IN (SELECT value FROM json_each({row}.tags));
+    DELETE FROM {TAG_PAIR_TALLY}
+    WHERE tier = {tier} AND tag IN (SELECT value FROM json_each({row}.tags)) AND memories <= 0;"""
+
+
 # name -> CREATE TRIGGER statement. Everything a row written past the doors must not break.
 TRIGGERS = {
     "memories_fts_ai": f"""
@@ -69,8 +119,8 @@ END""",
 CREATE TRIGGER memories_refs_ai AFTER INSERT ON {MEMORY_TABLE} BEGIN
     INSERT INTO memories_reference(memory_id, position, target, tier)
     SELECT new.id, key, value, coalesce(new.project_id, 0) FROM json_each(new.refs);
-    INSERT INTO memories_tag(memory_id, position, tag, tier, verified_at)
-    SELECT new.id, key, value, coalesce(new.project_id, 0), new.verified_at
+    INSERT INTO memories_tag(memory_id, position, tag, tier, verified_at, expires_at)
+    SELECT new.id, key, value, coalesce(new.project_id, 0), new.verified_at, new.expires_at
     FROM json_each(new.tags);
 END""",
     "memories_refs_au": f"""
@@ -91,12 +141,17 @@ CREATE TRIGGER memories_tags_verified_au AFTER UPDATE OF verified_at ON {MEMORY_
 WHEN new.verified_at IS NOT old.verified_at BEGIN
     UPDATE memories_tag SET verified_at = new.verified_at WHERE memory_id = new.id;
 END""",
+    "memories_tags_expiry_au": f"""
+CREATE TRIGGER memories_tags_expiry_au AFTER UPDATE OF expires_at ON {MEMORY_TABLE}
+WHEN new.expires_at IS NOT old.expires_at BEGIN
+    UPDATE memories_tag SET expires_at = new.expires_at WHERE memory_id = new.id;
+END""",
     "memories_tags_au": f"""
 CREATE TRIGGER memories_tags_au AFTER UPDATE OF tags ON {MEMORY_TABLE}
 WHEN new.tags IS NOT old.tags BEGIN
     DELETE FROM memories_tag WHERE memory_id = old.id;
-    INSERT INTO memories_tag(memory_id, position, tag, tier, verified_at)
-    SELECT new.id, key, value, coalesce(new.project_id, 0), new.verified_at
+    INSERT INTO memories_tag(memory_id, position, tag, tier, verified_at, expires_at)
+    SELECT new.id, key, value, coalesce(new.project_id, 0), new.verified_at, new.expires_at
     FROM json_each(new.tags);
 END""",
     "memories_refs_ad": f"""
@@ -118,6 +173,26 @@ AFTER UPDATE OF project_id, load, priority, body, tags ON {MEMORY_TABLE}
 WHEN old.project_id IS NOT new.project_id OR old.load IS NOT new.load
   OR old.priority IS NOT new.priority OR old.body IS NOT new.body OR old.tags IS NOT new.tags
 BEGIN{_tally("old", "-")}{_tally("new", "+")}
+END""",
+    "memories_facet_tally_ai": f"""
+CREATE TRIGGER memories_facet_tally_ai AFTER INSERT ON {MEMORY_TABLE}
+BEGIN{_day_tally("new", "+")}{_pair_tally("new", "+")}
+END""",
+    "memories_facet_tally_ad": f"""
+CREATE TRIGGER memories_facet_tally_ad AFTER DELETE ON {MEMORY_TABLE}
+BEGIN{_day_tally("old", "-")}{_pair_tally("old", "-")}
+END""",
+    "memories_day_tally_au": f"""
+CREATE TRIGGER memories_day_tally_au
+AFTER UPDATE OF project_id, load, verified_at, tags ON {MEMORY_TABLE}
+WHEN old.project_id IS NOT new.project_id OR old.load IS NOT new.load
+  OR old.verified_at IS NOT new.verified_at OR old.tags IS NOT new.tags
+BEGIN{_day_tally("old", "-")}{_day_tally("new", "+")}
+END""",
+    "memories_pair_tally_au": f"""
+CREATE TRIGGER memories_pair_tally_au AFTER UPDATE OF project_id, tags ON {MEMORY_TABLE}
+WHEN old.project_id IS NOT new.project_id OR old.tags IS NOT new.tags
+BEGIN{_pair_tally("old", "-")}{_pair_tally("new", "+")}
 END""",
     # A global name is never also a project's. The doors refuse it first with the domain's
     # words; these keep a row written past them from breaking the rule.
@@ -208,9 +283,9 @@ def _differ(cursor, expected: str, present: str) -> bool:
 DERIVED = {
     "memories_reference": ("target, tier", "refs", ", coalesce(m.project_id, 0)"),
     "memories_tag": (
-        "tag, tier, verified_at",
+        "tag, tier, verified_at, expires_at",
         "tags",
-        ", coalesce(m.project_id, 0), m.verified_at",
+        ", coalesce(m.project_id, 0), m.verified_at, m.expires_at",
     ),
 }
 
@@ -230,10 +305,26 @@ RECOUNTS = {
         "SELECT coalesce(m.project_id, 0), m.load, j.value, count(*) "
         f"FROM {MEMORY_TABLE} m, json_each(m.tags) j GROUP BY 1, 2, 3"
     ),
+    VERIFIED_TALLY: (
+        "SELECT coalesce(project_id, 0), load, date(verified_at), count(*) "
+        f"FROM {MEMORY_TABLE} GROUP BY 1, 2, 3"
+    ),
+    TAG_VERIFIED_TALLY: (
+        "SELECT coalesce(m.project_id, 0), j.value, date(m.verified_at), count(*) "
+        f"FROM {MEMORY_TABLE} m, json_each(m.tags) j GROUP BY 1, 2, 3"
+    ),
+    TAG_PAIR_TALLY: (
+        "SELECT coalesce(m.project_id, 0), a.value, b.value, count(*) "
+        f"FROM {MEMORY_TABLE} m, json_each(m.tags) a, json_each(m.tags) b"
+        " WHERE a.value != b.value GROUP BY 1, 2, 3"
+    ),
 }
 TALLY_COLUMNS = {
     BAND_TALLY: "tier, load, priority, memories, body_bytes",
     TAG_TALLY: "tier, load, tag, memories",
+    VERIFIED_TALLY: "tier, load, day, memories",
+    TAG_VERIFIED_TALLY: "tier, tag, day, memories",
+    TAG_PAIR_TALLY: "tier, tag, other, memories",
 }
 
 REBUILD_STEPS = 5

@@ -69,12 +69,13 @@ def test_the_most_common_tags_come_first_and_the_rest_are_more(db, monkeypatch):
 
 
 def test_facets_run_a_fixed_number_of_queries(store, django_assert_num_queries):
-    # the projects, the band tallies (tiers, loads), expired, five verification spans, tags
-    with django_assert_num_queries(9):
+    # the projects; then the band tallies (tiers, loads), expired, the verification spans
+    # (the day tallies, the spans' edge days) and tags in one
+    with django_assert_num_queries(2):
         facets.facets(MemoryFilters(), timezone.now())
     for number in range(20):
         doors.write(f"more-{number}", description=f"more {number}", tags=[f"t{number}"])
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(2):
         facets.facets(MemoryFilters(), timezone.now())
 
 
@@ -195,3 +196,39 @@ def test_the_expired_over_a_tier_or_the_store_are_counted_off_the_expiry_index(s
     assert _ordered(alone) == _ordered(_rows_counted(filters, now))
     assert facets._expired_alone(replace(filters, load="index"), now) is None
     assert facets._expired_alone(replace(filters, expired=False), now) is None
+
+
+def _verified_around_every_span_edge(now):
+    """Memories verified a second either side of each span's edge, at the start and the end
+    of the edge's day (UTC), and after `now`: where the day tallies meet the rows."""
+    moments = [now + dt.timedelta(hours=1)]
+    for _, older, _ in facets._span_bounds(now):
+        start = dt.datetime.combine(older.astimezone(dt.UTC).date(), dt.time(), dt.UTC)
+        moments += [older - dt.timedelta(seconds=1), older, older + dt.timedelta(seconds=1)]
+        moments += [start, start + dt.timedelta(days=1, microseconds=-1)]
+    for number, moment in enumerate(moments):
+        doors.write(
+            f"edge-{number}",
+            project="webdev" if number % 2 else None,
+            description="edge",
+            tags=["edge", "docs"] if number % 3 else ["edge"],
+            load="search" if number % 4 else "index",
+        )
+        Memory.objects.filter(name=f"edge-{number}").update(verified_at=moment)
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Pacific/Auckland"])
+@pytest.mark.parametrize("tier", [ANY_TIER, None, "webdev"])
+def test_the_day_tallies_count_each_span_to_the_second(store, tier, zone, settings):
+    settings.TIME_ZONE = zone  # the tallies' days are UTC's whatever the server's zone
+    now = timezone.now()
+    _verified_around_every_span_edge(now)
+    filters = MemoryFilters(project=tier)
+    assert _ordered(facets._tallied(filters, now)) == _ordered(_rows_counted(filters, now))
+    tagged = replace(filters, tag="edge")
+    assert _ordered(facets._tagged(tagged, now)) == _ordered(_rows_counted(tagged, now))
+    for period in ("7d", "90d", "45d", "12h"):
+        unverified = replace(filters, unverified=period)
+        by_complement = facets._by_what_it_leaves_out(unverified, now)
+        if by_complement is not None:
+            assert _ordered(by_complement) == _ordered(_rows_counted(unverified, now)), period
