@@ -15,7 +15,11 @@ pytestmark = pytest.mark.engine("postgresql")
 
 def _waiting_writers() -> int:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+        # pg_locks spans the cluster: the other test workers' databases hold writers too.
+        cursor.execute(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+        )
         return cursor.fetchone()[0]
 
 
