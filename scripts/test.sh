@@ -2,7 +2,8 @@
 # Sets everything up (the virtualenv, Debian's chromium for the browser suite) and runs the
 # whole test suite twice: on SQLite, then on PostgreSQL in a throwaway cluster of its own
 # (scripts/pg-cluster.sh: Debian's postgresql, 127.0.0.1, a free port, stopped at the end).
-# Extra arguments go to both pytest runs; pytest-django makes a test database per worker.
+# Extra arguments go to both pytest runs; pytest-django makes a test database per worker, and
+# worksteal keeps both workers busy to the end (the reliability tests are long).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh dev
@@ -19,10 +20,10 @@ fi
 .venv/bin/ruff format --check .
 .venv/bin/lint-imports
 echo "== the suite on SQLite"
-env -u MEMADMIN_DATABASE_URL .venv/bin/python -m pytest -n 2 "$@"
+env -u MEMADMIN_DATABASE_URL .venv/bin/python -m pytest -n 2 --dist worksteal "$@"
 cluster=$(mktemp -d)
 chmod 755 "$cluster"
 trap 'scripts/pg-cluster.sh stop "$cluster/pg"; rm -rf "$cluster"' EXIT
 url=$(scripts/pg-cluster.sh start "$cluster/pg")
 echo "== the suite on PostgreSQL ($url)"
-MEMADMIN_DATABASE_URL=$url .venv/bin/python -m pytest -n 2 "$@"
+MEMADMIN_DATABASE_URL=$url .venv/bin/python -m pytest -n 2 --dist worksteal "$@"
