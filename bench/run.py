@@ -340,9 +340,11 @@ def settings_around(sql: str) -> tuple[str, str, str]:
     statement, the statement, what comes after (empty when there are none)."""
     if not sql.lstrip().upper().startswith("SET LOCAL"):
         return "", sql, ""
-    before, _, rest = sql.partition("; ")
-    main, _, after = rest.rpartition("; ")
-    return before + "; ", main, "; " + after
+    parts = sql.split("; ")
+    first = next(n for n, part in enumerate(parts) if not part.upper().startswith("SET LOCAL"))
+    last = max(n for n, part in enumerate(parts) if not part.upper().startswith("SET LOCAL"))
+    before, main, after = parts[:first], parts[first : last + 1], parts[last + 1 :]
+    return "; ".join(before) + "; ", "; ".join(main), "".join("; " + part for part in after)
 
 
 def replayable(sql: str) -> bool:

@@ -10,7 +10,7 @@ from memories.reads.search import ranking_sql
 
 pytestmark = pytest.mark.engine("postgresql")
 
-SETTING = "SELECT current_setting('parallel_tuple_cost')"
+SETTING = "SELECT current_setting('parallel_tuple_cost'), current_setting('parallel_setup_cost')"
 
 
 def _ranked(sql: str, params: list) -> list[tuple]:
@@ -20,20 +20,20 @@ def _ranked(sql: str, params: list) -> list[tuple]:
 def _setting() -> str:
     with connection.cursor() as cursor:
         cursor.execute(SETTING)
-        return cursor.fetchone()[0]
+        return cursor.fetchone()
 
 
 @pytest.mark.django_db(transaction=True)
 def test_the_ranking_statement_alone_runs_with_the_parallel_setting():
     default = _setting()
-    assert _ranked(SETTING + " WHERE %s", [True]) == [("0.01",)] != [(default,)]
+    assert _ranked(SETTING + " WHERE %s", [True]) == [("0.01", "10")] != [default]
     assert _setting() == default
 
 
 def test_inside_a_transaction_the_setting_ends_with_the_statement(db):
     default = _setting()
     with transaction.atomic():
-        assert _ranked(SETTING, []) == [("0.01",)]
+        assert _ranked(SETTING, []) == [("0.01", "10")]
         assert _setting() == default
 
 

@@ -32,12 +32,15 @@ SENSE_RANK = " ".join(f"WHEN '{sense}' THEN {rank}" for rank, sense in enumerate
 # divided by the name's, and the rank multiplied back by it.
 WEIGHTS = "'{{0, {body}, {description}, 1}}'"
 # The ranking statement may be planned across parallel workers (as many as the server's
-# max_parallel_workers_per_gather gives): at the default price of a row passed up from a
-# worker (0.1) the planner keeps a common word's 47,471 matches at 100,000 memories in one
-# process, though ranking a row costs more than passing it on. Set for that statement alone
-# (bench/results/2026-12-01-pgsearch-5).
-PARALLEL = "SET LOCAL parallel_tuple_cost = 0.01"
-PARALLEL_ENDED = "SET LOCAL parallel_tuple_cost TO DEFAULT"
+# max_parallel_workers_per_gather gives): at the default prices of a row passed up from a
+# worker (0.1) and of starting the workers (1,000) the planner keeps a common word's 47,471
+# matches at 100,000 memories in one process, though ranking a row costs more than passing
+# it on. Set for that statement alone (bench/results/2026-12-01-quiet-5: 108-112 -> 81 ms).
+PARALLEL = ("SET LOCAL parallel_tuple_cost = 0.01", "SET LOCAL parallel_setup_cost = 10")
+PARALLEL_ENDED = (
+    "SET LOCAL parallel_tuple_cost TO DEFAULT",
+    "SET LOCAL parallel_setup_cost TO DEFAULT",
+)
 
 
 def lexeme(word: str) -> str:
@@ -329,12 +332,13 @@ def _ranking_sql(plan: Plan, flt: _Filter) -> _Sql:
 
 
 def ranked_rows(connection, sql: str, params: list) -> list[tuple]:
-    """The ranking statement's rows, with the PARALLEL setting for it alone, in one round
-    trip: the setting, the statement and the setting put back are sent together (Django's
+    """The ranking statement's rows, with the PARALLEL settings for it alone, in one round
+    trip: the settings, the statement and the settings put back are sent together (Django's
     client-side binding cursor sends them as one query string), which PostgreSQL runs as
     one implicit transaction when none is open; inside one, the last part ends the
     setting."""
     with connection.cursor() as cursor:
-        cursor.execute(f"{PARALLEL}; {sql}; {PARALLEL_ENDED}", params)
-        cursor.nextset()
+        cursor.execute("; ".join([*PARALLEL, sql, *PARALLEL_ENDED]), params)
+        for _ in PARALLEL:
+            cursor.nextset()
         return cursor.fetchall()
