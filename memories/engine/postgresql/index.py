@@ -65,6 +65,16 @@ def _rows_of(source: str, memory: str, table: str = "") -> str:
     return f"SELECT {memory}.id, j.position - 1, j.value{kept} FROM {read}"
 
 
+def _copy_to_tags(function: str, column: str) -> str:
+    """The trigger function copying the memory's `column` to each of its tag rows."""
+    return f"""
+CREATE OR REPLACE FUNCTION {function}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE memories_tag SET {column} = NEW.{column} WHERE memory_id = NEW.id;
+    RETURN NULL;
+END $$"""
+
+
 def _keep(function: str, table: str) -> str:
     """The trigger function keeping `table` in step with the memories' list it is read from."""
     columns, source, _ = DERIVED[table]
@@ -115,18 +125,8 @@ BEGIN
     UPDATE memories_tag SET tier = coalesce(NEW.project_id, 0) WHERE memory_id = NEW.id;
     RETURN NULL;
 END $$""",
-    "memories_tags_verify": """
-CREATE OR REPLACE FUNCTION memories_tags_verify() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    UPDATE memories_tag SET verified_at = NEW.verified_at WHERE memory_id = NEW.id;
-    RETURN NULL;
-END $$""",
-    "memories_tags_expire": """
-CREATE OR REPLACE FUNCTION memories_tags_expire() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    UPDATE memories_tag SET expires_at = NEW.expires_at WHERE memory_id = NEW.id;
-    RETURN NULL;
-END $$""",
+    "memories_tags_verify": _copy_to_tags("memories_tags_verify", "verified_at"),
+    "memories_tags_expire": _copy_to_tags("memories_tags_expire", "expires_at"),
     "memories_derived_forget": """
 CREATE OR REPLACE FUNCTION memories_derived_forget() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
