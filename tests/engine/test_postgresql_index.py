@@ -1,7 +1,8 @@
-"""PostgreSQL's search column and derived tables: kept by triggers in the statement that
+"""PostgreSQL's search index and derived tables: kept by triggers in the statement that
 writes the row, checked against a recomputation, rebuilt; the cross-tier rule in the
 database; the search statement served by the GIN and trigram indexes."""
 
+import datetime as dt
 import random
 import string
 
@@ -27,14 +28,14 @@ def index():
 def _match(words: str) -> list[str]:
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT name FROM memories_memory WHERE search @@ plainto_tsquery('memadmin', %s)"
-            " ORDER BY name",
+            "SELECT m.name FROM memories_memory m JOIN memories_search s ON s.id = m.id"
+            " WHERE s.search @@ plainto_tsquery('memadmin', %s) ORDER BY m.name",
             [words],
         )
         return [row[0] for row in cursor.fetchall()]
 
 
-def test_triggers_keep_the_search_column_in_step_on_insert_update_delete(write):
+def test_triggers_keep_the_search_index_in_step_on_insert_update_delete(write):
     write("deploy", body="Deploys go to host seven, see /etc/nginx/nginx.conf")
     assert _match("host") == ["deploy"]
     assert _match("deploying") == ["deploy"], "porter stems deploys and deploying alike"
@@ -47,11 +48,32 @@ def test_triggers_keep_the_search_column_in_step_on_insert_update_delete(write):
     assert index().check().ok
 
 
-def test_the_column_is_weighted_name_description_body(write):
+def test_the_vector_is_weighted_name_description_body(write):
     write("heron", description="egret", body="stork")
     with connection.cursor() as cursor:
-        cursor.execute("SELECT search::text FROM memories_memory")
+        cursor.execute("SELECT search::text FROM memories_search")
         assert cursor.fetchone()[0] == "'egret':2B 'heron':1A 'stork':3C"
+
+
+def test_the_index_keeps_what_the_ranking_weighs_of_each_memory(write):
+    """Priority, read count and the dates follow the memory without its text being indexed
+    again, and the row goes with the memory."""
+    memory = write("heron", body="stork", priority=3).memory
+    verified = memory.verified_at + dt.timedelta(days=2)
+    Memory.objects.filter(id=memory.id).update(priority=7, read_count=4, verified_at=verified)
+    memory.refresh_from_db()
+    columns = "priority, read_count, verified_day, created_at"
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {columns} FROM memories_search WHERE id = %s", [memory.id])
+        priority, reads, day, created = cursor.fetchone()
+    julian_day = memory.verified_at.timestamp() / 86400 + 2440587.5
+    assert (priority, reads, created) == (7, 4, memory.created_at)
+    assert day == pytest.approx(julian_day, abs=1e-9)
+    assert index().check().ok
+    doors.delete("heron")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM memories_search")
+        assert cursor.fetchone()[0] == 0
 
 
 def test_reference_and_tag_rows_follow_the_memory(write):
@@ -77,51 +99,66 @@ def test_the_database_refuses_a_global_name_a_project_holds(write, project):
     assert Memory.objects.filter(name="stack", project=project).exists()
 
 
-def test_check_catches_a_search_column_that_drifted_and_rebuild_mends_it(write):
+def test_check_catches_a_search_index_that_drifted_and_rebuild_mends_it(write):
     write("deploy", body="Deploys go to host seven")
+    write("gone", body="Soon deleted")
     with connection.cursor() as cursor:
-        cursor.execute("DROP TRIGGER memories_search_bu ON memories_memory")
-        cursor.execute("UPDATE memories_memory SET body = 'entirely new words'")
+        cursor.execute("DROP TRIGGER memories_search_au ON memories_memory")
+        cursor.execute("UPDATE memories_memory SET body = 'entirely new words', priority = 9")
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the writes' checks, before ALTER
+        cursor.execute("ALTER TABLE memories_memory DISABLE TRIGGER memories_derived_ad")
+        cursor.execute("DELETE FROM memories_memory WHERE name = 'gone'")
+        cursor.execute("ALTER TABLE memories_memory ENABLE TRIGGER memories_derived_ad")
     report = index().check()
-    assert any("search column of 1 of 1 memories" in p for p in report.problems)
-    assert any("memories_search_bu" in p for p in report.problems)
-    assert index().rebuild() == ["memories_search_bu"]
+    assert any("search index of 1 of 1 memories" in p for p in report.problems)
+    assert "the search index holds 1 rows of memories that are gone" in report.problems
+    assert any("memories_search_au" in p for p in report.problems)
+    assert index().rebuild() == ["memories_search_au"]
     assert index().check().ok
     assert _match("entirely") == ["deploy"]
+    assert _match("soon") == []
 
 
-def _out_of_row_bytes() -> int:
-    """The bytes of the memories' values held in their TOAST table (the live ones)."""
+def test_a_dropped_search_table_is_named_and_put_back(write):
+    write("deploy", body="Deploys go to host seven")
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE memories_search")
+    assert "tables missing: memories_search" in index().check().problems
+    assert index().rebuild() == ["memories_search", "memories_search_words"]
+    assert index().check().ok
+    assert _match("host") == ["deploy"]
+
+
+def _out_of_row_bytes(table: str) -> int:
+    """The bytes of the table's values held in its TOAST table (the live ones)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT reltoastrelid::regclass::text FROM pg_class WHERE relname = %s",
-            ["memories_memory"],
+            "SELECT reltoastrelid::regclass::text FROM pg_class WHERE relname = %s", [table]
         )
         toast = cursor.fetchone()[0]
         cursor.execute(f"SELECT coalesce(sum(octet_length(chunk_data)), 0) FROM {toast}")
         return cursor.fetchone()[0]
 
 
-def test_the_search_column_is_kept_in_the_row_and_rebuild_brings_it_back(write):
-    """A long row's search column stays in the row, its body goes to TOAST in its place; a
-    store whose column had the default storage is told so, and rebuild moves the values
-    back."""
+def test_the_search_vector_is_kept_in_the_row_and_rebuild_brings_it_back(write):
+    """A long memory's vector stays in the search index's row; a store whose vector had the
+    default storage is told so, and rebuild moves the values back."""
     rng = random.Random(7)
     words = ["".join(rng.choices(string.ascii_lowercase, k=5)) for _ in range(240)]
     body = " ".join(words)  # letters at random: neither the body nor its vector compresses
     write("long", body=body)
     assert index().check().ok
-    assert _out_of_row_bytes() <= len(body), "only the body is out of the row"
+    assert _out_of_row_bytes("memories_search") == 0
     with connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the write's checks, before ALTER
-        cursor.execute("ALTER TABLE memories_memory ALTER COLUMN search SET STORAGE extended")
-        cursor.execute("UPDATE memories_memory SET search = search || ''::tsvector")
-    assert _out_of_row_bytes() > len(body), "the vector, the row's largest value, moved out"
+        cursor.execute("ALTER TABLE memories_search ALTER COLUMN search SET STORAGE extended")
+        cursor.execute("UPDATE memories_search SET search = search || ''::tsvector")
+    assert _out_of_row_bytes("memories_search") > 0, "the vector moved out of the row"
     problems = index().check().problems
-    assert problems == ["the search column's storage is extended, not main (in the row)"]
+    assert problems == ["the search vector's storage is extended, not main (in the row)"]
     index().rebuild()
     assert index().check().ok
-    assert _out_of_row_bytes() <= len(body)
+    assert _out_of_row_bytes("memories_search") == 0
     assert _match(words[100]) == ["long"]
 
 
@@ -148,12 +185,12 @@ def test_verify_command_reports_and_rebuilds(write, capsys):
     call_command("memory", "verify")
     assert "sound and holds 1 documents for 1 memories" in capsys.readouterr().out
     with connection.cursor() as cursor:
-        cursor.execute("DROP TRIGGER memories_search_bu ON memories_memory")
+        cursor.execute("DROP TRIGGER memories_search_au ON memories_memory")
         cursor.execute("UPDATE memories_memory SET body = 'drifted'")
     with pytest.raises(CommandError, match="out of step"):
         call_command("memory", "verify")
     call_command("memory", "verify", "--rebuild")
-    assert "Put back missing triggers: memories_search_bu" in capsys.readouterr().out
+    assert "Put back missing triggers: memories_search_au" in capsys.readouterr().out
     call_command("memory", "verify")
 
 
@@ -175,7 +212,7 @@ def test_migrations_leave_the_triggers_and_a_sound_index(db):
 @pytest.mark.parametrize(
     ("queries", "used"),
     [
-        (["heron"], "memories_search"),
+        (["heron"], "memories_search_words"),
         (["deploy-host.internal"], "memories_body_trgm"),
         (["東京オフィス"], "memories_description_trgm"),
     ],
@@ -193,6 +230,7 @@ def test_the_search_statement_is_an_index_search(write, queries, used):
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert used in plan
     assert "Seq Scan on memories_memory" not in plan
+    assert "Seq Scan on memories_search" not in plan
 
 
 @pytest.mark.django_db(transaction=True)

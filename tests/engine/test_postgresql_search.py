@@ -57,7 +57,7 @@ def test_a_prefix_retry_that_does_not_run_starts_no_workers(write):
             ("cpu_operator_cost", 10),
         ):
             cursor.execute(f"SET LOCAL {setting} = {value}")
-        cursor.execute("ANALYZE memories_memory")
+        cursor.execute("ANALYZE memories_search")
         cursor.execute("EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) " + sql, params)
         lines = [row[0] for row in cursor.fetchall()]
     plan = "\n".join(lines)

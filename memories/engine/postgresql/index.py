@@ -1,15 +1,19 @@
 """PostgreSQL's search index and the other derived parts of the store.
 
-* `search`, a tsvector column of memories_memory: the name weighted A, the description B,
-  the body C, through the `memadmin` text search configuration (English's parser and the
-  Porter stemmer SQLite's index uses, without a stopword list, so that a word stems and
-  matches as it does there, "the" included). The text is split into runs of letters and
-  digits first, as SQLite's tokenizer splits it, so `/etc/nginx/nginx.conf` holds the words
-  etc, nginx and conf rather than one file-name token. A trigger sets it in the statement
-  that writes the row; a GIN index serves it. It is kept in the row (storage MAIN, migration
-  0018): a search ranks every match by it, and with the default storage the longer rows had
-  it moved to the TOAST table, a fetch per match that cost more than the ranking itself. The
-  body, moved out in its place, is read for a page's rows alone.
+* `memories_search`, the search index: for each memory a tsvector (`search`) of the name
+  weighted A, the description B, the body C, through the `memadmin` text search
+  configuration (English's parser and the Porter stemmer SQLite's index uses, without a
+  stopword list, so that a word stems and matches as it does there, "the" included), beside
+  a copy of what the ranking weighs (priority, read count, the Julian day of verified_at,
+  created_at). The text
+  is split into runs of letters and digits first, as SQLite's tokenizer splits it, so
+  `/etc/nginx/nginx.conf` holds the words etc, nginx and conf rather than one file-name
+  token. A trigger writes the row in the statement that writes the memory; a GIN index
+  serves it. A table of its own, narrow, its vector kept in the row (storage MAIN), as
+  SQLite's FTS5 table is one of its own: a common word's search ranks every match, and
+  reading each match's vector out of the memories' wide rows (17 columns, the vector the
+  last) cost more than ranking it (migration 0022: at 100,000 memories, 99 -> 64 ms of CPU
+  for a common word's 47,471 matches in one process).
 * trigram GIN indexes (pg_trgm) on name, description and body: the plain-text sense (unspaced
   scripts, long identifiers, paths and URLs) is an index search here, not a scan.
 * the reference and tag tables, kept from the refs and tags JSON by triggers, in the
@@ -30,16 +34,29 @@ from django.db import connection, transaction
 from memories.engine import IndexReport, sql
 
 MEMORY_TABLE = "memories_memory"
+SEARCH_TABLE = "memories_search"
 SEARCH_COLUMN = "search"
+# The Julian day of a row's verified_at, as the ranking's freshness reads it (date_part gives
+# the epoch as float8 at once; extract() computes it as numeric first).
+JULIAN_DAY = "(date_part('epoch', {row}.verified_at) / 86400 + 2440587.5)"
+# What the search index copies of each memory for the ranking, beside the vector: its
+# column -> the value of the memory's `row`; and the memory's columns they are read from.
+RANKED = {
+    "priority": "{row}.priority",
+    "read_count": "{row}.read_count",
+    "verified_day": JULIAN_DAY,
+    "created_at": "{row}.created_at",
+}
+RANKED_FROM = ("priority", "read_count", "verified_at", "created_at")
 CONFIG = "memadmin"
-VECTOR = "memories_search_vector"  # (name, description, body) -> the search column's value
+VECTOR = "memories_search_vector"  # (name, description, body) -> the search index's vector
 SEARCH_STORAGE = "main"
 STORAGES = {"p": "plain", "m": "main", "e": "external", "x": "extended"}  # pg_attribute's
 # The storage set, and each value stored afresh under it: a value already in TOAST stays
 # there until it is written again, and the concatenation makes a new (equal) value.
 KEEP_IN_ROW = [
-    f"ALTER TABLE {MEMORY_TABLE} ALTER COLUMN {SEARCH_COLUMN} SET STORAGE {SEARCH_STORAGE}",
-    f"UPDATE {MEMORY_TABLE} SET {SEARCH_COLUMN} = {SEARCH_COLUMN} || ''::tsvector",
+    f"ALTER TABLE {SEARCH_TABLE} ALTER COLUMN {SEARCH_COLUMN} SET STORAGE {SEARCH_STORAGE}",
+    f"UPDATE {SEARCH_TABLE} SET {SEARCH_COLUMN} = {SEARCH_COLUMN} || ''::tsvector",
 ]
 
 SETUP = [
@@ -102,6 +119,8 @@ DERIVED = {
 SOURCES = {source: table for table, (_, source, _) in DERIVED.items()}
 
 
+_SET_RANKED = ", ".join(f"{column} = {value.format(row='NEW')}" for column, value in RANKED.items())
+
 FUNCTIONS = {
     VECTOR: f"""
 CREATE OR REPLACE FUNCTION {VECTOR}(name text, description text, body text) RETURNS tsvector
@@ -113,8 +132,18 @@ $$""",
     "memories_search_keep": f"""
 CREATE OR REPLACE FUNCTION memories_search_keep() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    NEW.{SEARCH_COLUMN} := {VECTOR}(NEW.name, NEW.description, NEW.body);
-    RETURN NEW;
+    IF TG_OP = 'UPDATE' AND NEW.name IS NOT DISTINCT FROM OLD.name
+        AND NEW.description IS NOT DISTINCT FROM OLD.description
+        AND NEW.body IS NOT DISTINCT FROM OLD.body THEN
+        UPDATE {SEARCH_TABLE} SET {_SET_RANKED} WHERE id = NEW.id;
+    ELSE
+        INSERT INTO {SEARCH_TABLE} (id, {SEARCH_COLUMN}, {", ".join(RANKED)})
+        VALUES (NEW.id, {VECTOR}(NEW.name, NEW.description, NEW.body),
+            {", ".join(value.format(row="NEW") for value in RANKED.values())})
+        ON CONFLICT (id) DO UPDATE SET {SEARCH_COLUMN} = excluded.{SEARCH_COLUMN},
+            {", ".join(f"{column} = excluded.{column}" for column in RANKED)};
+    END IF;
+    RETURN NULL;
 END $$""",
     "memories_refs_keep": _keep("memories_refs_keep", "memories_reference"),
     "memories_tags_keep": _keep("memories_tags_keep", "memories_tag"),
@@ -132,6 +161,7 @@ CREATE OR REPLACE FUNCTION memories_derived_forget() RETURNS trigger LANGUAGE pl
 BEGIN
     DELETE FROM memories_reference WHERE memory_id = OLD.id;
     DELETE FROM memories_tag WHERE memory_id = OLD.id;
+    DELETE FROM memories_search WHERE id = OLD.id;
     RETURN NULL;
 END $$""",
     # The doors refuse a clash first with the domain's words; this keeps a row written past
@@ -269,14 +299,18 @@ BEGIN
     RETURN NULL;
 END $$"""
 
+_WRITTEN = ("name", "description", "body", *RANKED_FROM)  # what the search index is made of
+
 # name -> CREATE TRIGGER statement.
 TRIGGERS = {
-    "memories_search_bi": f"""
-CREATE TRIGGER memories_search_bi BEFORE INSERT ON {MEMORY_TABLE}
+    "memories_search_ai": f"""
+CREATE TRIGGER memories_search_ai AFTER INSERT ON {MEMORY_TABLE}
 FOR EACH ROW EXECUTE FUNCTION memories_search_keep()""",
-    "memories_search_bu": f"""
-CREATE TRIGGER memories_search_bu BEFORE UPDATE OF name, description, body ON {MEMORY_TABLE}
-FOR EACH ROW EXECUTE FUNCTION memories_search_keep()""",
+    "memories_search_au": f"""
+CREATE TRIGGER memories_search_au
+AFTER UPDATE OF {", ".join(_WRITTEN)} ON {MEMORY_TABLE}
+FOR EACH ROW WHEN ({" OR ".join(f"OLD.{c} IS DISTINCT FROM NEW.{c}" for c in _WRITTEN)})
+EXECUTE FUNCTION memories_search_keep()""",
     "memories_refs_ai": f"""
 CREATE TRIGGER memories_refs_ai AFTER INSERT ON {MEMORY_TABLE}
 FOR EACH ROW EXECUTE FUNCTION memories_refs_keep()""",
@@ -339,10 +373,22 @@ CREATE TRIGGER memories_cross_tier_bu BEFORE UPDATE OF name, project_id ON {MEMO
 FOR EACH ROW EXECUTE FUNCTION memories_cross_tier()""",
 }
 
+TABLES = {
+    SEARCH_TABLE: f"""
+CREATE TABLE {SEARCH_TABLE} (
+    id bigint PRIMARY KEY,
+    {SEARCH_COLUMN} tsvector NOT NULL,
+    priority integer NOT NULL,
+    read_count integer NOT NULL,
+    verified_day double precision NOT NULL,
+    created_at timestamp with time zone NOT NULL
+)""",
+}
+
 # name -> CREATE INDEX statement.
 INDEXES = {
-    "memories_search": (
-        f"CREATE INDEX memories_search ON {MEMORY_TABLE} USING gin ({SEARCH_COLUMN})"
+    "memories_search_words": (
+        f"CREATE INDEX memories_search_words ON {SEARCH_TABLE} USING gin ({SEARCH_COLUMN})"
     ),
     **{
         f"memories_{column}_trgm": (
@@ -354,6 +400,15 @@ INDEXES = {
 }
 
 _EXPECTED = f"{VECTOR}(m.name, m.description, m.body)"
+# Each memory's row of the search index as the trigger writes it, and the rows it holds.
+_EXPECTED_SEARCH = (
+    f"SELECT m.id, {_EXPECTED} AS {SEARCH_COLUMN}, "
+    + ", ".join(f"{value.format(row='m')} AS {column}" for column, value in RANKED.items())
+    + f" FROM {MEMORY_TABLE} m"
+)
+_SEARCHED = (SEARCH_COLUMN, *RANKED)
+_AGREE = " AND ".join(f"s.{column} = e.{column}" for column in _SEARCHED)
+_GONE = f"NOT EXISTS (SELECT 1 FROM {MEMORY_TABLE} AS m WHERE m.id = s.id)"
 
 
 # A recount of each tally from the memories table, as the trigger keeps it.
@@ -403,8 +458,19 @@ def missing_triggers(cursor) -> list[str]:
     return sorted(set(TRIGGERS) - present)
 
 
+def _missing_tables(cursor) -> list[str]:
+    return [name for name in TABLES if not _exists(cursor, name)]
+
+
+def _exists(cursor, table: str) -> bool:
+    cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [table])
+    return bool(cursor.fetchone()[0])
+
+
 def _missing_indexes(cursor) -> list[str]:
-    cursor.execute("SELECT indexname FROM pg_indexes WHERE tablename = %s", [MEMORY_TABLE])
+    cursor.execute(
+        "SELECT indexname FROM pg_indexes WHERE tablename = ANY(%s)", [[MEMORY_TABLE, *TABLES]]
+    )
     present = {row[0] for row in cursor.fetchall()}
     return sorted(set(INDEXES) - present)
 
@@ -412,7 +478,7 @@ def _missing_indexes(cursor) -> list[str]:
 def _search_storage(cursor) -> str:
     cursor.execute(
         "SELECT attstorage FROM pg_attribute WHERE attrelid = to_regclass(%s) AND attname = %s",
-        [MEMORY_TABLE, SEARCH_COLUMN],
+        [SEARCH_TABLE, SEARCH_COLUMN],
     )
     return STORAGES[cursor.fetchone()[0]]
 
@@ -422,36 +488,48 @@ def _expected_rows(source: str) -> str:
 
 
 def check() -> IndexReport:
-    """The search column recomputed and compared with every row and kept in the row, the
+    """The search index recomputed and compared with every memory and kept in the row, the
     triggers and indexes present, the reference and tag tables against the memories' JSON."""
     report = IndexReport()
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT count(*), count(*) FILTER (WHERE m.{SEARCH_COLUMN} = {_EXPECTED})"
-            f" FROM {MEMORY_TABLE} m"
-        )
-        report.rows, report.documents = cursor.fetchone()
-        if report.rows != report.documents:
-            report.problems.append(
-                f"the search column of {report.rows - report.documents} of {report.rows}"
-                " memories does not match their name, description and body"
-            )
+        missing = _missing_tables(cursor)
+        if missing:
+            report.problems.append("tables missing: " + ", ".join(missing))
+        else:
+            _check_search(cursor, report)
         missing = missing_triggers(cursor)
         if missing:
             report.problems.append("triggers missing: " + ", ".join(missing))
         missing = _missing_indexes(cursor)
         if missing:
             report.problems.append("indexes missing: " + ", ".join(missing))
-        storage = _search_storage(cursor)
-        if storage != SEARCH_STORAGE:
-            report.problems.append(
-                f"the search column's storage is {storage}, not {SEARCH_STORAGE} (in the row)"
-            )
         expected = {table: _expected_rows(source) for table, (_, source, _) in DERIVED.items()}
         report.problems += sql.derived_problems(
             cursor, _differ, expected, RECOUNTS, TALLY_COLUMNS, DERIVED
         )
     return report
+
+
+def _check_search(cursor, report: IndexReport) -> None:
+    cursor.execute(
+        f"SELECT count(*), count(s.id) FILTER (WHERE {_AGREE})"
+        f" FROM ({_EXPECTED_SEARCH}) AS e LEFT JOIN {SEARCH_TABLE} AS s ON s.id = e.id"
+    )
+    report.rows, report.documents = cursor.fetchone()
+    if report.rows != report.documents:
+        report.problems.append(
+            f"the search index of {report.rows - report.documents} of {report.rows} memories"
+            " does not match their name, description, body, priority, read count and dates"
+        )
+    cursor.execute(f"SELECT count(*) FROM {SEARCH_TABLE} AS s WHERE {_GONE}")
+    strays = cursor.fetchone()[0]
+    if strays:
+        report.problems.append(f"the search index holds {strays} rows of memories that are gone")
+    storage = _search_storage(cursor)
+    if storage != SEARCH_STORAGE:
+        report.problems.append(
+            f"the search vector's storage is {storage}, not {SEARCH_STORAGE} (in the row)"
+        )
 
 
 def _differ(cursor, expected: str, present: str) -> bool:
@@ -467,9 +545,9 @@ REBUILD_STEPS = 5
 
 
 def rebuild(progress=None) -> list[str]:
-    """Put back the functions, triggers, indexes and the search column's storage, and
-    regenerate every derived value from
-    the memories table; returns the triggers and indexes put back.
+    """Put back the search index's table, the functions, triggers, indexes and the search
+    vector's storage, and regenerate every derived value from the memories table; returns
+    the tables, triggers and indexes put back.
 
     `progress(1)` is told as each of its REBUILD_STEPS steps is done.
     """
@@ -483,8 +561,11 @@ def rebuild(progress=None) -> list[str]:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         for statement in FUNCTIONS.values():
             cursor.execute(statement)
-        restored = missing_triggers(cursor)
+        restored = _missing_tables(cursor)
         for name in restored:
+            cursor.execute(TABLES[name])
+        triggers = missing_triggers(cursor)
+        for name in triggers:
             cursor.execute(TRIGGERS[name])
         indexes = _missing_indexes(cursor)
         for name in indexes:
@@ -493,9 +574,14 @@ def rebuild(progress=None) -> list[str]:
             for statement in KEEP_IN_ROW:
                 cursor.execute(statement)
         step()
+        cursor.execute(f"DELETE FROM {SEARCH_TABLE} AS s WHERE {_GONE}")
         cursor.execute(
-            f"UPDATE {MEMORY_TABLE} AS m SET {SEARCH_COLUMN} = {_EXPECTED}"
-            f" WHERE m.{SEARCH_COLUMN} IS DISTINCT FROM {_EXPECTED}"
+            f"INSERT INTO {SEARCH_TABLE} AS s (id, {', '.join(_SEARCHED)})"
+            f" SELECT e.* FROM ({_EXPECTED_SEARCH}) AS e"
+            f" LEFT JOIN {SEARCH_TABLE} AS s ON s.id = e.id"
+            f" WHERE s.id IS NULL OR NOT ({_AGREE})"
+            f" ON CONFLICT (id) DO UPDATE SET "
+            + ", ".join(f"{column} = excluded.{column}" for column in _SEARCHED)
         )
         step()
         for table, (columns, source, _) in DERIVED.items():
@@ -508,4 +594,4 @@ def rebuild(progress=None) -> list[str]:
             cursor.execute(f"DELETE FROM {table}")
             cursor.execute(f"INSERT INTO {table}({TALLY_COLUMNS[table]}) {recount}")
         step()
-    return restored + indexes
+    return restored + triggers + indexes

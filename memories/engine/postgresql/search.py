@@ -1,5 +1,5 @@
-"""PostgreSQL's ranking statement: tsquery matches on the weighted search column, ts_rank_cd,
-and the plain-text sense through trigram indexes.
+"""PostgreSQL's ranking statement: tsquery matches on the search index's weighted vectors,
+ts_rank, and the plain-text sense through trigram indexes.
 
 User text reaches to_tsquery only as bound, single-quoted lexemes (quotes and backslashes
 doubled), so tsquery syntax in a query (`&`, `|`, `!`, `<->`, `:*`, parentheses) is searched
@@ -15,7 +15,13 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memories.engine.postgresql.index import CONFIG, MEMORY_TABLE, SEARCH_COLUMN
+from memories.engine.postgresql.index import (
+    CONFIG,
+    JULIAN_DAY,
+    MEMORY_TABLE,
+    SEARCH_COLUMN,
+    SEARCH_TABLE,
+)
 from memories.engine.ranking import SENSES, Formula, Part, Plan
 from memories.engine.sql import Sql as _Sql
 from memories.engine.sql import like_pattern, scan_cte
@@ -26,10 +32,15 @@ SHORTEN_TO = 0.6  # a query word is shortened to no less than this share of its 
 MAX_SHORTENINGS = 8
 
 M = MEMORY_TABLE
+S = SEARCH_TABLE
 PROJECTS = "projects_project"
 SENSE_RANK = " ".join(f"WHEN '{sense}' THEN {rank}" for rank, sense in enumerate(SENSES))
-# The weights ts_rank_cd takes lie in [0, 1], in the order D, C, B, A: the formula's,
-# divided by the name's, and the rank multiplied back by it.
+# The relevance is ts_rank's rather than ts_rank_cd's: as in SQLite's BM25, a word's weight
+# saturates as it repeats, where ts_rank_cd adds each occurrence alike; and it costs less a
+# match (bench/results/2026-12-01-pgsearch-6: 99 -> 82.5 ms of CPU for a common word's
+# 47,471 matches at 100,000 memories, in one process).
+# The weights it takes lie in [0, 1], in the order D, C, B, A: the formula's, divided by the
+# name's, and the rank multiplied back by it.
 WEIGHTS = "'{{0, {body}, {description}, 1}}'"
 # The ranking statement may be planned across parallel workers (as many as the server's
 # max_parallel_workers_per_gather gives): at the default prices of a row passed up from a
@@ -118,10 +129,23 @@ def prefix_placement_query(words: list[str], weight: str) -> tuple[str, list]:
 @dataclass(frozen=True)
 class _Terms:
     weight: str  # importance × freshness; %s: the Julian day now, the half-life in days
+    index_weight: str  # the same of the search index's copy of the memory's fields
     rank: str  # {query}: the tsquery
     text_relevance: str  # of the row's hits.pattern
     prefix_weight: str
     scan_limit: int
+
+
+def _weight(f: Formula, table: str, julian_day: str) -> str:
+    """importance × freshness of the row of `table`, verified on the Julian day given."""
+    return (
+        f"(1.0::float8 - {_float(f.reads_scale)} * {table}.priority"
+        f" / (({table}.priority + {_float(f.priority_scale)})"
+        f" * ({table}.read_count + {_float(f.reads_scale)})))"
+        f" * (CASE WHEN {table}.priority <= 1 THEN 1.0::float8 ELSE {_float(f.freshness_floor)}"
+        f" + {_float(1 - f.freshness_floor)} * power(0.5::float8,"
+        f" greatest(0.0::float8, %s::float8 - {julian_day}) / %s::float8) END)"
+    )
 
 
 @lru_cache(maxsize=16)
@@ -129,18 +153,10 @@ def _terms(f: Formula) -> _Terms:
     weights = WEIGHTS.format(
         body=f.body_weight / f.name_weight, description=f.description_weight / f.name_weight
     )
-    # date_part gives the epoch as float8 at once; extract() computes it as numeric first.
-    julian_day = f"(date_part('epoch', {M}.verified_at) / 86400 + 2440587.5)"
     return _Terms(
-        weight=(
-            f"(1.0::float8 - {_float(f.reads_scale)} * {M}.priority"
-            f" / (({M}.priority + {_float(f.priority_scale)})"
-            f" * ({M}.read_count + {_float(f.reads_scale)})))"
-            f" * (CASE WHEN {M}.priority <= 1 THEN 1.0::float8 ELSE {_float(f.freshness_floor)}"
-            f" + {_float(1 - f.freshness_floor)} * power(0.5::float8,"
-            f" greatest(0.0::float8, %s::float8 - {julian_day}) / %s::float8) END)"
-        ),
-        rank=f"({_float(f.name_weight)} * ts_rank_cd({weights}, {M}.{SEARCH_COLUMN}, {{query}}))",
+        weight=_weight(f, M, JULIAN_DAY.format(row=M)),
+        index_weight=_weight(f, S, f"{S}.verified_day"),
+        rank=f"({_float(f.name_weight)} * ts_rank({weights}, {S}.{SEARCH_COLUMN}, {{query}}))",
         text_relevance=(
             f"({_float(f.text_strength)} * (CASE WHEN {M}.name ILIKE hits.pattern"
             f" THEN {_float(f.name_placement)} WHEN {M}.description ILIKE hits.pattern"
@@ -156,10 +172,17 @@ class _Filter:
     where: str
     params: list
 
+    @property
+    def searched(self) -> str:
+        """The search index, joined to the memories when the filters read them."""
+        if self.where == "TRUE":
+            return S
+        return f"{S} JOIN {M} ON {M}.id = {S}.id"
 
-def _weight_sql(sql: _Sql, plan: Plan, t: _Terms) -> None:
+
+def _weight_sql(sql: _Sql, plan: Plan, weight: str) -> None:
     epoch = plan.now.timestamp()
-    sql.add(t.weight, epoch / 86400 + 2440587.5, plan.half_life_days)
+    sql.add(weight, epoch / 86400 + 2440587.5, plan.half_life_days)
 
 
 def _text_condition(sql: _Sql, pattern: str) -> None:
@@ -186,15 +209,15 @@ def _index_hit(
     else:
         query = prefix_query(words)
         placed = [prefix_placement_query(words, weight) for weight in ("AB", "A")]
-    column = f"{M}.{SEARCH_COLUMN}"
+    column = f"{S}.{SEARCH_COLUMN}"
     rank = t.rank.replace("{query}", query[0])
     if part.sense == "prefix":
         sql.add("SELECT * FROM (")
     # One level, each expression written once, so that each is computed once a row, in the
     # scan (no subquery's projection on top): r / (1 + r) as 1 - 1 / (1 + r), as on SQLite,
-    # which reads r once. The search column is kept in the row (index.SEARCH_STORAGE), so
+    # which reads r once. The vector is kept in the search index's row (SEARCH_STORAGE), so
     # ranking and placing it read it in place.
-    sql.add(f"SELECT {M}.id AS id, {head}, (1.0::float8 - 1.0::float8 / (1.0::float8 + {rank}))")
+    sql.add(f"SELECT {S}.id AS id, {head}, (1.0::float8 - 1.0::float8 / (1.0::float8 + {rank}))")
     sql.add(
         f" * (CASE WHEN NOT {column} @@ {placed[0][0]} THEN {_float(f.body_placement)}"
         f" WHEN {column} @@ {placed[1][0]} THEN {_float(f.name_placement)}"
@@ -205,11 +228,15 @@ def _index_hit(
     )
     if plan:
         sql.add(", ")
-        _weight_sql(sql, plan, t)
-        sql.add(f" AS weight, {M}.created_at AS created_at")
+        _weight_sql(sql, plan, t.index_weight)
+        sql.add(f" AS weight, {S}.created_at AS created_at")
     else:
         sql.add(", NULL::text AS term, NULL::text AS pattern")
-    sql.add(f" FROM {M} WHERE {column} @@ {query[0]} AND {flt.where}", *query[1], *flt.params)
+    sql.add(
+        f" FROM {flt.searched} WHERE {column} @@ {query[0]} AND {flt.where}",
+        *query[1],
+        *flt.params,
+    )
     if part.sense == "prefix":
         # Tried only when the words match nothing the filters admit: an uncorrelated test,
         # evaluated once before any row is read. Above the scan's subquery (OFFSET 0 keeps
@@ -218,7 +245,7 @@ def _index_hit(
         guard = word_query(words)
         sql.add(
             f" OFFSET 0) AS tried WHERE NOT EXISTS"
-            f" (SELECT 1 FROM {M} WHERE {column} @@ {guard[0]} AND {flt.where})",
+            f" (SELECT 1 FROM {flt.searched} WHERE {column} @@ {guard[0]} AND {flt.where})",
             *guard[1],
             *flt.params,
         )
@@ -307,7 +334,7 @@ def _ranking_sql(plan: Plan, flt: _Filter) -> _Sql:
         "), scored AS (SELECT hits.id AS id, hits.q AS q, hits.sense AS sense,"
         f" hits.term AS term, coalesce(hits.rel, {t.text_relevance}) AS rel, "
     )
-    _weight_sql(sql, plan, t)
+    _weight_sql(sql, plan, t.weight)
     sql.add(f" AS weight, {M}.created_at AS created_at FROM hits JOIN {M} ON {M}.id = hits.id), ")
     divisors = " ".join(f"WHEN {i} THEN {divisor}" for i, divisor in enumerate(plan.divisors))
     capped = f"(SELECT count(*) FROM scan) >= {bound}" if bound else "FALSE"

@@ -1,7 +1,7 @@
 """PostgreSQL's spelling of the pieces of the reads and writes that each dialect spells its
 own way."""
 
-from memories.engine.postgresql.index import CONFIG, MEMORY_TABLE, SEARCH_COLUMN
+from memories.engine.postgresql.index import CONFIG, SEARCH_COLUMN, SEARCH_TABLE
 from memories.engine.postgresql.search import lexeme
 
 
@@ -18,7 +18,7 @@ def description_matches(word_sets: list[list[str]], limit: int) -> tuple[str, li
         "(" + " & ".join(lexeme(word) + ":B" for word in words) + ")" for words in word_sets
     )
     return (
-        f"SELECT id FROM {MEMORY_TABLE} WHERE {SEARCH_COLUMN} @@ to_tsquery('{CONFIG}', %s)"
+        f"SELECT id FROM {SEARCH_TABLE} WHERE {SEARCH_COLUMN} @@ to_tsquery('{CONFIG}', %s)"
         f" LIMIT {int(limit)}",
         [query],
     )
