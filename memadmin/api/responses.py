@@ -7,6 +7,7 @@ import logging
 from collections.abc import Callable
 from functools import wraps
 
+from django import forms
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent
 from django.db import OperationalError
@@ -40,7 +41,12 @@ def ok(data: dict, status: int = 200, *, etag: str | None = None) -> JsonRespons
 
 
 def valid(form):
-    """The form, validated; an invalid one refuses the request with its first error."""
+    """The form, validated; an invalid one refuses the request with its first error. A number
+    sent empty is refused too (a page's form sends its blank fields; a request to the API
+    leaves out what it does not give)."""
+    for name, field in form.fields.items():
+        if isinstance(field, forms.IntegerField) and form.data.get(name) == "":
+            raise BadRequest(f"{name} must be a whole number, not empty.", field=name)
     if not form.is_valid():
         field = form.first_error_field()
         raise BadRequest(form.first_error(), **({} if field is None else {"field": field}))

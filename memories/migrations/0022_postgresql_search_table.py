@@ -24,9 +24,13 @@ FORWARD_SQL = [
     "CREATE TRIGGER memories_search_ai AFTER INSERT ON memories_memory\nFOR EACH ROW EXECUTE FUNCTION memories_search_keep()",
     "CREATE TRIGGER memories_search_au\nAFTER UPDATE OF name, description, body, priority, read_count, verified_at, created_at ON memories_memory\nFOR EACH ROW WHEN (OLD.name IS DISTINCT FROM NEW.name OR OLD.description IS DISTINCT FROM NEW.description OR OLD.body IS DISTINCT FROM NEW.body OR OLD.priority IS DISTINCT FROM NEW.priority OR OLD.read_count IS DISTINCT FROM NEW.read_count OR OLD.verified_at IS DISTINCT FROM NEW.verified_at OR OLD.created_at IS DISTINCT FROM NEW.created_at)\nEXECUTE FUNCTION memories_search_keep()",
     "CREATE INDEX memories_search_words ON memories_search USING gin (search)",
+    "CREATE OR REPLACE FUNCTION memories_search_clear() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n    TRUNCATE memories_search;\n    RETURN NULL;\nEND $$",
+    "CREATE TRIGGER memories_search_at AFTER TRUNCATE ON memories_memory\nFOR EACH STATEMENT EXECUTE FUNCTION memories_search_clear()",
 ]
 
 REVERSE_SQL = [
+    "DROP TRIGGER IF EXISTS memories_search_at ON memories_memory",
+    "DROP FUNCTION IF EXISTS memories_search_clear()",
     "DROP TRIGGER IF EXISTS memories_search_ai ON memories_memory",
     "DROP TRIGGER IF EXISTS memories_search_au ON memories_memory",
     "ALTER TABLE memories_memory ADD COLUMN search tsvector NOT NULL DEFAULT ''",

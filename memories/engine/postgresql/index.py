@@ -145,6 +145,14 @@ BEGIN
     END IF;
     RETURN NULL;
 END $$""",
+    # A TRUNCATE of the memories (Django's flush, a DBA's) fires no row trigger; the derived
+    # tables Django knows of are truncated beside it, this one is not.
+    "memories_search_clear": f"""
+CREATE OR REPLACE FUNCTION memories_search_clear() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    TRUNCATE {SEARCH_TABLE};
+    RETURN NULL;
+END $$""",
     "memories_refs_keep": _keep("memories_refs_keep", "memories_reference"),
     "memories_tags_keep": _keep("memories_tags_keep", "memories_tag"),
     "memories_refs_move": """
@@ -311,6 +319,9 @@ CREATE TRIGGER memories_search_au
 AFTER UPDATE OF {", ".join(_WRITTEN)} ON {MEMORY_TABLE}
 FOR EACH ROW WHEN ({" OR ".join(f"OLD.{c} IS DISTINCT FROM NEW.{c}" for c in _WRITTEN)})
 EXECUTE FUNCTION memories_search_keep()""",
+    "memories_search_at": f"""
+CREATE TRIGGER memories_search_at AFTER TRUNCATE ON {MEMORY_TABLE}
+FOR EACH STATEMENT EXECUTE FUNCTION memories_search_clear()""",
     "memories_refs_ai": f"""
 CREATE TRIGGER memories_refs_ai AFTER INSERT ON {MEMORY_TABLE}
 FOR EACH ROW EXECUTE FUNCTION memories_refs_keep()""",
