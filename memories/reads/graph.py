@@ -413,10 +413,21 @@ class _Wiring:
         else:
             pieces = sorted(pieces, key=lambda piece: (-len(piece), min(piece)))
         cluster = {node: number for number, piece in enumerate(pieces) for node in piece}
+        memories = _memories([node for node in kept if node > 0], now)
+        page = reverse("memories:detail", args=[NAME_SLOT])
         degrees, text = self.degrees, self.text
         nodes = {}
         for node in kept:
-            if node > 0:
+            if node < 0:
+                target = text[node]
+                nodes[node] = Node(
+                    "t" + target,
+                    target_kind(target),
+                    target,
+                    degree=degrees[node],
+                    cluster=cluster[node],
+                )
+            elif (row := memories.get(node)) is None:  # deleted since its references were read
                 nodes[node] = Node(
                     f"m{node}",
                     MEMORY,
@@ -426,15 +437,22 @@ class _Wiring:
                     cluster=cluster[node],
                 )
             else:
-                target = text[node]
+                _, name, project, description, load, priority, read_count, expired = row
                 nodes[node] = Node(
-                    "t" + target,
-                    target_kind(target),
-                    target,
+                    f"m{node}",
+                    MEMORY,
+                    name,
+                    memory_id=node,
+                    project=project,
+                    description=description,
+                    load=load,
+                    priority=priority,
+                    read_count=read_count,
+                    expired=bool(expired),  # NULL when it has no expiry
                     degree=degrees[node],
                     cluster=cluster[node],
+                    url=memory_url(page, name, project),
                 )
-        _fill(nodes, now)
         edges = []
         for source, end in drawn:
             cited, citing = nodes[end], nodes[source]
@@ -448,10 +466,9 @@ class _Wiring:
         )
 
 
-def _fill(nodes: dict[int, Node], now: dt.datetime) -> None:
-    """Load the attributes of the memory nodes (one query) and give each its page."""
-    page = reverse("memories:detail", args=[NAME_SLOT])
-    memory_ids = [number for number in nodes if number > 0]
+def _memories(memory_ids: list[int], now: dt.datetime) -> dict[int, tuple]:
+    """What the nodes show of these memories (one query): id -> (id, name, project,
+    description, load, priority, read count, expired)."""
     in_ids = RawSQL(*engine.of(connection).statements.values(memory_ids))
     query = (
         Memory.objects.filter(id__in=in_ids)
@@ -471,17 +488,7 @@ def _fill(nodes: dict[int, Node], now: dt.datetime) -> None:
     # converters, a parsed datetime for each expiry, made a quarter of the fill.
     with connection.cursor() as cursor:
         cursor.execute(*query.query.sql_with_params())
-        rows = cursor.fetchall()
-    for memory_id, name, project, description, load, priority, read_count, expired in rows:
-        node = nodes[memory_id]
-        node.label = name
-        node.project = project
-        node.description = description
-        node.load = load
-        node.priority = priority
-        node.read_count = read_count
-        node.expired = bool(expired)  # NULL when it has no expiry
-        node.url = memory_url(page, name, project)
+        return {row[0]: row for row in cursor.fetchall()}
 
 
 def cap_value(value) -> int:
