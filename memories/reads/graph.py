@@ -17,8 +17,6 @@ from typing import NamedTuple
 
 from django.core.exceptions import EmptyResultSet
 from django.db import connection
-from django.db.models import Q
-from django.db.models.expressions import RawSQL
 from django.urls import reverse
 from django.utils import timezone
 
@@ -466,28 +464,27 @@ class _Wiring:
         )
 
 
+# What a memory node shows, its expiry compared in the statement. Written out, as _LINKS is:
+# the ORM took 0.8 ms to compile the same statement, and its converters (a parsed datetime for
+# each expiry) a quarter of the fill.
+_MEMORIES = """
+SELECT m.id, m.name, p.name, m.description, m.load, m.priority, m.read_count,
+    m.expires_at <= %s
+FROM memories_memory m
+LEFT JOIN projects_project p ON p.id = m.project_id
+WHERE m.id IN ({ids})
+"""
+
+
 def _memories(memory_ids: list[int], now: dt.datetime) -> dict[int, tuple]:
     """What the nodes show of these memories (one query): id -> (id, name, project,
     description, load, priority, read count, expired)."""
-    in_ids = RawSQL(*engine.of(connection).statements.values(memory_ids))
-    query = (
-        Memory.objects.filter(id__in=in_ids)
-        .annotate(expired_now=Q(expires_at__lte=now))
-        .values_list(
-            "id",
-            "name",
-            "project__name",
-            "description",
-            "load",
-            "priority",
-            "read_count",
-            "expired_now",
-        )
-    )
-    # The statement as the ORM writes it, its rows as the driver gives them: Django's
-    # converters, a parsed datetime for each expiry, made a quarter of the fill.
+    ids, params = engine.of(connection).statements.values(memory_ids)
     with connection.cursor() as cursor:
-        cursor.execute(*query.query.sql_with_params())
+        cursor.execute(
+            _MEMORIES.format(ids=ids),
+            [connection.ops.adapt_datetimefield_value(now), *params],
+        )
         return {row[0]: row for row in cursor.fetchall()}
 
 
