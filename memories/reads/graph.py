@@ -555,8 +555,8 @@ def _newest_links(filters, now, cap: int) -> tuple[list[tuple], bool, bool]:
             whole = True
             break
         before = found[-1][-1]
-        ends.update(row[0] for row in found)
-        ends.update(row[2] if row[2] is not None else row[1] for row in found)
+        ends.update(map(itemgetter(0), found))
+        ends.update(row[2] or row[1] for row in found)  # the memory named, else the target
         if len(ends) >= cap:
             whole = False
             break
