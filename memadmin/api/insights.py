@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from memadmin.api.auth import READ, WRITE, authorize
 from memadmin.api.responses import json_body, ok, query_tier, valid
+from memadmin.web.responses import plain_json
 from memories.reads import consolidation, graph, hygiene, lookup
 from memories.reads.insight_forms import (
     ConsolidationForm,
@@ -22,7 +23,7 @@ from memories.writes import consolidation as consolidate
 def store_graph(request: HttpRequest):
     """The store-wide backlink graph of the memories the filters admit."""
     form = valid(GraphForm(request.GET))
-    return ok(graph.store_graph(form.filters(), cap=form.cleaned_data["limit"]).to_dict())
+    return plain_json(graph.store_graph(form.filters(), cap=form.cleaned_data["limit"]).to_dict())
 
 
 @authorize(READ)
@@ -32,7 +33,7 @@ def memory_graph(request: HttpRequest, name: str):
     form = valid(NeighbourhoodForm(request.GET))
     memory = lookup.locate(name, tier)
     found = graph.neighbourhood(memory, form.cleaned_data["depth"], cap=form.cleaned_data["limit"])
-    return ok(found.to_dict())
+    return plain_json(found.to_dict())
 
 
 @authorize(READ)

@@ -19,7 +19,7 @@ from memadmin.pages.query import ANY_TIER_VALUE, canonical_query
 from memadmin.web import charts
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
-from memadmin.web.responses import error_response
+from memadmin.web.responses import error_response, plain_json
 from memories.reads import band_cut, budget_report, consolidation, drift, graph, hygiene, lookup
 from memories.reads.agent_view import TierReads
 from memories.reads.filters import PERIOD_CHOICES
@@ -106,7 +106,7 @@ def graph_page(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_GET
 @requires_role()
-def graph_data(request: HtmxHttpRequest) -> JsonResponse:
+def graph_data(request: HtmxHttpRequest) -> HttpResponse:
     """The store-wide graph as JSON, for the page's script (/v1/graph for scripts)."""
     form, _ = _graph_form(request)
     if not form.is_valid():
@@ -115,7 +115,7 @@ def graph_data(request: HtmxHttpRequest) -> JsonResponse:
         found = graph.store_graph(form.filters(), cap=form.cleaned_data["limit"])
     except DomainError as error:
         return _json_error(error.message, error.status)
-    return JsonResponse(found.to_dict(), json_dumps_params={"ensure_ascii": False})
+    return plain_json(found.to_dict())
 
 
 def _neighbourhood(request: HtmxHttpRequest, name: str):
@@ -157,7 +157,7 @@ def around_page(request: HtmxHttpRequest, name: str) -> HttpResponse:
 
 @require_GET
 @requires_role()
-def around_data(request: HtmxHttpRequest, name: str) -> JsonResponse:
+def around_data(request: HtmxHttpRequest, name: str) -> HttpResponse:
     form = NeighbourhoodForm(request.GET)
     if not form.is_valid():
         return _json_error(form.first_error(), 400)
@@ -166,7 +166,7 @@ def around_data(request: HtmxHttpRequest, name: str) -> JsonResponse:
     except DomainError as error:
         return _json_error(error.message, error.status)
     found = graph.neighbourhood(memory, form.cleaned_data["depth"], cap=form.cleaned_data["limit"])
-    return JsonResponse(found.to_dict(), json_dumps_params={"ensure_ascii": False})
+    return plain_json(found.to_dict())
 
 
 # --- budget report --------------------------------------------------------------------------

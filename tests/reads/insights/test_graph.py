@@ -6,6 +6,7 @@ from memories.models import Memory
 from memories.reads import backlinks, graph
 from memories.reads.filters import MemoryFilters
 from memories.rules.errors import InvalidField
+from memories.writes import doors
 
 
 def by_label(g: graph.Graph) -> dict[str, graph.Node]:
@@ -369,3 +370,40 @@ def test_store_graph_reads_chunks_until_the_cap_is_reached(
     with django_assert_num_queries(4):  # 10 references, 2 more, the nodes, the count
         g = graph.store_graph(cap=5)
     assert not g.partial and g.total_nodes == 4 and g.total_edges == 12
+
+
+def test_a_moved_memorys_references_resolve_in_its_new_band(write, project, other_project):
+    """The graph reads the citing memory's band off its reference rows (their tier), which
+    must follow the memory as it moves."""
+    write("runbook", project="webdev")
+    write("runbook", project="infra")
+    citing = write("deploy", project="webdev", references=["runbook"]).memory
+    key = {(m.name, m.project_name): f"m{m.id}" for m in Memory.objects.all()}
+    edges = {(e.source, e.target) for e in graph.store_graph().edges}
+    assert (f"m{citing.id}", key[("runbook", "webdev")]) in edges
+    doors.move("deploy", project="webdev", to="infra")
+    edges = {(e.source, e.target) for e in graph.store_graph().edges}
+    assert (f"m{citing.id}", key[("runbook", "infra")]) in edges
+    assert (f"m{citing.id}", key[("runbook", "webdev")]) not in edges
+    doors.move("deploy", project="infra", to=None)
+    # From the global tier, a name two projects hold names neither: it dangles.
+    edges = {(e.source, e.target) for e in graph.store_graph().edges}
+    assert edges == {(f"m{citing.id}", "trunbook")}
+
+
+def test_a_memory_deleted_between_the_graphs_two_reads_is_drawn_blank(write, monkeypatch):
+    """The nodes' attributes are read after the references: a memory deleted in between is
+    still a node (its references were read), with nothing to show, not a failure."""
+    write("runbook")
+    gone = write("deploy", references=["runbook"]).memory
+    newest_links = graph._newest_links
+
+    def then_delete(*args):
+        found = newest_links(*args)
+        doors.delete("deploy")
+        return found
+
+    monkeypatch.setattr(graph, "_newest_links", then_delete)
+    nodes = {node.key: node for node in graph.store_graph().nodes}
+    assert nodes[f"m{gone.id}"].label == "" and nodes[f"m{gone.id}"].url == ""
+    assert nodes[f"m{gone.id}"].to_dict()["name"] == ""
