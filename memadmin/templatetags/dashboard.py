@@ -149,9 +149,12 @@ ITEMS = "\n        "
 
 
 @register.simple_tag
-def memory_fields(memory, expired: bool, list_url: str) -> SafeString:
-    """Its fields as <dt>/<dd> pairs, each tag a link to the list filtered to it."""
-    now = timezone.now()
+def memory_fields(
+    memory, expired: bool, list_url: str, now: dt.datetime | None = None
+) -> SafeString:
+    """Its fields as <dt>/<dd> pairs, each tag a link to the list filtered to it; the ages
+    told from `now` (the page's)."""
+    now = now or timezone.now()
     tags = [
         TAG_LINK.format(list_url=list_url, query=query_for(tag=tag), tag=tag) for tag in memory.tags
     ]
