@@ -117,23 +117,30 @@ def _context(
     return context
 
 
+def _stored(memory: Memory):
+    """Every stored field's value, hashable (tags and references are lists)."""
+    for field in Memory._meta.concrete_fields:
+        value = getattr(memory, field.attname)
+        yield tuple(value) if isinstance(value, list) else value
+
+
 def _shown(other: Memory) -> tuple:
     """What the page shows of a memory it links to (a reference's or a citer's)."""
     return (other.name, other.project_id, other.project_name, other.description)
 
 
-def content_key(context: dict, can_write: bool) -> str:
-    """Everything the page's content draws from, as one digest: its drawing is kept and
-    drawn again while all of it is the same. Every stored field of the memory and its tier's
+def content_key(context: dict, can_write: bool) -> tuple:
+    """Everything the page's content draws from: its drawing is kept and drawn again only
+    when any of it changes ({% drawn_once %}). Every stored field of the memory and its tier's
     name; the memories its references name and those citing it, as shown; the day its ages
     are told from, in the server's zone, and whether it has expired; the Raw toggle, the
     role's edit controls and the site's prefix."""
     memory, now = context["memory"], context["now"]
-    drawn_from = (
-        [getattr(memory, field.attname) for field in Memory._meta.concrete_fields],
+    return (
+        tuple(_stored(memory)),
         memory.project_name,
-        [(ref.target, ref.memory and _shown(ref.memory)) for ref in context["references"]],
-        [_shown(other) for other in context["referenced_by"]],
+        tuple((ref.target, ref.memory and _shown(ref.memory)) for ref in context["references"]),
+        tuple(_shown(other) for other in context["referenced_by"]),
         timezone.localdate(now),
         timezone.get_current_timezone_name(),
         context["expired"],
@@ -141,7 +148,6 @@ def content_key(context: dict, can_write: bool) -> str:
         can_write,
         get_script_prefix(),
     )
-    return hashlib.sha256(repr(drawn_from).encode("utf-8")).hexdigest()
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
