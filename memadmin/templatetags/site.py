@@ -72,6 +72,9 @@ class _Drawings:
 
 
 DRAWINGS = _Drawings(size=128)
+# A larger fragment (a long body, a much-cited memory) is drawn each time: 128 of these at
+# most are some 10 MB a process.
+KEPT_CHARS = 65_536
 
 
 class DrawnOnceNode(template.Node):
@@ -86,7 +89,8 @@ class DrawnOnceNode(template.Node):
         drawn = DRAWINGS.get(key)
         if drawn is None:
             drawn = mark_safe(self.nodelist.render(context))
-            DRAWINGS.keep(key, drawn)
+            if len(drawn) <= KEPT_CHARS:
+                DRAWINGS.keep(key, drawn)
         return drawn
 
 

@@ -45,6 +45,12 @@ def test_a_fragment_is_escaped_once_whether_drawn_or_kept():
     assert _drawn(("escaped",), "<i>") == "&lt;b&gt;"
 
 
+def test_a_large_fragment_is_drawn_each_time():
+    large = "x" * (site.KEPT_CHARS + 1)
+    assert _drawn(("large",), large) == large
+    assert _drawn(("large",), "small") == "small"
+
+
 def test_only_the_latest_fragments_are_kept():
     drawings = site._Drawings(size=2)
     for number in range(3):
