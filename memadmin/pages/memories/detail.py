@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods
 
 from memadmin.accounts import roles
 from memadmin.pages.memories.forms import MemoryForm, NewMemoryForm
+from memadmin.web import static
 from memadmin.web.access import REFUSALS, has_role, requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, wants_fragment
 from memadmin.web.markdown import render_markdown
@@ -134,7 +135,7 @@ def content_key(context: dict, can_write: bool) -> tuple:
     when any of it changes ({% drawn_once %}). Every stored field of the memory and its tier's
     name; the memories its references name and those citing it, as shown; the day its ages
     are told from, in the server's zone, and whether it has expired; the Raw toggle, the
-    role's edit controls and the site's prefix."""
+    role's edit controls, the site's prefix and the static files' manifest."""
     memory, now = context["memory"], context["now"]
     return (
         tuple(_stored(memory)),
@@ -147,6 +148,7 @@ def content_key(context: dict, can_write: bool) -> tuple:
         context["raw"],
         can_write,
         get_script_prefix(),
+        static.addresses_key(),
     )
 
 
