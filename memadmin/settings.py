@@ -121,6 +121,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "memadmin.web.context_processors.role",
+                "memadmin.web.context_processors.static_files",
             ],
         },
     },

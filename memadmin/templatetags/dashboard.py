@@ -149,9 +149,12 @@ ITEMS = "\n        "
 
 
 @register.simple_tag
-def memory_fields(memory, expired: bool, list_url: str) -> SafeString:
-    """Its fields as <dt>/<dd> pairs, each tag a link to the list filtered to it."""
-    now = timezone.now()
+def memory_fields(
+    memory, expired: bool, list_url: str, now: dt.datetime | None = None
+) -> SafeString:
+    """Its fields as <dt>/<dd> pairs, each tag a link to the list filtered to it; the ages
+    told from `now` (the page's)."""
+    now = now or timezone.now()
     tags = [
         TAG_LINK.format(list_url=list_url, query=query_for(tag=tag), tag=tag) for tag in memory.tags
     ]
@@ -172,6 +175,56 @@ def memory_fields(memory, expired: bool, list_url: str) -> SafeString:
         expires=age(memory.expires_at, now=now),
         reads=f"{memory.read_count:,}",
         plural="" if memory.read_count == 1 else "s",
+    )
+
+
+MEMORY_HEAD = HtmlTemplate(
+    '<header class="memory-head">\n'
+    '  <h1 class="mono">{name}</h1>\n'
+    '  <p class="badges">\n'
+    '    <span class="badge badge-tier">{tier}</span>\n'
+    '    <span class="badge load load-{load}">{load}</span>\n'
+    '    <span class="badge">priority {priority}</span>{expired}\n'
+    "  </p>\n"
+    '  <p class="description">{description}</p>\n'
+    '  <p class="caption">{caption}.</p>\n'
+    "</header>\n"
+    '<nav class="tabs memory-tabs" aria-label="This memory">\n'
+    '  <a href="{detail_url}"{on_detail}>Details</a>\n'
+    '  <a href="{history_url}"{on_history}>History</a>{edit}\n'
+    "</nav>"
+)
+EXPIRED_BADGE = SafeString('\n    <span class="badge badge-expired">expired</span>')
+CURRENT_PAGE = SafeString(' aria-current="page"')
+EDIT_TAB = HtmlTemplate('\n  <a class="tab-action" href="{form_url}#edit-form">Edit</a>')
+
+
+@register.simple_tag(takes_context=True)
+def memory_head(context, memory) -> SafeString:
+    """A memory's heading (its tier, load, priority, expiry, description and the context's
+    caption) and its tabs, on its detail and History pages."""
+    here = context["request"].resolver_match.view_name
+    on_detail = here == "memories:detail"
+    detail_url = memory.get_absolute_url()
+    edit = ""
+    if context.get("can_write"):
+        # The form's own address (the browser unfolds its <details> on the way there); a
+        # page without the form drawn asks for it with edit=1.
+        drawn = on_detail and context.get("form")
+        edit = EDIT_TAB.format(form_url="" if drawn else detail_url + "&edit=1")
+    return MEMORY_HEAD.format(
+        name=memory.name,
+        tier=f"project {memory.project_name}" if memory.project_id else "global",
+        load=memory.load,
+        priority=memory.priority,
+        expired=EXPIRED_BADGE if context.get("expired") else "",
+        description=memory.description,
+        caption=context.get("caption", ""),
+        detail_url=detail_url,
+        on_detail=CURRENT_PAGE if on_detail else "",
+        history_url=memory_view_url("memories:history", memory.name, memory.project_name),
+        on_history=CURRENT_PAGE if here == "memories:history" else "",
+        edit=edit,
     )
 
 

@@ -1,6 +1,7 @@
 from django.http import HttpRequest
 
 from memadmin.accounts import roles
+from memadmin.web import static
 from memadmin.web.access import has_role, request_role
 
 
@@ -13,3 +14,8 @@ def role(request: HttpRequest) -> dict:
         "can_write": has_role(request, roles.OPERATOR),
         "can_administer": has_role(request, roles.ADMIN),
     }
+
+
+def static_files(request: HttpRequest) -> dict:
+    """The key of fragments linking static files ({% drawn_once static_files %})."""
+    return {"static_files": static.addresses_key()}

@@ -2,6 +2,7 @@
 files as they are in the checkout before."""
 
 from django.conf import settings
+from django.contrib.staticfiles.storage import staticfiles_storage
 from whitenoise.storage import CompressedManifestStaticFilesStorage
 
 
@@ -33,3 +34,9 @@ class StaticFilesStorage(CompressedManifestStaticFilesStorage):
         if found is None:
             found = urls[key] = super().url(name)
         return found
+
+
+def addresses_key() -> tuple:
+    """What every static file's address follows: the manifest collectstatic wrote (its hash,
+    empty before it has run) and DEBUG. A fragment drawn once with static links keys on it."""
+    return (getattr(staticfiles_storage, "manifest_hash", ""), settings.DEBUG)

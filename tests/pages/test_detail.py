@@ -8,10 +8,12 @@ import pytest
 from django.contrib.messages import get_messages
 from django.utils import timezone
 
-from memadmin.pages.memories.detail import body_digest, initial_values
+from memadmin.pages.memories.detail import body_digest, content_key, initial_values
 from memadmin.pages.memories.forms import MemoryForm
 from memories.models import Memory
+from memories.reads import backlinks
 from memories.writes import doors
+from projects import writes as projects
 from tests.conftest import backdate
 from tests.pages.conftest import chrome_free
 
@@ -382,3 +384,78 @@ def test_a_web_reference_is_a_link_and_another_tier_is_named(auditor, memory):
         '<span class="badge">webdev</span> <span class="ref-description">cites the note</span>'
     ) in html
     assert '">deploy-host</a> <span class="ref-description">Where deploys go</span>' in html
+
+
+# The page's content is drawn once for what it shows (detail.content_key): each change to what
+# it shows, through the doors or past them, must show on the next request.
+
+
+def _page(client, name="note", project="") -> str:
+    return client.get(f"/memories/{name}/?project={project}").content.decode()
+
+
+@pytest.mark.parametrize(
+    "changes, shown",
+    [
+        ({"description": "Rollout notes"}, "Rollout notes"),
+        ({"tags": ["ops", "security"]}, ">security</a>"),
+        ({"priority": 8}, "priority 8"),
+        ({"load": "inline"}, "load-inline"),
+        ({"source": "the wiki"}, "the wiki"),
+        ({"body": "Now through *bastion-3*."}, "<em>bastion-3</em>"),
+        ({"references": ["elsewhere.md"]}, "elsewhere.md"),
+        ({"expires": "2001-01-01"}, "badge-expired"),
+        ({"verified": True}, "verified today"),
+    ],
+)
+def test_the_page_drawn_again_shows_each_change(auditor, memory, changes, shown):
+    assert shown not in _page(auditor)
+    doors.write("note", **changes)
+    assert shown in _page(auditor)
+
+
+def test_the_page_drawn_again_shows_a_change_made_past_the_doors(auditor, memory):
+    assert "priority 3" in _page(auditor)
+    Memory.objects.filter(id=memory.id).update(priority=1, read_count=4)
+    html = _page(auditor)
+    assert "priority 1" in html and "4 times by the agent" in html
+
+
+def test_the_page_drawn_again_shows_the_memories_it_links_as_they_are(auditor, memory):
+    _page(auditor)
+    doors.write("deploy-host", description="Where rollouts go")
+    doors.write("citer", project="webdev", description="still cites the note")
+    doors.write("late-citer", description="cites it too", references=["note"])
+    html = _page(auditor)
+    assert "Where rollouts go" in html and "still cites the note" in html
+    assert 'href="/memories/late-citer/?project="' in html
+    projects.rename("webdev", "frontend")
+    assert 'href="/memories/citer/?project=frontend"' in _page(auditor)
+
+
+def test_the_edit_controls_follow_the_role_of_who_asks(auditor, operator, memory):
+    assert "Open the edit form" not in _page(auditor)
+    assert "Open the edit form" in _page(operator)
+    assert "Open the edit form" not in _page(auditor)
+
+
+def test_the_drawing_is_kept_for_a_day_of_ages_and_no_longer(memory):
+    """The ages are told in days: a later moment of the same day draws the same page, the
+    next day another; so does an expiry passing, and the Raw toggle."""
+    morning = dt.datetime(2026, 6, 1, 8, 0, tzinfo=dt.UTC)
+    context = {
+        "memory": memory,
+        "references": backlinks.resolve_references(memory),
+        "referenced_by": backlinks.referenced_by(memory),
+        "expired": False,
+        "raw": False,
+    }
+
+    def key(moment, **changes):
+        return content_key({**context, "now": moment, **changes}, can_write=False)
+
+    assert key(morning) == key(morning + dt.timedelta(hours=15))
+    assert key(morning) != key(morning + dt.timedelta(days=1))
+    assert key(morning) != key(morning, expired=True)
+    assert key(morning) != key(morning, raw=True)
+    assert key(morning) != content_key({**context, "now": morning}, can_write=True)

@@ -7,11 +7,13 @@ import hashlib
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect
+from django.urls import get_script_prefix
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from memadmin.accounts import roles
 from memadmin.pages.memories.forms import MemoryForm, NewMemoryForm
+from memadmin.web import static
 from memadmin.web.access import REFUSALS, has_role, requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, wants_fragment
 from memadmin.web.markdown import render_markdown
@@ -92,17 +94,62 @@ def _form_context(memory: Memory, form: MemoryForm | None) -> dict:
     }
 
 
-def _context(memory: Memory, form: MemoryForm | None, *, raw: bool = False, **extra) -> dict:
+def _context(
+    memory: Memory,
+    form: MemoryForm | None,
+    *,
+    raw: bool = False,
+    can_write: bool = False,
+    **extra,
+) -> dict:
     now = timezone.now()
-    return {
+    context = {
         **_body_context(memory, raw),
         **_form_context(memory, form),
+        "now": now,
         "expired": memory.is_expired(now),
         "caption": record_caption(memory, now),
         "references": backlinks.resolve_references(memory),
         "referenced_by": backlinks.referenced_by(memory),
         **extra,
     }
+    if form is None:
+        context["content_key"] = content_key(context, can_write)
+    return context
+
+
+def _stored(memory: Memory):
+    """Every stored field's value, hashable (tags and references are lists)."""
+    for field in Memory._meta.concrete_fields:
+        value = getattr(memory, field.attname)
+        yield tuple(value) if isinstance(value, list) else value
+
+
+def _shown(other: Memory) -> tuple:
+    """What the page shows of a memory it links to (a reference's or a citer's)."""
+    return (other.name, other.project_id, other.project_name, other.description)
+
+
+def content_key(context: dict, can_write: bool) -> tuple:
+    """Everything the page's content draws from: its drawing is kept and drawn again only
+    when any of it changes ({% drawn_once %}). Every stored field of the memory and its tier's
+    name; the memories its references name and those citing it, as shown; the day its ages
+    are told from, in the server's zone, and whether it has expired; the Raw toggle, the
+    role's edit controls, the site's prefix and the static files' manifest."""
+    memory, now = context["memory"], context["now"]
+    return (
+        tuple(_stored(memory)),
+        memory.project_name,
+        tuple((ref.target, ref.memory and _shown(ref.memory)) for ref in context["references"]),
+        tuple(_shown(other) for other in context["referenced_by"]),
+        timezone.localdate(now),
+        timezone.get_current_timezone_name(),
+        context["expired"],
+        context["raw"],
+        can_write,
+        get_script_prefix(),
+        static.addresses_key(),
+    )
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -120,7 +167,7 @@ def memory_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
         return error_response(request, 403, REFUSALS[roles.OPERATOR])
     form = _edit_form(memory) if editing else None
     if not wants_fragment(request):
-        context = _context(memory, form, raw=raw)
+        context = _context(memory, form, raw=raw, can_write=has_role(request, roles.OPERATOR))
     elif editing:
         context = _form_context(memory, form)
     else:
