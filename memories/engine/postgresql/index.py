@@ -457,8 +457,7 @@ TALLY_COLUMNS = {
 
 def migrated(cursor) -> bool:
     """Whether the memories table exists yet (the checks run before the first migrate too)."""
-    cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [MEMORY_TABLE])
-    return bool(cursor.fetchone()[0])
+    return _exists(cursor, MEMORY_TABLE)
 
 
 def missing_triggers(cursor) -> list[str]:

@@ -15,13 +15,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memories.engine.postgresql.index import (
-    CONFIG,
-    JULIAN_DAY,
-    MEMORY_TABLE,
-    SEARCH_COLUMN,
-    SEARCH_TABLE,
-)
+from memories.engine.postgresql.index import CONFIG, MEMORY_TABLE, SEARCH_COLUMN, SEARCH_TABLE
 from memories.engine.ranking import SENSES, Formula, Part, Plan
 from memories.engine.sql import Sql as _Sql
 from memories.engine.sql import like_pattern, scan_cte
@@ -128,24 +122,12 @@ def prefix_placement_query(words: list[str], weight: str) -> tuple[str, list]:
 
 @dataclass(frozen=True)
 class _Terms:
-    weight: str  # importance × freshness; %s: the Julian day now, the half-life in days
-    index_weight: str  # the same of the search index's copy of the memory's fields
+    weight: str  # importance × freshness, of the search index's copy of the memory's fields;
+    # %s: the Julian day now, the half-life in days
     rank: str  # {query}: the tsquery
     text_relevance: str  # of the row's hits.pattern
     prefix_weight: str
     scan_limit: int
-
-
-def _weight(f: Formula, table: str, julian_day: str) -> str:
-    """importance × freshness of the row of `table`, verified on the Julian day given."""
-    return (
-        f"(1.0::float8 - {_float(f.reads_scale)} * {table}.priority"
-        f" / (({table}.priority + {_float(f.priority_scale)})"
-        f" * ({table}.read_count + {_float(f.reads_scale)})))"
-        f" * (CASE WHEN {table}.priority <= 1 THEN 1.0::float8 ELSE {_float(f.freshness_floor)}"
-        f" + {_float(1 - f.freshness_floor)} * power(0.5::float8,"
-        f" greatest(0.0::float8, %s::float8 - {julian_day}) / %s::float8) END)"
-    )
 
 
 @lru_cache(maxsize=16)
@@ -154,8 +136,14 @@ def _terms(f: Formula) -> _Terms:
         body=f.body_weight / f.name_weight, description=f.description_weight / f.name_weight
     )
     return _Terms(
-        weight=_weight(f, M, JULIAN_DAY.format(row=M)),
-        index_weight=_weight(f, S, f"{S}.verified_day"),
+        weight=(
+            f"(1.0::float8 - {_float(f.reads_scale)} * {S}.priority"
+            f" / (({S}.priority + {_float(f.priority_scale)})"
+            f" * ({S}.read_count + {_float(f.reads_scale)})))"
+            f" * (CASE WHEN {S}.priority <= 1 THEN 1.0::float8 ELSE {_float(f.freshness_floor)}"
+            f" + {_float(1 - f.freshness_floor)} * power(0.5::float8,"
+            f" greatest(0.0::float8, %s::float8 - {S}.verified_day) / %s::float8) END)"
+        ),
         rank=f"({_float(f.name_weight)} * ts_rank({weights}, {S}.{SEARCH_COLUMN}, {{query}}))",
         text_relevance=(
             f"({_float(f.text_strength)} * (CASE WHEN {M}.name ILIKE hits.pattern"
@@ -180,9 +168,9 @@ class _Filter:
         return f"{S} JOIN {M} ON {M}.id = {S}.id"
 
 
-def _weight_sql(sql: _Sql, plan: Plan, weight: str) -> None:
+def _weight_sql(sql: _Sql, plan: Plan, t: _Terms) -> None:
     epoch = plan.now.timestamp()
-    sql.add(weight, epoch / 86400 + 2440587.5, plan.half_life_days)
+    sql.add(t.weight, epoch / 86400 + 2440587.5, plan.half_life_days)
 
 
 def _text_condition(sql: _Sql, pattern: str) -> None:
@@ -228,7 +216,7 @@ def _index_hit(
     )
     if plan:
         sql.add(", ")
-        _weight_sql(sql, plan, t.index_weight)
+        _weight_sql(sql, plan, t)
         sql.add(f" AS weight, {S}.created_at AS created_at")
     else:
         sql.add(", NULL::text AS term, NULL::text AS pattern")
@@ -334,8 +322,11 @@ def _ranking_sql(plan: Plan, flt: _Filter) -> _Sql:
         "), scored AS (SELECT hits.id AS id, hits.q AS q, hits.sense AS sense,"
         f" hits.term AS term, coalesce(hits.rel, {t.text_relevance}) AS rel, "
     )
-    _weight_sql(sql, plan, t.weight)
-    sql.add(f" AS weight, {M}.created_at AS created_at FROM hits JOIN {M} ON {M}.id = hits.id), ")
+    _weight_sql(sql, plan, t)
+    sql.add(
+        f" AS weight, {M}.created_at AS created_at FROM hits JOIN {M} ON {M}.id = hits.id"
+        f" JOIN {S} ON {S}.id = hits.id), "
+    )
     divisors = " ".join(f"WHEN {i} THEN {divisor}" for i, divisor in enumerate(plan.divisors))
     capped = f"(SELECT count(*) FROM scan) >= {bound}" if bound else "FALSE"
     sql.add(
