@@ -96,3 +96,32 @@ def test_a_match_outside_the_candidates_that_outranks_them_is_found(write, find,
     first = _first_names(find, monkeypatch)
     assert len(first) == 10
     assert all(name.startswith("note-") for name in first)
+
+
+def _general_pages(find, query, filters=None):
+    """The query asked twice, as two synonyms: one search the engine writes as its general
+    statement (every part's hits grouped per query and memory), each memory at its best."""
+    pages = []
+    for offset in (0, 10, 40, 130):
+        result = find(query, query, filters=filters, mode="words", limit=10, offset=offset, now=NOW)
+        pages.append(
+            (
+                result.count,
+                [(hit.memory.name, round(hit.score, 12), hit.matched_by) for hit in result.hits],
+            )
+        )
+    return pages
+
+
+@pytest.mark.parametrize(
+    "query, filters",
+    [("heron", None), ("herony", None), ("heron", MemoryFilters(unverified="90d"))],
+)
+def test_a_query_of_words_alone_pages_as_the_general_statement_does(
+    varied, find, monkeypatch, query, filters
+):
+    """The statement of the common case, one query of words alone, gives the same counts,
+    pages, scores and senses as the general one."""
+    words = _pages(find, query, monkeypatch, EXHAUSTIVE, filters)
+    assert words == _general_pages(find, query, filters)
+    assert words[0][1], "the query found nothing: the comparison says nothing"
