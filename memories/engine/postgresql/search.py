@@ -182,63 +182,61 @@ def _text_condition(sql: _Sql, pattern: str) -> None:
     )
 
 
-def _matches(part: Part) -> tuple[tuple[str, list], list[tuple[str, list]]]:
-    """A word or prefix part's tsquery, and the two that place it: one of the name and
-    description together, which a match in the body alone (most matches of a common word)
-    fails, and one of the name."""
+def _index_hit(
+    sql: _Sql, t: _Terms, f: Formula, part: Part, head: str, flt: _Filter, plan=None
+) -> None:
+    """A word or prefix part: matched and ranked through the search column, placed by the
+    best column holding any of its words; with `plan`, also the memory's weight and
+    created_at, read in the same pass."""
     words = list(part.words)
+    # Placed by one test of the name and description together, which a match in the body
+    # alone (most matches of a common word) fails, and then by the name.
     if part.sense == "word":
-        return word_query(words), [word_query(words, weight, " | ") for weight in ("AB", "A")]
-    return prefix_query(words), [prefix_placement_query(words, weight) for weight in ("AB", "A")]
-
-
-def _relevance_sql(sql: _Sql, t: _Terms, f: Formula, part: Part) -> None:
-    """A word or prefix part's relevance, ranked and placed through the search column.
-
-    Each expression written once, so that each is computed once a row, in the scan (no
-    subquery's projection on top): r / (1 + r) as 1 - 1 / (1 + r), as on SQLite, which reads
-    r once. The vector is kept in the search index's row (SEARCH_STORAGE), so ranking and
-    placing it read it in place."""
-    query, placed = _matches(part)
+        query = word_query(words)
+        placed = [word_query(words, weight, " | ") for weight in ("AB", "A")]
+    else:
+        query = prefix_query(words)
+        placed = [prefix_placement_query(words, weight) for weight in ("AB", "A")]
     column = f"{S}.{SEARCH_COLUMN}"
     rank = t.rank.replace("{query}", query[0])
+    if part.sense == "prefix":
+        sql.add("SELECT * FROM (")
+    # One level, each expression written once, so that each is computed once a row, in the
+    # scan (no subquery's projection on top): r / (1 + r) as 1 - 1 / (1 + r), as on SQLite,
+    # which reads r once. The vector is kept in the search index's row (SEARCH_STORAGE), so
+    # ranking and placing it read it in place.
+    sql.add(f"SELECT {S}.id AS id, {head}, (1.0::float8 - 1.0::float8 / (1.0::float8 + {rank}))")
     sql.add(
-        f"(1.0::float8 - 1.0::float8 / (1.0::float8 + {rank}))"
         f" * (CASE WHEN NOT {column} @@ {placed[0][0]} THEN {_float(f.body_placement)}"
         f" WHEN {column} @@ {placed[1][0]} THEN {_float(f.name_placement)}"
-        f" ELSE {_float(f.description_placement)} END)",
+        f" ELSE {_float(f.description_placement)} END) AS rel",
         *query[1],
         *placed[0][1],
         *placed[1][1],
     )
-
-
-def _matching(sql: _Sql, part: Part, flt: _Filter) -> None:
-    """FROM and WHERE of a word or prefix part's matches within the filters."""
-    query = _matches(part)[0]
+    if plan:
+        sql.add(", ")
+        _weight_sql(sql, plan, t)
+        sql.add(f" AS weight, {S}.created_at AS created_at")
+    else:
+        sql.add(", NULL::text AS term, NULL::text AS pattern")
     sql.add(
-        f" FROM {flt.searched} WHERE {S}.{SEARCH_COLUMN} @@ {query[0]} AND {flt.where}",
+        f" FROM {flt.searched} WHERE {column} @@ {query[0]} AND {flt.where}",
         *query[1],
         *flt.params,
     )
-
-
-def _index_hit(sql: _Sql, t: _Terms, f: Formula, part: Part, head: str, flt: _Filter) -> None:
-    """A word or prefix part's matches, (id, q, sense, rel, term, pattern); a prefix part's
-    only when the words match nothing the filters admit."""
     if part.sense == "prefix":
-        sql.add("SELECT * FROM (")
-    sql.add(f"SELECT {S}.id AS id, {head}, ")
-    _relevance_sql(sql, t, f, part)
-    sql.add(" AS rel, NULL::text AS term, NULL::text AS pattern")
-    _matching(sql, part, flt)
-    if part.sense == "prefix":
-        # An uncorrelated test, evaluated once before any row is read. Above the scan's
-        # subquery (OFFSET 0 keeps the planner from pushing it down), so that it also stops
-        # a parallel scan before its workers are started, not in each of them.
-        sql.add(" OFFSET 0) AS tried WHERE NOT EXISTS (SELECT 1")
-        _matching(sql, Part(part.query, "word", words=part.words), flt)
-        sql.add(")")
+        # Tried only when the words match nothing the filters admit: an uncorrelated test,
+        # evaluated once before any row is read. Above the scan's subquery (OFFSET 0 keeps
+        # the planner from pushing it down), so that it also stops a parallel scan before
+        # its workers are started, not in each of them.
+        guard = word_query(words)
+        sql.add(
+            f" OFFSET 0) AS tried WHERE NOT EXISTS"
+            f" (SELECT 1 FROM {flt.searched} WHERE {column} @@ {guard[0]} AND {flt.where})",
+            *guard[1],
+            *flt.params,
+        )
 
 
 def _hits_sql(sql: _Sql, t: _Terms, f: Formula, parts: list[Part], flt: _Filter) -> None:
@@ -270,48 +268,34 @@ def _hits_sql(sql: _Sql, t: _Terms, f: Formula, parts: list[Part], flt: _Filter)
 
 
 def _words_ranking_sql(plan: Plan, flt: _Filter) -> _Sql:
-    """The common case, one query of words alone (a memory matches one sense): the count
-    and the page each read from a pass of the index of their own, the prefix retry's only
-    when the words match nothing. The same total and page as the general statement makes of
-    it.
-
-    Two passes rather than one: so split, each can be planned across parallel workers that
-    hand up one count, or their own best rows for the page, where one pass for both would
-    hand every match up to be counted and sorted in one process
-    (bench/results/2026-12-02-pgsearch-7)."""
+    """The common case, one query of words alone: each match ranked and weighed in one pass
+    of the index, no grouping (a memory matches one sense), counted from that pass. The
+    same total and page as the general statement makes of it."""
     f = plan.formula
     t = _terms(f)
-    word, prefix = plan.parts
-    sql = _Sql().add("WITH words AS MATERIALIZED (SELECT count(*) AS n")
-    _matching(sql, word, flt)
-    sql.add("), total AS (SELECT words.n + (CASE WHEN words.n = 0 THEN (SELECT count(*)")
-    _matching(sql, prefix, flt)
-    sql.add(") ELSE 0 END) AS n, FALSE AS capped FROM words), page AS MATERIALIZED (")
+    sql = _Sql().add("WITH scored AS MATERIALIZED (SELECT id, sense, rel * weight")
+    sql.add(
+        f" * (CASE WHEN sense = 'prefix' THEN {t.prefix_weight} ELSE 1.0::float8 END) AS score,"
+        " created_at FROM ("
+    )
     for number, part in enumerate(plan.parts):
-        sense = 1.0 if part.sense == "word" else f.prefix_weight
         sql.add(" UNION ALL " if number else "")
-        sql.add(f"SELECT * FROM (SELECT {S}.id AS id, ")
-        _relevance_sql(sql, t, f, part)
-        sql.add(" * (")
-        _weight_sql(sql, plan, t)
-        sql.add(
-            f") * {_float(sense)} AS score, {number} AS sense_rank, '[]'::text AS terms,"
-            f" {S}.created_at AS created_at"
-        )
-        _matching(sql, part, flt)
-        sql.add(
-            " ORDER BY score DESC, created_at DESC, id DESC LIMIT %s OFFSET %s) AS ",
-            plan.limit,
-            plan.offset,
-        )
-        sql.add("found" if part.sense == "word" else "tried WHERE (SELECT n FROM words) = 0")
-    return sql.add(") ")
+        _index_hit(sql, t, f, part, f"'{part.sense}'::text AS sense", flt, plan)
+    sql.add(
+        ") AS hits), total AS (SELECT count(*) AS n, FALSE AS capped FROM scored),"
+        " page AS (SELECT id, score, CASE sense WHEN 'word' THEN 0 ELSE 1 END AS sense_rank,"
+        " '[]'::text AS terms, created_at FROM scored"
+        " ORDER BY score DESC, created_at DESC, id DESC LIMIT %s OFFSET %s) ",
+        plan.limit,
+        plan.offset,
+    )
+    return sql
 
 
 def ranking_statement(plan: Plan) -> tuple[str, list]:
     """The rows `memories.engine.ranking` describes, in one statement."""
     flt = _Filter(plan.where or "TRUE", list(plan.params))
-    if [part.sense for part in plan.parts] == ["word", "prefix"]:
+    if len(plan.divisors) == 1 and all(part.sense in ("word", "prefix") for part in plan.parts):
         sql = _words_ranking_sql(plan, flt)
     else:
         sql = _ranking_sql(plan, flt)
