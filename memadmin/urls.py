@@ -2,17 +2,31 @@
 MCP endpoint."""
 
 from django.contrib.auth import views as auth_views
+from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
+from django.views.decorators.csrf import csrf_exempt
 
 from memadmin.api.responses import json_under_api
 from memadmin.api.urls import not_found
-from memadmin.mcp import http as mcp
 from memadmin.pages import errors, overview
+from memadmin.web.middleware import answers_its_own_body
+
+
+@csrf_exempt
+@answers_its_own_body
+def mcp_endpoint(request: HttpRequest) -> HttpResponse:
+    """memadmin.mcp.http's endpoint, loaded by the first request to /mcp: the MCP SDK takes
+    most of a second to import, which every command (its system checks load this URLconf)
+    and every server process would pay otherwise."""
+    from memadmin.mcp import http
+
+    return http.endpoint(request)
+
 
 urlpatterns = [
     path("v1/", include("memadmin.api.urls")),
     path("v1", not_found),
-    path("mcp", mcp.endpoint, name="mcp"),
+    path("mcp", mcp_endpoint, name="mcp"),
     path("", overview.overview, name="overview"),
     path(
         "sign-in/",

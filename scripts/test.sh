@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets everything up (the virtualenv, Debian's chromium for the browser suite) and runs the
-# whole test suite twice: on SQLite, then on PostgreSQL in a throwaway cluster of its own
-# (scripts/pg-cluster.sh: Debian's postgresql, 127.0.0.1, a free port, stopped at the end).
+# whole test suite twice, at the same time: on SQLite, and on PostgreSQL in a throwaway
+# cluster of its own (scripts/pg-cluster.sh: Debian's postgresql, 127.0.0.1, a free port,
+# stopped at the end).
 # Extra arguments go to both pytest runs; pytest-django makes a test database per worker, and
 # worksteal keeps both workers busy to the end (the reliability tests are long).
 set -euo pipefail
@@ -19,11 +20,28 @@ fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/lint-imports
-echo "== the suite on SQLite"
-env -u MEMADMIN_DATABASE_URL .venv/bin/python -m pytest -n 2 --dist worksteal "$@"
+# The two passes run at once: each leaves a core idle at times (its last long tests, servers
+# starting, PostgreSQL's own processes), which the other fills. Each pass's output is kept
+# apart and printed whole when it ends; the run fails if either does.
 cluster=$(mktemp -d)
 chmod 755 "$cluster"
-trap 'scripts/pg-cluster.sh stop "$cluster/pg"; rm -rf "$cluster"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; scripts/pg-cluster.sh stop "$cluster/pg"; rm -rf "$cluster"' EXIT
 url=$(scripts/pg-cluster.sh start "$cluster/pg")
+env -u MEMADMIN_DATABASE_URL .venv/bin/python -m pytest -n 2 --dist worksteal \
+    --basetemp "$cluster/tmp-sqlite" "$@" >"$cluster/sqlite.log" 2>&1 &
+sqlite=$!
+MEMADMIN_DATABASE_URL=$url .venv/bin/python -m pytest -n 2 --dist worksteal \
+    --basetemp "$cluster/tmp-postgresql" "$@" >"$cluster/postgresql.log" 2>&1 &
+postgresql=$!
+sqlite_status=0
+wait "$sqlite" || sqlite_status=$?
+echo "== the suite on SQLite"
+cat "$cluster/sqlite.log"
+postgresql_status=0
+wait "$postgresql" || postgresql_status=$?
 echo "== the suite on PostgreSQL ($url)"
-MEMADMIN_DATABASE_URL=$url .venv/bin/python -m pytest -n 2 --dist worksteal "$@"
+cat "$cluster/postgresql.log"
+if [ "$sqlite_status" != 0 ] || [ "$postgresql_status" != 0 ]; then
+    echo "The suite failed: SQLite exit $sqlite_status, PostgreSQL exit $postgresql_status." >&2
+    exit 1
+fi

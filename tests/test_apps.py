@@ -23,3 +23,26 @@ def test_numpy_products_run_on_one_blas_thread_in_a_started_process(tmp_path):
         [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[1]"
+
+
+URLCONF_PROBE = """
+import django, os, sys
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
+django.setup()
+from django.urls import resolve
+print(resolve("/mcp").url_name, "mcp" in sys.modules)
+"""
+
+
+def test_the_urlconf_loads_without_the_mcp_sdk(tmp_path):
+    # Every command's system checks load the URLconf; the SDK's import is most of a second.
+    env = {"PATH": "/usr/bin:/bin", "MEMADMIN_DATA_DIR": str(tmp_path), "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", URLCONF_PROBE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "mcp False"

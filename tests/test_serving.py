@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import PASSWORD
 from tests.reliability.conftest import (
     manage,
+    migrate,
     start_gunicorn,
     stop_gunicorn,
     store_env,
@@ -51,7 +52,7 @@ class Gunicorn:
 
 @pytest.fixture
 def store(tmp_path):
-    manage(tmp_path, "migrate", "--noinput", "-v0")
+    migrate(tmp_path)
     return tmp_path
 
 

@@ -82,13 +82,14 @@ def apply(keys) -> Receipt:
     """Apply the clusters these keys name (as the plan gave them), each on its own."""
     if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
         raise BadRequest("clusters is a list of the keys the plan gave.", field="clusters")
-    keys = list(dict.fromkeys(keys))
-    if not keys:
-        raise BadRequest("Choose at least one cluster to apply.", field="clusters")
+    # The count is of the list sent, repeats included, as the OpenAPI document's maxItems is.
     if len(keys) > consolidation.PLAN_MAX:
         raise BadRequest(
             f"At most {consolidation.PLAN_MAX} clusters are applied at once.", field="clusters"
         )
+    keys = list(dict.fromkeys(keys))
+    if not keys:
+        raise BadRequest("Choose at least one cluster to apply.", field="clusters")
     keyed = [consolidation.parse_key(key) for key in keys]
     return Receipt([_apply_one(k) for k in keyed])
 

@@ -16,6 +16,7 @@ from tests.reliability.conftest import (
     SERVER_URL,
     fresh_database,
     manage,
+    migrate,
     store_env,
     store_integrity_problems,
     store_rows,
@@ -68,7 +69,7 @@ def _revisions(data_dir: Path) -> int:
 
 def test_backups_taken_while_writers_run_restore_whole(tmp_path):
     live = tmp_path / "live"
-    manage(live, "migrate", "--noinput", "-v0")
+    migrate(live)
     env = {**store_env(live), "DJANGO_SETTINGS_MODULE": "memadmin.settings"}
     writers = [
         subprocess.Popen(

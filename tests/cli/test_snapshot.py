@@ -26,7 +26,7 @@ from tests.cli.conftest import (
     tree,
     write_snapshot,
 )
-from tests.reliability.conftest import ROOT, manage, store_env
+from tests.reliability.conftest import ROOT, manage, migrate, store_env
 
 
 def _empty_the_store() -> None:
@@ -488,7 +488,7 @@ def test_an_export_cut_short_by_the_file_size_limit_leaves_no_truncated_file(tmp
     """The file being written when the limit hits is removed with the rest, in an existing
     empty directory too (the outside test left zz-big.md cut at 64 KiB)."""
     store = tmp_path / "store"
-    manage(store, "migrate", "--noinput", "-v0")
+    migrate(store)
     body = tmp_path / "body.txt"
     body.write_text("x" * 200_000)
     manage(store, "memory", "add", "a-small", "--description", "small", "--body", "ok")

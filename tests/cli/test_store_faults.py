@@ -13,7 +13,13 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from tests.reliability.conftest import ROOT, SERVER_URL, fresh_database, manage, store_env
+from tests.reliability.conftest import (
+    ROOT,
+    SERVER_URL,
+    fresh_database,
+    migrate,
+    store_env,
+)
 
 # Every memadmin command, each with arguments that would touch the store.
 COMMANDS = [
@@ -66,7 +72,7 @@ def closed_port() -> int:
 def built(tmp_path_factory) -> Path:
     """A migrated store of the engine under test."""
     data_dir = tmp_path_factory.mktemp("built")
-    manage(data_dir, "migrate", "-v0")
+    migrate(data_dir)
     return data_dir
 
 

@@ -9,7 +9,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.mcp.conftest import first_leaf
-from tests.reliability.conftest import ROOT, manage, store_env
+from tests.reliability.conftest import ROOT, manage, migrate, store_env
 
 SETUP = """
 from django.contrib.auth.models import Group, User
@@ -32,7 +32,7 @@ print(json.dumps(list(rows)))
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     data_dir = tmp_path_factory.mktemp("stdio")
-    manage(data_dir, "migrate", "--noinput", "-v0")
+    migrate(data_dir)
     manage(data_dir, "shell", "-v0", "-c", SETUP)
     return data_dir
 

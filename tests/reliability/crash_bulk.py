@@ -12,6 +12,7 @@ all changed or none, and its change set whole or absent. It prints one line a ro
 import datetime as dt
 import os
 import random
+import select
 import signal
 import sys
 import time
@@ -90,6 +91,16 @@ def look(round_number: int) -> str:
 started: dict[int, dt.datetime] = {}
 
 
+def warm_up() -> None:
+    """What every child would otherwise load before its action (the doors' modules, the
+    embedding model an import needs: half a second), loaded once here and inherited by the
+    fork, so the kills land in the actions rather than in the child's start-up."""
+    from memories import embedding
+    from memories.writes import bulk, imports  # noqa: F401
+
+    embedding.model()
+
+
 def main() -> None:
     db_name, rounds, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     from django.conf import settings
@@ -98,10 +109,14 @@ def main() -> None:
     import django
 
     django.setup()
+    warm_up()
     from django.utils import timezone
 
     rng = random.Random(seed)
-    spread = None  # how long a whole action takes here, learnt from round 0 and 1
+    # How long a whole action of each kind (bulk: 0, import: 1) takes here, learnt from the
+    # rounds 0 and 1: an import is quicker than a bulk action, so each kind's kills land
+    # within its own run.
+    spreads: dict[int, float] = {}
     for round_number in range(rounds):
         ready_read, ready_write = os.pipe()
         started[round_number] = timezone.now()
@@ -113,12 +128,15 @@ def main() -> None:
         os.close(ready_write)
         os.read(ready_read, 1)
         begun = time.monotonic()
-        if spread is None or round_number < 2:
+        kind_number = round_number % 2
+        if kind_number not in spreads:
             # The first rounds run whole: their time sets where the kills of the rest land.
             os.read(ready_read, 1)
-            spread = max(spread or 0, time.monotonic() - begun)
+            spreads[kind_number] = time.monotonic() - begun
         else:
-            time.sleep(rng.uniform(0, spread * 1.2))
+            # A child that has committed and said so is killed then: waiting on would land
+            # the kill after the commit all the same.
+            select.select([ready_read], [], [], rng.uniform(0, spreads[kind_number] * 1.2))
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         os.close(ready_read)

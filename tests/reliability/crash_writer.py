@@ -49,6 +49,16 @@ def child(start: int, ready_fd: int) -> None:
         number += 1
 
 
+def warm_up() -> None:
+    """What every child would otherwise load before its first write (the doors' modules, the
+    embedding model: half a second), loaded once here and inherited by the fork, so the kills
+    land among the writes and their commits rather than in the child's start-up."""
+    from memories import embedding
+    from memories.writes import doors  # noqa: F401
+
+    embedding.model()
+
+
 def main() -> None:
     db_path, rounds, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     from django.conf import settings
@@ -57,6 +67,7 @@ def main() -> None:
     import django
 
     django.setup()
+    warm_up()
     rng = random.Random(seed)
     for round_number in range(rounds):
         ready_read, ready_write = os.pipe()

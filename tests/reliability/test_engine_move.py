@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import manage, store_env
+from .conftest import manage, migrate, store_env
 
 pytestmark = pytest.mark.engine("postgresql")  # needs a PostgreSQL server beside SQLite
 
@@ -55,7 +55,7 @@ def test_a_store_moves_from_sqlite_to_postgresql_and_back_byte_for_byte(tmp_path
     assert store_env(lite)["MEMADMIN_DATABASE_URL"] == ""
     assert store_env(pg)["MEMADMIN_DATABASE_URL"].startswith("postgres://")
     for store in (lite, pg, back):
-        manage(store, "migrate", "--noinput", "-v0")
+        migrate(store)
     manage(lite, "shell", "-c", FILL)
     manage(lite, "memory", "export", "--directory", str(tmp_path / "from-sqlite"))
     for store in (pg, back):

@@ -14,7 +14,7 @@ import pytest
 from memadmin.web.responses import LOST_CONNECTION
 from memories.engine.postgresql.backend.base import WRITE_LOCK
 
-from .conftest import ROOT, Served, manage, store_env
+from .conftest import ROOT, Served, manage, migrate, store_env
 
 pytestmark = pytest.mark.engine("postgresql")
 
@@ -71,7 +71,7 @@ def test_an_import_whose_connection_is_lost_leaves_nothing_of_itself(tmp_path):
     (its memories' foreign key waits for it), after 300 memories of the global tier."""
     source, target = tmp_path / "source", tmp_path / "target"
     for store in (source, target):
-        manage(store, "migrate", "--noinput", "-v0")
+        migrate(store)
         manage(store, "project", "add", "later")
     manage(
         source,

@@ -30,13 +30,17 @@ START_BODY = "count 0\nlines:\nEND"
 PATH = "/v1/memories/shared?project="
 
 
-@pytest.fixture
-def servers(tmp_path, monkeypatch):
-    monkeypatch.setenv("MEMADMIN_SECRET_KEY", "one key for every app server " * 3)
-    first = Served(tmp_path / "first", workers=2, pages=True)
-    second = Served(tmp_path / "second", workers=2, shares=first, pages=True)
-    yield first, second
-    logs = [first.stop(), second.stop()]
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    """One pair for the module (their start is most of its time): each test writes memories,
+    and makes accounts, of names of its own."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MEMADMIN_SECRET_KEY", "one key for every app server " * 3)
+        stores = tmp_path_factory.mktemp("two-servers")
+        first = Served(stores / "first", workers=2, pages=True)
+        second = Served(stores / "second", workers=2, shares=first, pages=True)
+        yield first, second
+        logs = [first.stop(), second.stop()]
     assert not [log for log in logs if "Traceback" in log], logs
 
 

@@ -126,6 +126,12 @@ def test_bad_requests(db, keys):
         consolidation.apply(keys)
 
 
+def test_more_keys_than_a_plan_holds_are_refused_repeats_included(db):
+    # schemathesis sent 501 copies of one key: the document's maxItems counts them all.
+    with pytest.raises(BadRequest, match=f"At most {plans.PLAN_MAX} clusters"):
+        consolidation.apply(["1.1-2.2-"] * (plans.PLAN_MAX + 1))
+
+
 def test_the_receipt_as_json(store):
     data = consolidation.apply([_cluster("deploy-night").key]).to_dict()
     assert {k: data[k] for k in ("planned", "applied", "refused", "skipped")} == {
