@@ -18,14 +18,12 @@ import anyio
 from asgiref.sync import async_to_sync
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.views.decorators.csrf import csrf_exempt
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 
 from memadmin.accounts import tokens
 from memadmin.mcp import session
 from memadmin.mcp.server import SERVER
-from memadmin.web.middleware import answers_its_own_body
 from memories.reads.params import session_project
 from memories.rules.errors import DomainError
 from memories.writes import history
@@ -48,9 +46,9 @@ def _refused(status: int, message: str, code: int = INVALID_REQUEST) -> JsonResp
     )
 
 
-@csrf_exempt
-@answers_its_own_body
 def endpoint(request: HttpRequest) -> HttpResponse:
+    """/mcp, routed through memadmin.urls.mcp_endpoint (which is exempt from CSRF and answers
+    an oversized body itself)."""
     if request.method != "POST":
         response = _refused(
             405,

@@ -17,11 +17,13 @@ BOUNDED = Candidates(share=0.1, from_matches=20)
 NOW = timezone.now()
 
 
-def _pages(find, query, monkeypatch, candidates, filters=None):
+def _pages(find, query, monkeypatch, candidates, filters=None, asked=1):
+    """Four pages of ten of `query`, asked `asked` times over as synonyms."""
     monkeypatch.setattr(search_module, "CANDIDATES", candidates)
     pages = []
     for offset in (0, 10, 40, 130):
-        result = find(query, filters=filters, mode="words", limit=10, offset=offset, now=NOW)
+        queries = [query] * asked
+        result = find(*queries, filters=filters, mode="words", limit=10, offset=offset, now=NOW)
         pages.append(
             (
                 result.count,
@@ -98,21 +100,6 @@ def test_a_match_outside_the_candidates_that_outranks_them_is_found(write, find,
     assert all(name.startswith("note-") for name in first)
 
 
-def _general_pages(find, query, filters=None):
-    """The query asked twice, as two synonyms: one search the engine writes as its general
-    statement (every part's hits grouped per query and memory), each memory at its best."""
-    pages = []
-    for offset in (0, 10, 40, 130):
-        result = find(query, query, filters=filters, mode="words", limit=10, offset=offset, now=NOW)
-        pages.append(
-            (
-                result.count,
-                [(hit.memory.name, round(hit.score, 12), hit.matched_by) for hit in result.hits],
-            )
-        )
-    return pages
-
-
 @pytest.mark.parametrize(
     "query, filters",
     [("heron", None), ("herony", None), ("heron", MemoryFilters(unverified="90d"))],
@@ -121,7 +108,8 @@ def test_a_query_of_words_alone_pages_as_the_general_statement_does(
     varied, find, monkeypatch, query, filters
 ):
     """The statement of the common case, one query of words alone, gives the same counts,
-    pages, scores and senses as the general one."""
+    pages, scores and senses as the general one, which the query asked twice, as two
+    synonyms, is written as (every part's hits grouped per query and memory)."""
     words = _pages(find, query, monkeypatch, EXHAUSTIVE, filters)
-    assert words == _general_pages(find, query, filters)
+    assert words == _pages(find, query, monkeypatch, EXHAUSTIVE, filters, asked=2)
     assert words[0][1], "the query found nothing: the comparison says nothing"
