@@ -6,6 +6,7 @@ one budget; a session on no project sees the global tier alone.
 
 import datetime as dt
 import functools
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -44,6 +45,12 @@ class Entry:
     description: str
     body: str
     body_bytes: int
+    # Its place in index order (priority, newest first, then the higher id): a band merges
+    # its tiers' rows by it, and the budget report every band's.
+    order: tuple = ()
+
+    def __post_init__(self):
+        self.order = (self.priority, -self.created_at.timestamp(), -self.id)
 
     def get_absolute_url(self) -> str:
         return memory_view_url("memories:detail", self.name, self.project_name)
@@ -114,16 +121,22 @@ def index_line(memory: Entry, now: dt.datetime, zone: dt.tzinfo | None = None) -
     )
 
 
-def _held_to_ceilings(rows: list[Entry], total: int, now, tags_beside, line=None) -> Listing:
+def _sized_line(memory: Entry, now: dt.datetime, zone: dt.tzinfo | None = None) -> tuple:
+    """The memory's index line and the bytes it takes in the index, its newline counted."""
+    text = index_line(memory, now, zone)
+    return text, len(text.encode("utf-8")) + 1
+
+
+def _held_to_ceilings(rows: list[Entry], total: int, now, tags_beside, sized=None) -> Listing:
     """List rows by description within 8 KiB and 200 entries, counting the rest.
 
-    `line` (memory: its index line) may hand back lines written for another band."""
+    `sized` (memory: its index line and its bytes) may hand back lines written for another
+    band."""
     listing = Listing(tags_beside=tags_beside)
     max_bytes = settings.MEMADMIN_INDEX_MAX_BYTES
     max_entries = settings.MEMADMIN_INDEX_MAX_ENTRIES
     for memory in rows:
-        line_text = line(memory) if line else index_line(memory, now)
-        size = len(line_text.encode("utf-8")) + 1
+        line_text, size = sized(memory) if sized else _sized_line(memory, now)
         if len(listing.lines) >= max_entries or listing.bytes + size > max_bytes:
             break
         listing.lines.append((memory, line_text))
@@ -150,13 +163,13 @@ def _tags_among(memories: list[Entry]):
 
 def _moment(text: str) -> dt.datetime:
     """A stored moment read as text, made aware: SQLite's is UTC without a zone, PostgreSQL's
-    carries its offset."""
-    value = dt.datetime.fromisoformat(text)
-    return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+    carries its offset (past the seconds: a sign, where the date's are dashes). Parsing a zone
+    written on costs a third of replacing it after (a thousand rows a budget report)."""
+    zoned = "+" in text[19:] or "-" in text[19:]
+    return dt.datetime.fromisoformat(text if zoned else text + "+00:00")
 
 
-def _index_key(entry: Entry) -> tuple:
-    return (entry.priority, -entry.created_at.timestamp(), -entry.id)
+INDEX_ORDER = operator.attrgetter("order")
 
 
 class TierReads:
@@ -172,20 +185,13 @@ class TierReads:
         self.now = now
         self._zone = timezone.get_current_timezone()
         self._read: dict[tuple, object] = {}
-        self._keys: dict[int, tuple] = {}
-        self._lines: dict[int, str] = {}
+        self._lines: dict[int, tuple[str, int]] = {}
         self._expected: list[int] = []  # tiers to read with the first read of any
 
-    def key(self, entry: Entry) -> tuple:
-        """The memory's place in index order, worked out once for every band holding it."""
-        if entry.id not in self._keys:
-            self._keys[entry.id] = _index_key(entry)
-        return self._keys[entry.id]
-
-    def line(self, entry: Entry) -> str:
-        """The memory's index line, written once for every band holding it."""
+    def sized_line(self, entry: Entry) -> tuple[str, int]:
+        """The memory's index line and its bytes, written once for every band holding it."""
         if entry.id not in self._lines:
-            self._lines[entry.id] = index_line(entry, self.now, self._zone)
+            self._lines[entry.id] = _sized_line(entry, self.now, self._zone)
         return self._lines[entry.id]
 
     def know_projects(self, projects) -> None:
@@ -271,17 +277,20 @@ class TierReads:
                     created_at=_moment(created),
                     description=description,
                     body=body,
-                    body_bytes=len(body.encode("utf-8")),
+                    body_bytes=len(body.encode("utf-8")) if body else 0,
                 )
             )
         for entries in found.values():
-            entries.sort(key=self.key)  # a union keeps no order of its own
+            entries.sort(key=INDEX_ORDER)  # a union keeps no order of its own
         return found
 
     def read_tiers(self, tiers, index_limit: int = FIRST_READ) -> None:
         """The inline bodies and the first `index_limit` index candidates of each tier not read
         yet, in one statement (a view reads its band's tiers; the budget report, every tier),
         with those of the tiers expected (FIRST_READ of theirs)."""
+        read = self._read
+        if all(("inline", tier) in read and ("index", tier) in read for tier in tiers):
+            return  # the tiers expected were read with the first of them
         every = self._with_expected(tiers)
         arms = [(tier, "inline", None) for tier in every if ("inline", tier) not in self._read]
         arms += [
@@ -317,11 +326,13 @@ class TierReads:
         order, its ceilings aside."""
         return sorted(
             (m for tier in band_tiers(project) for m in self.index_candidates(tier, limit)),
-            key=self.key,
+            key=INDEX_ORDER,
         )[:limit]
 
     def read_tallies(self, tiers) -> None:
         """The tallies of each tier not read yet, and of the tiers expected, at once."""
+        if all(("tally", tier) in self._read for tier in tiers):
+            return
         missing = [t for t in self._with_expected(tiers) if ("tally", t) not in self._read]
         if missing:
             for tier, tally in tallies.tier_tallies(missing, self.now).items():
@@ -354,7 +365,7 @@ def agent_view(
     reads.read_tiers(tiers)
     reads.read_tallies(tiers)
 
-    inline = sorted((m for tier in tiers for m in reads.inline(tier)), key=reads.key)
+    inline = sorted((m for tier in tiers for m in reads.inline(tier)), key=INDEX_ORDER)
     budget_limit = budget.budget_bytes()
     shown, unshown, walk, spent = [], [], [], 0
     for memory in inline:
@@ -378,7 +389,7 @@ def agent_view(
             listable,
             now,
             functools.partial(tallies.left_out_tags, tiers, "index", now),
-            reads.line,
+            reads.sized_line,
         )
         # A ceiling stopped the listing, or every candidate was read: more would list no more.
         if len(index.lines) < len(candidates) or len(candidates) < wanted or wanted == cap:
