@@ -18,7 +18,7 @@ from django.db.models import BigIntegerField, QuerySet, Sum, Value
 from django.db.models.functions import Cast, Lower
 
 from memories import engine
-from memories.models import BandTally, Memory, TagTally
+from memories.models import BandTally, Load, Memory, TagTally
 from memories.reads.filters import SPARSE
 
 
@@ -42,20 +42,30 @@ def tier_tallies(tiers, now: dt.datetime) -> dict[int, TierTally]:
     load and, beside them, the expired ones counted off their index.
 
     Written out rather than as a union of querysets: every view of a band asks, and building
-    the union's SQL cost more than running it (0.7 ms against 0.2 on PostgreSQL)."""
-    counts = {True: {tier: {} for tier in tiers}, False: {tier: {} for tier in tiers}}
+    the union's SQL cost more than running it (0.7 ms against 0.2 on PostgreSQL). A row a
+    tier, its loads side by side: grouped by tier alone, the expired are counted in the
+    expiry index's order, where grouping them by load too sorted them first (7.1 ms against
+    3.7 for the 20,000 expired of 1,000,000 memories)."""
+    loads = Load.values
     marks = ", ".join(["%s"] * len(tiers))
+    tallied = ", ".join(
+        ["CAST(SUM(CASE WHEN load = %s THEN memories ELSE 0 END) AS BIGINT)"] * len(loads)
+    )
+    counted = ", ".join(["SUM(CASE WHEN load = %s THEN 1 ELSE 0 END)"] * len(loads))
+    counts = {True: {}, False: {}}
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT tier, load, CAST(SUM(memories) AS BIGINT), 0 FROM memories_bandtally "
-            f"WHERE tier IN ({marks}) GROUP BY tier, load UNION ALL "
-            "SELECT tier, load, COUNT(*), 1 FROM memories_memory "
-            f"WHERE {_expired_sql()} AND tier IN ({marks}) GROUP BY tier, load",
-            [*tiers, _db_time(now), *tiers],
+            f"SELECT tier, 0, {tallied} FROM memories_bandtally "
+            f"WHERE tier IN ({marks}) GROUP BY tier UNION ALL "
+            f"SELECT tier, 1, {counted} FROM memories_memory "
+            f"WHERE {_expired_sql()} AND tier IN ({marks}) GROUP BY tier",
+            [*loads, *tiers, *loads, _db_time(now), *tiers],
         )
-        for tier, load, n, expired in cursor.fetchall():
-            counts[bool(expired)][tier][load] = n
-    return {tier: TierTally(counts[False][tier], counts[True][tier]) for tier in tiers}
+        for tier, expired, *per_load in cursor.fetchall():
+            counts[bool(expired)][tier] = {load: n for load, n in zip(loads, per_load) if n}
+    return {
+        tier: TierTally(counts[False].get(tier, {}), counts[True].get(tier, {})) for tier in tiers
+    }
 
 
 def _expired_sql() -> str:
@@ -133,10 +143,14 @@ def more_tagged_than(filters, bound: int) -> bool:
 
 
 def priorities() -> list[tuple[int, int, int]]:
-    """(tier, priority, memories) of every tier, expired memories counted."""
-    return list(
-        BandTally.objects.order_by().values_list("tier", "priority").annotate(n=_sum("memories"))
-    )
+    """(tier, priority, memories) of every tier, expired memories counted (written out, as
+    tier_tallies is: its queryset's SQL cost the budget page four times running it)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT tier, priority, CAST(SUM(memories) AS BIGINT) FROM memories_bandtally "
+            "GROUP BY tier, priority"
+        )
+        return cursor.fetchall()
 
 
 def left_out_tags(
@@ -163,12 +177,20 @@ def left_out_tags(
             f"WHERE memory_id IN ({', '.join(['%s'] * len(listed))}) GROUP BY tag"
         )
         params += listed
+    # The expired of `load` as every expired tag of the tiers, read off tag_tier_expiry
+    # alone, less those of the other loads' expired memories: a tag row holds no load, and
+    # the index load is most of a tier (7.8 ms against 4.3 for a tier of 300,000 memories).
     parts.append(
-        "SELECT tag, -COUNT(*) FROM memories_tag WHERE memory_id IN (SELECT id FROM "
-        f"memories_memory WHERE {_expired_sql()} AND tier IN ({marks}) AND load = %s) "
+        "SELECT tag, -COUNT(*) FROM memories_tag "
+        f"WHERE {_expired_sql()} AND tier IN ({marks}) GROUP BY tag"
+    )
+    parts.append(
+        "SELECT tag, COUNT(*) FROM memories_tag WHERE memory_id IN (SELECT id FROM "
+        f"memories_memory WHERE {_expired_sql()} AND tier IN ({marks}) AND load != %s) "
         "GROUP BY tag"
     )
-    params += [_db_time(now), *tiers, load]
+    now_value = _db_time(now)
+    params += [now_value, *tiers, now_value, *tiers, load]
     counts: Counter[str] = Counter()
     with connection.cursor() as cursor:
         cursor.execute(" UNION ALL ".join(parts), params)
