@@ -62,7 +62,9 @@ def tier_tallies(tiers, now: dt.datetime) -> dict[int, TierTally]:
             [*loads, *tiers, *loads, _db_time(now), *tiers],
         )
         for tier, expired, *per_load in cursor.fetchall():
-            counts[bool(expired)][tier] = {load: n for load, n in zip(loads, per_load) if n}
+            counts[bool(expired)][tier] = {
+                load: n for load, n in zip(loads, per_load, strict=True) if n
+            }
     return {
         tier: TierTally(counts[False].get(tier, {}), counts[True].get(tier, {})) for tier in tiers
     }
