@@ -44,7 +44,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -196,6 +196,15 @@ def routes(facts: dict) -> list[Route]:
         Route("/v1 get", f"/v1/memories/{facts['cited']}?{tier}", True),
     ]
     return found
+
+
+def _without_password(url: str) -> str:
+    """A database URL fit to print: its password, if any, left out."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", "@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def request_headers(route: Route, facts: dict) -> dict:
@@ -802,7 +811,7 @@ def run_size(options, memories: int) -> int:
     chosen = [r for r in routes(facts) if not options.only or options.only in r.label]
     run = {
         "memories": options.memories,
-        "store": str(store),
+        "store": _without_password(url) if url else str(store),
         "started": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
         "workers": options.workers,
         "conn_max_age": settings.DATABASES["default"]["CONN_MAX_AGE"],
@@ -820,7 +829,7 @@ def run_size(options, memories: int) -> int:
     server = Server(options.port, store.parent, options.workers, url)
     results = []
     try:
-        print(f"{options.memories:,} memories in {store}, load average {run['load_before']}")
+        print(f"{options.memories:,} memories in {run['store']}, load average {run['load_before']}")
         print(
             f"{'route':<34} {'median':>8} {'p95':>8} {'bare':>8} {'ratio':>6} {'target':>8} "
             f"{'reqs':>5}   (ms)"
