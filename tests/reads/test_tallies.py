@@ -45,6 +45,10 @@ def test_left_out_tags_count_what_the_index_leaves_out(write, settings):
         write(f"rest{number}", tags=["ops", "docs"] if number else ["docs"], priority=9)
     write("expired", tags=["ops"], priority=9, expires=(now - dt.timedelta(hours=1)).isoformat())
     write("searchable", tags=["ops"], load="search")
+    # Expired memories of other loads hold no index tag to take off.
+    gone = (now - dt.timedelta(hours=1)).isoformat()
+    write("searchable-gone", tags=["ops", "docs"], load="search", expires=gone)
+    write("inline-gone", tags=["docs"], load="inline", body="b", expires=gone)
     view = agent_view(None, now)
     assert view.index.left_out == 4
     expected = (
