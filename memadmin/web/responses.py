@@ -1,7 +1,7 @@
 """Error answers of the dashboard: a page for a browser, a message in place for htmx; the
 graphs' JSON."""
 
-import ujson
+import orjson
 from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
@@ -59,10 +59,7 @@ def error_response(request: HttpRequest, status: int, message: str) -> HttpRespo
 
 def plain_json(data: dict) -> HttpResponse:
     """A JSON answer of plain values (text, whole numbers, booleans, null, lists and objects),
-    byte for byte what JsonResponse(data, json_dumps_params={"ensure_ascii": False}) writes, in
-    a third of the time: a store-wide graph's 1,500 nodes took json 4.5 ms. Not for floats,
-    whose exponents ujson writes its own way (1e-8 where json writes 1e-08)."""
-    text = ujson.dumps(
-        data, ensure_ascii=False, escape_forward_slashes=False, separators=(", ", ": ")
-    )
-    return HttpResponse(text, content_type="application/json")
+    what JsonResponse(data, json_dumps_params={"ensure_ascii": False}) says but written without
+    the spaces after its separators, in a tenth of the time: a store-wide graph's 1,500 nodes
+    (600 KB) took json 4.5 ms and ujson 1.9, orjson 0.4."""
+    return HttpResponse(orjson.dumps(data), content_type="application/json")
