@@ -193,6 +193,15 @@ def test_graph_refusals(auditor, store):
     assert auditor.get("/graph/around/nope/data/").json()["error"].startswith("There is no")
 
 
+def test_the_graph_form_shows_the_cap_the_address_asks_for(auditor, store):
+    page = auditor.get("/graph/?limit=60").content.decode()
+    assert '<option value="60" selected>60 nodes</option>' in page
+    assert '<option value="300">300 nodes</option>' in page
+    default = auditor.get("/graph/").content.decode()
+    assert '<option value="1500" selected>1500 nodes</option>' in default
+    assert 'value="60"' not in default
+
+
 def test_graph_data_is_the_selectors(auditor, store):
     data = auditor.get("/graph/data/?limit=3").json()
     assert data["shown_nodes"] == 3 and data["capped"] and data["total_nodes"] == 5

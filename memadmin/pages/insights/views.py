@@ -87,7 +87,8 @@ def graph_page(request: HtmxHttpRequest) -> HttpResponse:
         "query": params.urlencode(),
         "projects": Project.objects.names(),
         "loads": LOADS,
-        "caps": NODE_CAPS,
+        # A cap the address asks for beside the usual ones, so that the form shows it.
+        "caps": sorted({*NODE_CAPS, form.cleaned_data["limit"]}),
         "cap": form.cleaned_data["limit"],
         "any_tier_value": ANY_TIER_VALUE,
         "table": table,
