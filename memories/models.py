@@ -101,9 +101,9 @@ class Memory(models.Model):
             models.Index(fields=["priority", "-created_at", "-id"], name="memory_index_order"),
             # A name's holders with their tier on the index: the graph resolves every
             # reference by band (memories.reads.graph) without reading a memory's row. The id
-            # rides along for PostgreSQL, whose indexes do not hold the row's key as SQLite's
-            # do (where `include` makes no difference).
-            models.Index(fields=["name", "project"], name="memory_name_project", include=["id"]),
+            # is a key column for PostgreSQL, whose indexes do not hold the row's key as
+            # SQLite's do (an `include` SQLite would ignore, with a warning at every command).
+            models.Index(fields=["name", "project", "id"], name="memory_name_project"),
             # A band's inline bodies, index entries and search-only count (agent_view): one
             # range per tier in index order, with expiry read off the index.
             models.Index(

@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from django.core import checks
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # Started as a command starts, not under the test runner (whose own imports come first).
@@ -46,3 +48,8 @@ def test_the_urlconf_loads_without_the_mcp_sdk(tmp_path):
         check=True,
     )
     assert done.stdout.strip() == "mcp False"
+
+
+def test_the_system_checks_find_nothing_to_say(db):
+    # Every command runs them: a warning there is printed before anything a user asked for.
+    assert checks.run_checks(databases=["default"]) == []
