@@ -20,6 +20,7 @@ from memories import engine
 from memories.models import GLOBAL_TIER, Tag, memory_view_url
 from memories.reads import tallies
 from memories.reads.filters import DENSE
+from memories.reads.rows import db_time
 from memories.rules import budget
 from memories.rules.captions import short_age
 from projects.models import Project
@@ -230,7 +231,7 @@ class TierReads:
         # tiers' ranges of the expiry index, every memory of theirs that expires.
         expires_at = statements.unindexed("expires_at")
         in_force_listed = f"({expires_at} IS NULL OR {expires_at} > %s)"
-        moment = connection.ops.adapt_datetimefield_value(self.now)
+        moment = db_time(self.now)
         # The moment as text, parsed by _moment: Django's loader of PostgreSQL's timestamps
         # cost 3 µs a row, 3 ms of the budget report's 1,100 (fromisoformat: a tenth of it).
         columns = (

@@ -8,6 +8,7 @@ import datetime as dt
 from django.db import connection
 
 from memories import engine
+from memories.reads.rows import db_time
 from memories.rules.budget import (
     Band,
     InlineContribution,
@@ -18,10 +19,6 @@ from memories.rules.budget import (
 from memories.rules.errors import InlineBudgetExceeded
 from memories.rules.tiers import GLOBAL_TIER
 from projects.models import Project
-
-
-def _db_time(moment: dt.datetime) -> str:
-    return connection.ops.adapt_datetimefield_value(moment)
 
 
 def inline_totals(now: dt.datetime) -> dict[int, int]:
@@ -35,7 +32,7 @@ def inline_totals(now: dt.datetime) -> dict[int, int]:
             "WHERE load = 'inline' GROUP BY tier UNION ALL "
             f"SELECT tier, -CAST(SUM({statements.byte_length('body')}) AS BIGINT) "
             "FROM memories_memory WHERE load = 'inline' AND expires_at <= %s GROUP BY tier",
-            [_db_time(now)],
+            [db_time(now)],
         )
         totals: dict[int, int] = {}
         for tier, size in cursor.fetchall():
@@ -76,7 +73,7 @@ def largest_inline(tiers, now, *, limit=3, replacing=(), adding=()) -> list[dict
             f"WHERE m.load = 'inline' AND m.tier IN ({placeholders}) AND m.body != '' "
             f"AND ({expires_at} IS NULL OR {expires_at} > %s) "
             "ORDER BY size DESC LIMIT %s",
-            [*tiers, _db_time(now), limit + len(skip)],
+            [*tiers, db_time(now), limit + len(skip)],
         )
         rows = [
             {"name": name, "project": project, "bytes": size}

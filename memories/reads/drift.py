@@ -106,7 +106,7 @@ def _mismatches(where: str, params: list, order, describe, limit: int, now) -> M
         f'({rows.M}."expires_at" IS NULL OR {rows.M}."expires_at" > %s) '
         f"AND {rows.M}.\"load\" != 'inline' AND {where}"
     )
-    params = [connection.ops.adapt_datetimefield_value(now), *params]
+    params = [rows.db_time(now), *params]
     page = rows.select(where, params, attnames=MISMATCH_FIELDS, order=order, limit=limit)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -128,7 +128,7 @@ def important_unread(*, limit=SECTION_LIMIT, now=None) -> Mismatches:
     now = now or timezone.now()
     return _mismatches(
         f'{rows.M}."read_count" = 0 AND {rows.M}."priority" <= %s AND {rows.M}."created_at" < %s',
-        [IMPORTANT_MAX, connection.ops.adapt_datetimefield_value(now - UNREAD_AFTER)],
+        [IMPORTANT_MAX, rows.db_time(now - UNREAD_AFTER)],
         ("priority", "created_at", "id"),
         lambda memory: (
             f"priority {memory.priority} but never read in {(now - memory.created_at).days} days"

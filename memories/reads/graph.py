@@ -24,6 +24,7 @@ from django.utils import timezone
 from memories import engine
 from memories.models import NAME_SLOT, Memory, memory_url
 from memories.reads.filters import MemoryFilters
+from memories.reads.rows import db_time
 from memories.rules import tiers
 from memories.rules.errors import InvalidField
 from memories.rules.fields import NAME_RE
@@ -471,7 +472,7 @@ def _memories(memory_ids: list[int], now: dt.datetime) -> dict[int, tuple]:
     with connection.cursor() as cursor:
         cursor.execute(
             _MEMORIES.format(ids=ids),
-            [connection.ops.adapt_datetimefield_value(now), *params],
+            [db_time(now), *params],
         )
         return {row[0]: row for row in cursor.fetchall()}
 

@@ -2,6 +2,7 @@
 converters, as a queryset would build them (with their project, and only the fields asked
 for). For the reads of every request: compiling a queryset costs ten times the statement."""
 
+import datetime as dt
 import functools
 import threading
 
@@ -13,6 +14,11 @@ from projects.models import Project
 M = Memory._meta.db_table
 PROJECTS = Project._meta.db_table
 EVERY_FIELD = tuple(f.attname for f in Memory._meta.concrete_fields)
+
+
+def db_time(moment: dt.datetime):
+    """A moment as the store's connection binds it in a plain statement."""
+    return connections[DEFAULT_DB_ALIAS].ops.adapt_datetimefield_value(moment)
 
 
 @functools.cache

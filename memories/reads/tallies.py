@@ -20,6 +20,7 @@ from django.db.models.functions import Cast, Lower
 from memories import engine
 from memories.models import BandTally, Load, Memory, TagTally
 from memories.reads.filters import SPARSE
+from memories.reads.rows import db_time
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def tier_tallies(tiers, now: dt.datetime) -> dict[int, TierTally]:
             f"WHERE tier IN ({marks}) GROUP BY tier UNION ALL "
             f"SELECT tier, 1, {counted} FROM memories_memory "
             f"WHERE {_expired_sql()} AND tier IN ({marks}) GROUP BY tier",
-            [*loads, *tiers, *loads, _db_time(now), *tiers],
+            [*loads, *tiers, *loads, db_time(now), *tiers],
         )
         for tier, expired, *per_load in cursor.fetchall():
             counts[bool(expired)][tier] = {
@@ -75,10 +76,6 @@ def _expired_sql() -> str:
     # range of a tier's expired memories. Left to guess, the planner reads the whole tier
     # off the band index (2.2 ms against 0.1 ms for a tier of 30,000 memories).
     return engine.of(connection).statements.likelihood("expires_at <= %s", SPARSE)
-
-
-def _db_time(moment: dt.datetime):
-    return connection.ops.adapt_datetimefield_value(moment)
 
 
 def _sum(column: str) -> Cast:
@@ -191,7 +188,7 @@ def left_out_tags(
         f"memories_memory WHERE {_expired_sql()} AND tier IN ({marks}) AND load != %s) "
         "GROUP BY tag"
     )
-    now_value = _db_time(now)
+    now_value = db_time(now)
     params += [now_value, *tiers, now_value, *tiers, load]
     counts: Counter[str] = Counter()
     with connection.cursor() as cursor:
@@ -274,10 +271,6 @@ def _of_tier(tier: int | None, column: str = "tier") -> tuple[str, list]:
     return ("", []) if tier is None else (f" AND {column} = %s", [tier])
 
 
-def _db_time(moment: dt.datetime):
-    return connection.ops.adapt_datetimefield_value(moment)
-
-
 def _db_day(moment: dt.datetime):
     return connection.ops.adapt_datefield_value(_day(moment))
 
@@ -326,7 +319,7 @@ def add_expired(
         counted, rows = "count(*)", f"{MEMORIES} m"
         if verified_before is not None:
             where += " AND m.verified_at < %s"
-            params.append(_db_time(verified_before))
+            params.append(db_time(verified_before))
     else:
         where, params = _expired_where(tier, now, "t")
         where = f"t.tag IN ({batch.spellings(tag)}) AND {where}"
@@ -373,7 +366,7 @@ def add_verified_since(
             edge,
             f"{number}, {_NO_TEXT}, {_NO_TEXT}, count(*)",
             f"{MEMORIES} m WHERE m.verified_at >= %s AND m.verified_at < %s{rows_where}",
-            [_db_time(start), _db_time(end), *rows_params],
+            [db_time(start), db_time(end), *rows_params],
         )
 
     def read(found: dict) -> dict[dt.datetime, int]:
@@ -411,7 +404,7 @@ def _add_since(
     columns, rest = counted
     verified = f"m.verified_at >= %s AND m.verified_at < %s{rows_where}"
     rest = rest.format(where=verified)
-    return batch.add(kind, columns, rest, [_db_time(start), _db_time(end), *rows_params])
+    return batch.add(kind, columns, rest, [db_time(start), db_time(end), *rows_params])
 
 
 def add_verified_since_per_band(batch: Batch, cutoff: dt.datetime, tier: int | None) -> str:
@@ -486,7 +479,7 @@ def _expired_where(tier: int | None, now: dt.datetime, rows: str) -> tuple[str, 
     # expiry of each row another index found.
     expired = engine.of(connection).statements.likelihood(f"{rows}.expires_at <= %s", SPARSE)
     where, params = _of_tier(tier, f"{rows}.tier")
-    return f"{expired}{where}", [_db_time(now), *params]
+    return f"{expired}{where}", [db_time(now), *params]
 
 
 def add_expired_by_span(
@@ -497,12 +490,12 @@ def add_expired_by_span(
     memory in none), in one pass over the expiry index, which holds the verification too."""
     buckets = " ".join("WHEN m.verified_at >= %s THEN %s" for _ in spans)
     where, params = _expired_where(tier, now, "m")
-    bounds = [value for name, older in spans for value in (_db_time(older), name)]
+    bounds = [value for name, older in spans for value in (db_time(older), name)]
     return batch.add(
         "expired_spans",
         f"m.tier, m.load, CASE WHEN m.verified_at >= %s THEN NULL {buckets} END, count(*)",
         f"{MEMORIES} m WHERE {where} GROUP BY 2, 3, 4",  # after the kind
-        [_db_time(now), *bounds, *params],
+        [db_time(now), *bounds, *params],
     )
 
 
