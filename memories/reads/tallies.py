@@ -85,7 +85,7 @@ def _sum(column: str) -> Cast:
 
 def count(filters, now: dt.datetime) -> int | None:
     """How many memories `filters` (reads.filters.MemoryFilters) admit, from the tallies when
-    every condition is one they are kept by (tier, load, priority; in force or not), else
+    every condition is one they are kept by (tier or band, load, priority; in force or not), else
     None: the caller counts the rows.
 
     A tag filter is left to the rows: it finds a tag in any case, and a memory holding two
@@ -95,9 +95,11 @@ def count(filters, now: dt.datetime) -> int | None:
     if filters.unverified or filters.referencing or filters.tag or filters.expired is True:
         return None
     kept = BandTally.objects.all()
-    tier = filters.tier_key()
+    tier, band = filters.tier_key(), filters.band_tiers()
     if tier is not None:
         kept = kept.filter(tier=tier)
+    if band is not None:
+        kept = kept.filter(tier__in=band)
     if filters.load:
         kept = kept.filter(load=filters.load)
     if filters.priority_min is not None:

@@ -103,6 +103,18 @@ def test_a_listing_without_queries_is_in_index_order_and_says_so(db, project):
     )
 
 
+def test_a_listing_counts_the_sessions_band_alone(db, project, other_project):
+    """Counted from the tallies, as the list is: once they counted every tier's memories."""
+    doors.write("global-note", description="Global")
+    doors.write("stack", description="Stack", project="webdev")
+    for number in range(3):
+        doors.write(f"infra-{number}", description="Infra", project="infra")
+    text = call("memory_search", Session(project))
+    assert text.splitlines()[0] == "2 memories, most important first."
+    assert "Showing" not in text
+    assert call("memory_search").startswith("1 memory, most important first.")
+
+
 def test_the_sense_that_answered_is_named(db):
     doors.write("deploys", description="Deploys run nightly")
     doors.write("tokyo", description="Office in 東京都")

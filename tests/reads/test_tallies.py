@@ -83,17 +83,20 @@ FILTERS = [
     {"expired": False},
     {"expired": False, "project": None, "priority_min": 1},
     {"expired": False, "load": "inline", "priority_max": 3},
+    {"band": "webdev"},  # a session's band: the MCP tools' list counts it
+    {"band": None, "load": "index"},
+    {"band": "webdev", "expired": False},
 ]
 
 
 @pytest.mark.parametrize("given", FILTERS, ids=[str(f) for f in FILTERS])
-def test_a_count_from_the_tallies_is_the_count_of_the_rows(write, project, given):
+def test_a_count_from_the_tallies_is_the_count_of_the_rows(write, project, other_project, given):
     now = timezone.now()
     past = (now - dt.timedelta(days=2)).isoformat()
     for number in range(12):
         write(
             f"m{number}",
-            project="webdev" if number % 3 else None,
+            project=(None, "webdev", "infra")[number % 4 % 3],
             load=("index", "search", "inline")[number % 3],
             priority=number % 7,
             tags=[["ops"], ["ops", "docs"], []][number % 3],
