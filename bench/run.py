@@ -191,6 +191,11 @@ def routes(facts: dict) -> list[Route]:
         Route("budget report page", "/budget/"),
         Route("budget report (/v1/budget)", "/v1/budget", True),
         Route("graph JSON (/v1/graph)", "/v1/graph", True),
+        Route(
+            "graph JSON, a project", "/v1/graph?" + urlencode({"project": facts["project"]}), True
+        ),
+        Route("graph JSON, a tag", "/v1/graph?tag=infra", True),
+        Route("graph JSON, unverified", "/v1/graph?unverified=90d", True),
         Route("a memory's graph JSON", f"/v1/memories/{facts['cited']}/graph?{tier}", True),
         Route("/v1 list", "/v1/memories", True),
         Route("/v1 get", f"/v1/memories/{facts['cited']}?{tier}", True),

@@ -116,7 +116,8 @@ SCHEMAS = {
             "partial": {
                 "type": "boolean",
                 "description": "a neighbourhood stopped at the cap before its depth, or the "
-                "store-wide graph drawn from its newest references alone (totals: at least)",
+                "store-wide graph drawn from its newest references alone (filtered: from its "
+                "newest memories' references) (totals: at least)",
             },
             "summary": TEXT,
         }

@@ -185,7 +185,8 @@ def test_store_graph_queries_do_not_grow_with_the_store(write, project, django_a
         )
     with django_assert_num_queries(3):
         graph.store_graph()
-    with django_assert_num_queries(4):  # the tier is looked up once, then scope and count
+    # The tier is looked up once, then the tag's tallies, the scope, its links and the nodes.
+    with django_assert_num_queries(5):
         graph.store_graph(MemoryFilters(project="webdev", tag="x"))
 
 
@@ -370,6 +371,32 @@ def test_store_graph_reads_chunks_until_the_cap_is_reached(
     with django_assert_num_queries(4):  # 10 references, 2 more, the nodes, the count
         g = graph.store_graph(cap=5)
     assert not g.partial and g.total_nodes == 4 and g.total_edges == 12
+
+
+def test_a_scope_too_large_to_look_up_is_walked_newest_first(
+    write, project, monkeypatch, django_assert_num_queries
+):
+    write("elsewhere")
+    write("old", project="webdev")
+    write("older-citer", project="webdev", references=["elsewhere"])
+    write("new", project="webdev", references=["old", "elsewhere"])
+    monkeypatch.setattr(graph, "SCOPE_LOOKUP", 1)
+    monkeypatch.setattr(graph, "SCOPE_CHUNK", 1)
+    # The tier, its tally, the newest memory of the scope, its links, the nodes, and which
+    # of them the part walked did not reach are in the scope all the same.
+    with django_assert_num_queries(6):
+        g = graph.store_graph(MemoryFilters(project="webdev"), cap=3)
+    assert g.partial and len(g.nodes) == 3 and g.total_nodes == 3 and g.isolated == 0
+    nodes = by_label(g)
+    assert set(nodes) == {"new", "old", "elsewhere"}
+    assert nodes["old"].in_scope is True and nodes["elsewhere"].in_scope is False
+    assert g.summary() == (
+        "Showing 3 of at least 3 nodes (the newest memories' largest clusters first, most "
+        "connected within) and 2 of 2 references."
+    )
+    whole = graph.store_graph(MemoryFilters(project="webdev"), cap=30)  # walked 1, 2, then 4
+    assert not whole.partial and whole.total_nodes == 4 and whole.total_edges == 3
+    assert whole.isolated == 0 and by_label(whole)["older-citer"].in_scope is True
 
 
 def test_a_moved_memorys_references_resolve_in_its_new_band(write, project, other_project):

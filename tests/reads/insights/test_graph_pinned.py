@@ -91,12 +91,12 @@ def answers(monkeypatch) -> dict:
         "stack, depth 2": graph.neighbourhood(stack, 2, now=now),
     }
     monkeypatch.setattr(graph, "LINK_CHUNK", 4)
-    found |= {
-        "newest references, cap 3": graph.store_graph(cap=3, now=now),
-        "newest references, webdev, cap 2": graph.store_graph(
-            MemoryFilters(project="webdev"), cap=2, now=now
-        ),
-    }
+    found["newest references, cap 3"] = graph.store_graph(cap=3, now=now)
+    monkeypatch.setattr(graph, "SCOPE_LOOKUP", 1)  # webdev's 5 memories walked, 1 then 2
+    monkeypatch.setattr(graph, "SCOPE_CHUNK", 1)
+    found["newest memories, webdev, cap 2"] = graph.store_graph(
+        MemoryFilters(project="webdev"), cap=2, now=now
+    )
     return {label: g.to_dict() for label, g in found.items()}
 
 
