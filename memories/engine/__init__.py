@@ -48,6 +48,8 @@ write's own transaction; the migrations create them, frozen
         an index (or left as it is).
     glob(lhs_sql, rhs_sql) -> str: `lhs` matches the shell pattern `rhs` (`*`, `?`, `[...]`,
         `[^...]`), for the CHECK constraints on names.
+    KEYS_HOLD_ID_ORDER: whether the entries of one key of an index are in the order of the
+        rows' ids, so that a key's rows walked in id order read that key's range alone.
 
 `backup`, a copy of the whole store that a DBA can restore
     backup(destination: Path) -> BackupReport: a consistent copy of the store, taken while
@@ -79,6 +81,7 @@ PROVIDES = {
         "likelihood",
         "unindexed",
         "glob",
+        "KEYS_HOLD_ID_ORDER",
     ),
     "backup": ("backup", "check", "SUFFIX", "RESTORE"),
 }

@@ -4,6 +4,9 @@ own way."""
 from memories.engine.postgresql.index import CONFIG, SEARCH_COLUMN, SEARCH_TABLE
 from memories.engine.postgresql.search import lexeme
 
+# A B-tree's entries of one key are in the order of their place in the heap, not of the id.
+KEYS_HOLD_ID_ORDER = False
+
 
 def values(items) -> tuple[str, list]:
     """A subquery of one column, `value`, holding the items: one array parameter."""

@@ -2,6 +2,9 @@
 
 import json
 
+# An index's key is followed by the rowid, the table's INTEGER PRIMARY KEY.
+KEYS_HOLD_ID_ORDER = True
+
 
 def values(items) -> tuple[str, list]:
     """A subquery of one column, `value`, holding the items.
