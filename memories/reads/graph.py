@@ -673,6 +673,8 @@ def _also_in_scope(filters: MemoryFilters, now, memory_ids: set[int]) -> set[int
 def _hop(frontier: dict[int, str]) -> list[tuple]:
     """The references made by the frontier's memories or naming them (one query), as rows of
     Link's fields."""
+    if not frontier:
+        return []
     values = engine.of(connection).statements.values
     ids, ids_params = values(frontier)
     names, names_params = values(sorted(set(frontier.values())))
