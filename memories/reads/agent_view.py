@@ -234,8 +234,11 @@ class TierReads:
         moment = db_time(self.now)
         # The moment as text, parsed by _moment: Django's loader of PostgreSQL's timestamps
         # cost 3 µs a row, 3 ms of the budget report's 1,100 (fromisoformat: a tenth of it).
+        # Named apart: PostgreSQL names the cast `created_at`, and an ORDER BY then sorted the
+        # text, each tier's whole priorities, not read in the band index's order (7.4 ms).
         columns = (
-            "tier, load, id, name, project_id, priority, CAST(created_at AS TEXT), description"
+            "tier, load, id, name, project_id, priority, CAST(created_at AS TEXT) AS created, "
+            "description"
         )
 
         def body(load: str) -> str:
