@@ -594,7 +594,7 @@ def _scope_links(filters: MemoryFilters, now, cap: int) -> _Read:
     found: dict[int, tuple] = {}  # reference id: its row
     scope: set[int] = set()
     ends: set = set()
-    chunks = _scope_chunks(filters, now)
+    chunks = _scope_chunks(filters, now, first=min(SCOPE_CHUNK, cap))
     frontier, last = next(chunks)
     while True:
         scope.update(frontier)
@@ -614,9 +614,9 @@ def _scope_links(filters: MemoryFilters, now, cap: int) -> _Read:
     return _Read(rows, whole, scope, read_first="the newest memories")
 
 
-def _scope_chunks(filters: MemoryFilters, now):
-    """The scope's memories as (id: name, whether the last) chunks, newest first; the caller
-    sends how many memories it wants next (None: as many as a chunk holds).
+def _scope_chunks(filters: MemoryFilters, now, *, first: int = SCOPE_CHUNK):
+    """The scope's memories as (id: name, whether the last) chunks, newest first: `first`
+    memories, then as many as the caller sends that it wants (None: as many as a chunk holds).
 
     A scope of few memories is looked up at once through the filters' own indexes. A larger
     one is walked down the primary key, each row tested (the listing's walk): a chunk then
@@ -646,7 +646,7 @@ def _scope_chunks(filters: MemoryFilters, now):
         # every match: 13 ms against 3 at 100,000, walking the primary key.)
         walked = walked.filter(project_id=tier or None)
     walked = walked.order_by("-id").values_list("id", "name")
-    before, chunk, read = None, SCOPE_CHUNK, 0
+    before, chunk, read = None, first, 0
     while True:
         rows = list((walked if before is None else walked.filter(id__lt=before))[: chunk + 1])
         last = len(rows) <= chunk
@@ -657,7 +657,7 @@ def _scope_chunks(filters: MemoryFilters, now):
         # At most twice what was read: the newest memories are cited less than the rest, and
         # their rate alone would ask for too many.
         chunk = min(2 * read, SCOPE_CHUNK_MOST, SCOPE_CHUNK_MOST if wanted is None else wanted)
-        chunk = max(int(chunk), SCOPE_CHUNK)
+        chunk = max(int(chunk), first)
 
 
 def _also_in_scope(filters: MemoryFilters, now, memory_ids: set[int]) -> set[int]:

@@ -397,6 +397,9 @@ def test_a_scope_too_large_to_look_up_is_walked_newest_first(
     whole = graph.store_graph(MemoryFilters(project="webdev"), cap=30)  # walked 1, 2, then 4
     assert not whole.partial and whole.total_nodes == 4 and whole.total_edges == 3
     assert whole.isolated == 0 and by_label(whole)["older-citer"].in_scope is True
+    monkeypatch.setattr(graph, "SCOPE_CHUNK", 500)
+    one = graph.store_graph(MemoryFilters(project="webdev"), cap=1)  # the first chunk: the cap
+    assert one.partial and one.total_nodes == 3 and [n.label for n in one.nodes] == ["new"]
 
 
 def test_a_moved_memorys_references_resolve_in_its_new_band(write, project, other_project):
