@@ -610,8 +610,7 @@ def _scope_links(filters: MemoryFilters, now, cap: int) -> _Read:
         rate = len(ends) / len(scope)
         frontier, last = chunks.send((cap - len(ends)) * 1.25 / rate if rate else None)
     rows = sorted(found.values(), key=itemgetter(3))
-    whole = last
-    return _Read(rows, whole, scope, read_first="the newest memories")
+    return _Read(rows, last, scope, read_first="the newest memories")
 
 
 def _scope_chunks(filters: MemoryFilters, now, *, first: int = SCOPE_CHUNK):
