@@ -186,6 +186,7 @@ def routes(facts: dict) -> list[Route]:
         found.append(Route(f"/v1 search, {label}", "/v1/memories?" + urlencode({"q": query}), True))
     tier = urlencode({"project": facts["cited_project"]})
     found += [
+        Route("overview page", "/"),
         Route("memory detail", f"/memories/{facts['cited']}/?{tier}"),
         Route("tier view", "/memories/_agent/?" + urlencode({"project": facts["project"]})),
         Route("budget report page", "/budget/"),
