@@ -85,3 +85,16 @@ def derived_problems(
         if differ(cursor, recount, f"SELECT {tally_columns[table]} FROM {table}"):
             problems.append(f"{table} does not match a recount of the memories")
     return problems
+
+
+def resolves(target: str, tier: str, memories: str = "memories_memory") -> str:
+    """Whether a reference of `tier` to `target` names a memory of its band: one of the
+    global tier or its own, or for a global reference the one memory holding the name
+    (reads.backlinks.resolve_in_band). The same SQL on either engine, for the dangling tally
+    its triggers keep."""
+    return f"""(EXISTS (
+        SELECT 1 FROM {memories} AS h
+        WHERE h.name = {target} AND (h.project_id IS NULL OR h.project_id = {tier})
+    ) OR ({tier} = 0 AND (
+        SELECT count(*) FROM (SELECT 1 FROM {memories} AS h WHERE h.name = {target} LIMIT 2) AS two
+    ) = 1))"""

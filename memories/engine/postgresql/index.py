@@ -308,6 +308,72 @@ BEGIN
     RETURN NULL;
 END $$"""
 
+DANGLING_TALLY = "memories_danglingtally"
+_NAME_LOCK = f"pg_advisory_xact_lock(hashtext('{MEMORY_TABLE}.name'), hashtext(n))"
+
+
+def _dangling(row: str, sign: str) -> str:
+    """The statements adding or taking off the references of the memory `row` to the dangling
+    tally (as SQLite's index module writes them)."""
+    tier = _TIER.format(row=row)
+    if sign == "+":
+        return f"""
+            INSERT INTO {DANGLING_TALLY} AS t (target, tier, refs)
+            SELECT j.value, {tier}, count(*) FROM jsonb_array_elements_text({row}.refs) AS j(value)
+            WHERE NOT {sql.resolves("j.value", tier)} GROUP BY j.value
+            ON CONFLICT (target, tier) DO UPDATE SET refs = t.refs + excluded.refs;"""
+    return f"""
+            UPDATE {DANGLING_TALLY} AS t SET refs = t.refs - gone.n
+            FROM (SELECT value, count(*) AS n FROM jsonb_array_elements_text({row}.refs)
+                  GROUP BY value) AS gone
+            WHERE t.tier = {tier} AND t.target = gone.value;
+            DELETE FROM {DANGLING_TALLY} WHERE tier = {tier} AND refs <= 0
+                AND target IN (SELECT jsonb_array_elements_text({row}.refs));"""
+
+
+def _recount_name(name: str, row: str, citing: str | None) -> str:
+    """The statements recounting the dangling references to `name`: every other memory's from
+    the reference table, the memory `row`'s own from `citing` (NEW; None: it is gone)."""
+    own = ""
+    if citing:
+        own = f"""
+                UNION ALL SELECT {_TIER.format(row=citing)}
+                FROM jsonb_array_elements_text({citing}.refs) AS j(value) WHERE j.value = {name}"""
+    return f"""
+        DELETE FROM {DANGLING_TALLY} WHERE target = {name};
+        INSERT INTO {DANGLING_TALLY} (target, tier, refs)
+        SELECT {name}, c.tier, count(*) FROM (
+            SELECT r.tier AS tier FROM memories_reference AS r
+            WHERE r.target = {name} AND r.memory_id <> {row}.id{own}
+        ) AS c
+        GROUP BY c.tier HAVING NOT {sql.resolves(name, "c.tier")};"""
+
+
+# The names whose resolution the write changes are locked, in order, as the cross-tier rule
+# locks a memory's name: a writer past the doors' store lock waits on a second one naming
+# the same, so each recounts what the other committed.
+FUNCTIONS["memories_dangling_keep"] = f"""
+CREATE OR REPLACE FUNCTION memories_dangling_keep() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM {_NAME_LOCK} FROM (
+        SELECT jsonb_array_elements_text(OLD.refs) UNION SELECT jsonb_array_elements_text(NEW.refs)
+        UNION SELECT OLD.name UNION SELECT NEW.name
+    ) AS names(n) WHERE n IS NOT NULL ORDER BY n;
+    IF TG_OP <> 'UPDATE' OR OLD.refs IS DISTINCT FROM NEW.refs
+        OR OLD.project_id IS DISTINCT FROM NEW.project_id THEN
+        IF TG_OP IN ('UPDATE', 'DELETE') THEN{_dangling("OLD", "-")}
+        END IF;
+        IF TG_OP IN ('INSERT', 'UPDATE') THEN{_dangling("NEW", "+")}
+        END IF;
+    END IF;
+    IF TG_OP = 'DELETE' THEN{_recount_name("OLD.name", "OLD", None)}
+    ELSIF TG_OP = 'INSERT' THEN{_recount_name("NEW.name", "NEW", "NEW")}
+    ELSIF OLD.name IS DISTINCT FROM NEW.name OR OLD.project_id IS DISTINCT FROM NEW.project_id
+    THEN{_recount_name("OLD.name", "NEW", "NEW")}{_recount_name("NEW.name", "NEW", "NEW")}
+    END IF;
+    RETURN NULL;
+END $$"""
+
 _WRITTEN = ("name", "description", "body", *RANKED_FROM)  # what the search index is made of
 
 # name -> CREATE TRIGGER statement.
@@ -377,6 +443,18 @@ FOR EACH ROW WHEN (
     OLD.project_id IS DISTINCT FROM NEW.project_id OR OLD.load IS DISTINCT FROM NEW.load
     OR OLD.verified_at IS DISTINCT FROM NEW.verified_at OR OLD.tags IS DISTINCT FROM NEW.tags
 ) EXECUTE FUNCTION memories_facet_tally_keep()""",
+    "memories_dangling_ai": f"""
+CREATE TRIGGER memories_dangling_ai AFTER INSERT ON {MEMORY_TABLE}
+FOR EACH ROW EXECUTE FUNCTION memories_dangling_keep()""",
+    "memories_dangling_ad": f"""
+CREATE TRIGGER memories_dangling_ad AFTER DELETE ON {MEMORY_TABLE}
+FOR EACH ROW EXECUTE FUNCTION memories_dangling_keep()""",
+    "memories_dangling_au": f"""
+CREATE TRIGGER memories_dangling_au AFTER UPDATE OF refs, project_id, name ON {MEMORY_TABLE}
+FOR EACH ROW WHEN (
+    OLD.refs IS DISTINCT FROM NEW.refs OR OLD.project_id IS DISTINCT FROM NEW.project_id
+    OR OLD.name IS DISTINCT FROM NEW.name
+) EXECUTE FUNCTION memories_dangling_keep()""",
     "memories_cross_tier_bi": f"""
 CREATE TRIGGER memories_cross_tier_bi BEFORE INSERT ON {MEMORY_TABLE}
 FOR EACH ROW EXECUTE FUNCTION memories_cross_tier()""",
@@ -445,6 +523,10 @@ RECOUNTS = {
         "SELECT coalesce(m.project_id, 0), a.value, b.value, count(*) "
         f"FROM {MEMORY_TABLE} m, {_PAIRS.format(row='m')} GROUP BY 1, 2, 3"
     ),
+    DANGLING_TALLY: (
+        "SELECT r.target, r.tier, count(*) FROM memories_reference AS r "
+        f"WHERE NOT {sql.resolves('r.target', 'r.tier')} GROUP BY 1, 2"
+    ),
 }
 TALLY_COLUMNS = {
     BAND_TALLY: "tier, load, priority, memories, body_bytes",
@@ -452,6 +534,7 @@ TALLY_COLUMNS = {
     VERIFIED_TALLY: "tier, load, day, memories",
     TAG_VERIFIED_TALLY: "tier, tag, day, memories",
     TAG_PAIR_TALLY: "tier, tag, other, memories",
+    DANGLING_TALLY: "target, tier, refs",
 }
 
 

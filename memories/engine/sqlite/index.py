@@ -96,6 +96,49 @@ def _pair_tally(row: str, sign: str) -> str:
     WHERE tier = {tier} AND tag IN (SELECT value FROM json_each({row}.tags)) AND memories <= 0;"""
 
 
+DANGLING_TALLY = "memories_danglingtally"
+
+
+def _dangling(row: str, sign: str) -> str:
+    """The statements adding or taking off the references of the memory `row` to the dangling
+    tally. A reference added counts when its target resolves in no memory of its band; one
+    taken off is taken from its target's row, there only when the target dangles."""
+    tier = f"coalesce({row}.project_id, 0)"
+    if sign == "+":
+        return f"""
+    INSERT INTO {DANGLING_TALLY}(target, tier, refs)
+    SELECT j.value, {tier}, count(*) FROM json_each({row}.refs) AS j
+    WHERE NOT {sql.resolves("j.value", tier)} GROUP BY j.value
+    ON CONFLICT (target, tier) DO UPDATE SET refs = refs + excluded.refs;"""
+    return f"""
+    UPDATE {DANGLING_TALLY} SET refs = refs - (
+        SELECT count(*) FROM json_each({row}.refs) AS j WHERE j.value = {DANGLING_TALLY}.target
+    )
+    WHERE tier = {tier} AND target IN (SELECT value FROM json_each({row}.refs));
+    DELETE FROM {DANGLING_TALLY}
+    WHERE tier = {tier} AND target IN (SELECT value FROM json_each({row}.refs)) AND refs <= 0;"""
+
+
+def _recount_name(name: str, row: str, citing: str | None) -> str:
+    """The statements recounting the dangling references to `name` (a memory of that name
+    came, went or moved, which changes what they resolve to): every other memory's from the
+    reference table, and the memory `row`'s own from `citing` (`new`; None: it is gone),
+    whichever of its reference rows the reference triggers have written by then."""
+    own = ""
+    if citing:
+        own = f"""
+        UNION ALL SELECT coalesce({citing}.project_id, 0) FROM json_each({citing}.refs) AS j
+        WHERE j.value = {name}"""
+    return f"""
+    DELETE FROM {DANGLING_TALLY} WHERE target = {name};
+    INSERT INTO {DANGLING_TALLY}(target, tier, refs)
+    SELECT {name}, c.tier, count(*) FROM (
+        SELECT r.tier AS tier FROM memories_reference AS r
+        WHERE r.target = {name} AND r.memory_id <> {row}.id{own}
+    ) AS c
+    GROUP BY c.tier HAVING NOT {sql.resolves(name, "c.tier")};"""
+
+
 # name -> CREATE TRIGGER statement. Everything a row written past the doors must not break.
 TRIGGERS = {
     "memories_fts_ai": f"""
@@ -193,6 +236,25 @@ END""",
 CREATE TRIGGER memories_pair_tally_au AFTER UPDATE OF project_id, tags ON {MEMORY_TABLE}
 WHEN old.project_id IS NOT new.project_id OR old.tags IS NOT new.tags
 BEGIN{_pair_tally("old", "-")}{_pair_tally("new", "+")}
+END""",
+    # The dangling tally: after the reference triggers or before them, the same rows.
+    "memories_dangling_ai": f"""
+CREATE TRIGGER memories_dangling_ai AFTER INSERT ON {MEMORY_TABLE}
+BEGIN{_dangling("new", "+")}{_recount_name("new.name", "new", "new")}
+END""",
+    "memories_dangling_ad": f"""
+CREATE TRIGGER memories_dangling_ad AFTER DELETE ON {MEMORY_TABLE}
+BEGIN{_dangling("old", "-")}{_recount_name("old.name", "old", None)}
+END""",
+    "memories_dangling_refs_au": f"""
+CREATE TRIGGER memories_dangling_refs_au AFTER UPDATE OF refs, project_id ON {MEMORY_TABLE}
+WHEN old.refs IS NOT new.refs OR old.project_id IS NOT new.project_id
+BEGIN{_dangling("old", "-")}{_dangling("new", "+")}
+END""",
+    "memories_dangling_name_au": f"""
+CREATE TRIGGER memories_dangling_name_au AFTER UPDATE OF name, project_id ON {MEMORY_TABLE}
+WHEN old.name IS NOT new.name OR old.project_id IS NOT new.project_id
+BEGIN{_recount_name("old.name", "new", "new")}{_recount_name("new.name", "new", "new")}
 END""",
     # A global name is never also a project's. The doors refuse it first with the domain's
     # words; these keep a row written past them from breaking the rule.
@@ -318,6 +380,10 @@ RECOUNTS = {
         f"FROM {MEMORY_TABLE} m, json_each(m.tags) a, json_each(m.tags) b"
         " WHERE a.value != b.value GROUP BY 1, 2, 3"
     ),
+    DANGLING_TALLY: (
+        "SELECT r.target, r.tier, count(*) FROM memories_reference AS r "
+        f"WHERE NOT {sql.resolves('r.target', 'r.tier')} GROUP BY 1, 2"
+    ),
 }
 TALLY_COLUMNS = {
     BAND_TALLY: "tier, load, priority, memories, body_bytes",
@@ -325,6 +391,7 @@ TALLY_COLUMNS = {
     VERIFIED_TALLY: "tier, load, day, memories",
     TAG_VERIFIED_TALLY: "tier, tag, day, memories",
     TAG_PAIR_TALLY: "tier, tag, other, memories",
+    DANGLING_TALLY: "target, tier, refs",
 }
 
 REBUILD_STEPS = 5

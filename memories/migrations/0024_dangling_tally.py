@@ -1,0 +1,70 @@
+"""The dangling tally (DanglingTally: per target and citing tier, the references naming no
+memory of their band), the triggers keeping it in the writing statement's transaction on
+each engine, then a first count. The SQL is frozen here as memories.engine's sqlite and
+postgresql index modules wrote it."""
+
+from django.db import migrations, models
+
+from memories.engine.operations import RunSQLOn
+
+SQLITE_SQL = [
+    "CREATE TRIGGER memories_dangling_ai AFTER INSERT ON memories_memory\nBEGIN\n    INSERT INTO memories_danglingtally(target, tier, refs)\n    SELECT j.value, coalesce(new.project_id, 0), count(*) FROM json_each(new.refs) AS j\n    WHERE NOT (EXISTS (\n        SELECT 1 FROM memories_memory AS h\n        WHERE h.name = j.value AND (h.project_id IS NULL OR h.project_id = coalesce(new.project_id, 0))\n    ) OR (coalesce(new.project_id, 0) = 0 AND (\n        SELECT count(*) FROM (SELECT 1 FROM memories_memory AS h WHERE h.name = j.value LIMIT 2) AS two\n    ) = 1)) GROUP BY j.value\n    ON CONFLICT (target, tier) DO UPDATE SET refs = refs + excluded.refs;\n    DELETE FROM memories_danglingtally WHERE target = new.name;\n    INSERT INTO memories_danglingtally(target, tier, refs)\n    SELECT new.name, c.tier, count(*) FROM (\n        SELECT r.tier AS tier FROM memories_reference AS r\n        WHERE r.target = new.name AND r.memory_id <> new.id\n        UNION ALL SELECT coalesce(new.project_id, 0) FROM json_each(new.refs) AS j\n        WHERE j.value = new.name\n    ) AS c\n    GROUP BY c.tier HAVING NOT (EXISTS (\n        SELECT 1 FROM memories_memory AS h\n        WHERE h.name = new.name AND (h.project_id IS NULL OR h.project_id = c.tier)\n    ) OR (c.tier = 0 AND (\n        SELECT count(*) FROM (SELECT 1 FROM memories_memory AS h WHERE h.name = new.name LIMIT 2) AS two\n    ) = 1));\nEND",
+    "CREATE TRIGGER memories_dangling_ad AFTER DELETE ON memories_memory\nBEGIN\n    UPDATE memories_danglingtally SET refs = refs - (\n        SELECT count(*) FROM json_each(old.refs) AS j WHERE j.value = memories_danglingtally.target\n    )\n    WHERE tier = coalesce(old.project_id, 0) AND target IN (SELECT value FROM json_each(old.refs));\n    DELETE FROM memories_danglingtally\n    WHERE tier = coalesce(old.project_id, 0) AND target IN (SELECT value FROM json_each(old.refs)) AND refs <= 0;\n    DELETE FROM memories_danglingtally WHERE target = old.name;\n    INSERT INTO memories_danglingtally(target, tier, refs)\n    SELECT old.name, c.tier, count(*) FROM (\n        SELECT r.tier AS tier FROM memories_reference AS r\n        WHERE r.target = old.name AND r.memory_id <> old.id\n    ) AS c\n    GROUP BY c.tier HAVING NOT (EXISTS (\n        SELECT 1 FROM memories_memory AS h\n        WHERE h.name = old.name AND (h.project_id IS NULL OR h.project_id = c.tier)\n    ) OR (c.tier = 0 AND (\n        SELECT count(*) FROM (SELECT 1 FROM memories_memory AS h WHERE h.name = old.name LIMIT 2) AS two\n    ) = 1));\nEND",
+    "CREATE TRIGGER memories_dangling_refs_au AFTER UPDATE OF refs, project_id ON memories_memory\nWHEN old.refs IS NOT new.refs OR old.project_id IS NOT new.project_id\nBEGIN\n    UPDATE memories_danglingtally SET refs = refs - (\n        SELECT count(*) FROM json_each(old.refs) AS j WHERE j.value = memories_danglingtally.target\n    )\n    WHERE tier = coalesce(old.project_id, 0) AND target IN (SELECT value FROM json_each(old.refs));\n    DELETE FROM memories_danglingtally\n    WHERE tier = coalesce(old.project_id, 0) AND target IN (SELECT value FROM json_each(old.refs)) AND refs <= 0;\n    INSERT INTO memories_danglingtally(target, tier, refs)\n    SELECT j.value, coalesce(new.project_id, 0), count(*) FROM json_each(new.refs) AS j\n    WHERE NOT (EXISTS (\n        SELECT 1 FROM memories_memory AS h\n        WHERE h.name = j.value AND (h.project_id IS NULL OR h.project_id = coalesce(new.project_id, 0))\n    ) OR (coalesce(new.project_id, 0) = 0 AND (\n        SELECT count(*) FROM (SELECT 1 FROM memories_memory AS h WHERE h.name = j.value LIMIT 2) AS two\n    ) = 1)) GROUP BY j.value\n    ON CONFLICT (target, tier) DO UPDATE SET refs = refs + excluded.refs;\nEND",
+    "CREATE TRIGGER memories_dangling_name_au AFTER UPDATE OF name, project_id ON memories_memory\nWHEN old.name IS NOT new.name OR old.project_id IS NOT new.project_id\nBEGIN\n    DELETE FROM memories_danglingtally WHERE target = old.name;\n    INSERT INTO memories_danglingtally(target, tier, refs)\n    SELECT old.name, c.tier, count(*) FROM (\n        SELECT r.tier AS tier FROM memories_reference AS r\n        WHERE r.target = old.name AND r.memory_id <> new.id\n        UNION ALL SELECT coalesce(new.project_id, 0) FROM json_each(new.refs) AS j\n        WHERE j.value = old.name\n    ) AS c\n    GROUP BY c.tier HAVING NOT (EXISTS (\n        SELECT 1 FROM memories_memory AS h\n        WHERE h.name = old.name AND (h.project_id IS NULL OR h.project_id = c.tier)\n    ) OR (c.tier = 0 AND (\n        SELECT count(*) FROM (SELECT 1 FROM memories_memory AS h WHERE h.name = old.name LIMIT 2) AS two\n    ) = 1));\n    DELETE FROM memories_danglingtally WHERE target = new.name;\n    INSERT INTO memories_danglingtally(target, tier, refs)\n    SELECT new.name, c.tier, count(*) FROM (\n        SELECT r.tier AS tier FROM memories_reference AS r\n        WHERE r.target = new.name AND r.memory_id <> new.id\n        UNION ALL SELECT coalesce(new.project_id, 0) FROM json_each(new.refs) AS j\n        WHERE j.value = new.name\n    ) AS c\n    GROUP BY c.tier HAVING NOT (EXISTS (\n        SELECT 1 FROM memories_memory AS h\n        WHERE h.name = new.name AND (h.project_id IS NULL OR h.project_id = c.tier)\n    ) OR (c.tier = 0 AND (\n        SELECT count(*) FROM (SELECT 1 FROM memories_memory AS h WHERE h.name = new.name LIMIT 2) AS two\n    ) = 1));\nEND",
+    "DELETE FROM memories_danglingtally",
+    "INSERT INTO memories_danglingtally(target, tier, refs) SELECT r.target, r.tier, count(*) FROM memories_reference AS r WHERE NOT (EXISTS (\n        SELECT 1 FROM memories_memory AS h\n        WHERE h.name = r.target AND (h.project_id IS NULL OR h.project_id = r.tier)\n    ) OR (r.tier = 0 AND (\n        SELECT count(*) FROM (SELECT 1 FROM memories_memory AS h WHERE h.name = r.target LIMIT 2) AS two\n    ) = 1)) GROUP BY 1, 2",
+]
+SQLITE_REVERSE = [
+    "DROP TRIGGER IF EXISTS memories_dangling_ai",
+    "DROP TRIGGER IF EXISTS memories_dangling_ad",
+    "DROP TRIGGER IF EXISTS memories_dangling_refs_au",
+    "DROP TRIGGER IF EXISTS memories_dangling_name_au",
+]
+POSTGRESQL_SQL = [
+    "CREATE OR REPLACE FUNCTION memories_dangling_keep() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n    PERFORM pg_advisory_xact_lock(hashtext('memories_memory.name'), hashtext(n)) FROM (\n        SELECT jsonb_array_elements_text(OLD.refs) UNION SELECT jsonb_array_elements_text(NEW.refs)\n        UNION SELECT OLD.name UNION SELECT NEW.name\n    ) AS names(n) WHERE n IS NOT NULL ORDER BY n;\n    IF TG_OP <> 'UPDATE' OR OLD.refs IS DISTINCT FROM NEW.refs\n        OR OLD.project_id IS DISTINCT FROM NEW.project_id THEN\n        IF TG_OP IN ('UPDATE', 'DELETE') THEN\n            UPDATE memories_danglingtally AS t SET refs = t.refs - gone.n\n            FROM (SELECT value, count(*) AS n FROM jsonb_array_elements_text(OLD.refs)\n                  GROUP BY value) AS gone\n            WHERE t.tier = coalesce(OLD.project_id, 0) AND t.target = gone.value;\n            DELETE FROM memories_danglingtally WHERE tier = coalesce(OLD.project_id, 0) AND refs <= 0\n                AND target IN (SELECT jsonb_array_elements_text(OLD.refs));\n        END IF;\n        IF TG_OP IN ('INSERT', 'UPDATE') THEN\n            INSERT INTO memories_danglingtally AS t (target, tier, refs)\n            SELECT j.value, coalesce(NEW.project_id, 0), count(*) FROM jsonb_array_elements_text(NEW.refs) AS j(value)\n            WHERE NOT (EXISTS (\n        SELECT 1 FROM memories_memory AS h\n        WHERE h.name = j.value AND (h.project_id IS NULL OR h.project_id = coalesce(NEW.project_id, 0))\n    ) OR (coalesce(NEW.project_id, 0) = 0 AND (\n        SELECT count(*) FROM (SELECT 1 FROM memories_memory AS h WHERE h.name = j.value LIMIT 2) AS two\n    ) = 1)) GROUP BY j.value\n            ON CONFLICT (target, tier) DO UPDATE SET refs = t.refs + excluded.refs;\n        END IF;\n    END IF;\n    IF TG_OP = 'DELETE' THEN\n        DELETE FROM memories_danglingtally WHERE target = OLD.name;\n        INSERT INTO memories_danglingtally (target, tier, refs)\n        SELECT OLD.name, c.tier, count(*) FROM (\n            SELECT r.tier AS tier FROM memories_reference AS r\n            WHERE r.target = OLD.name AND r.memory_id <> OLD.id\n        ) AS c\n        GROUP BY c.tier HAVING NOT (EXISTS (\n        SELECT 1 FROM memories_memory AS h\n        WHERE h.name = OLD.name AND (h.project_id IS NULL OR h.project_id = c.tier)\n    ) OR (c.tier = 0 AND (\n        SELECT count(*) FROM (SELECT 1 FROM memories_memory AS h WHERE h.name = OLD.name LIMIT 2) AS two\n    ) = 1));\n    ELSIF TG_OP = 'INSERT' THEN\n        DELETE FROM memories_danglingtally WHERE target = NEW.name;\n        INSERT INTO memories_danglingtally (target, tier, refs)\n        SELECT NEW.name, c.tier, count(*) FROM (\n            SELECT r.tier AS tier FROM memories_reference AS r\n            WHERE r.target = NEW.name AND r.memory_id <> NEW.id\n                UNION ALL SELECT coalesce(NEW.project_id, 0)\n                FROM jsonb_array_elements_text(NEW.refs) AS j(value) WHERE j.value = NEW.name\n        ) AS c\n        GROUP BY c.tier HAVING NOT (EXISTS (\n        SELECT 1 FROM memories_memory AS h\n        WHERE h.name = NEW.name AND (h.project_id IS NULL OR h.project_id = c.tier)\n    ) OR (c.tier = 0 AND (\n        SELECT count(*) FROM (SELECT 1 FROM memories_memory AS h WHERE h.name = NEW.name LIMIT 2) AS two\n    ) = 1));\n    ELSIF OLD.name IS DISTINCT FROM NEW.name OR OLD.project_id IS DISTINCT FROM NEW.project_id\n    THEN\n        DELETE FROM memories_danglingtally WHERE target = OLD.name;\n        INSERT INTO memories_danglingtally (target, tier, refs)\n        SELECT OLD.name, c.tier, count(*) FROM (\n            SELECT r.tier AS tier FROM memories_reference AS r\n            WHERE r.target = OLD.name AND r.memory_id <> NEW.id\n                UNION ALL SELECT coalesce(NEW.project_id, 0)\n                FROM jsonb_array_elements_text(NEW.refs) AS j(value) WHERE j.value = OLD.name\n        ) AS c\n        GROUP BY c.tier HAVING NOT (EXISTS (\n        SELECT 1 FROM memories_memory AS h\n        WHERE h.name = OLD.name AND (h.project_id IS NULL OR h.project_id = c.tier)\n    ) OR (c.tier = 0 AND (\n        SELECT count(*) FROM (SELECT 1 FROM memories_memory AS h WHERE h.name = OLD.name LIMIT 2) AS two\n    ) = 1));\n        DELETE FROM memories_danglingtally WHERE target = NEW.name;\n        INSERT INTO memories_danglingtally (target, tier, refs)\n        SELECT NEW.name, c.tier, count(*) FROM (\n            SELECT r.tier AS tier FROM memories_reference AS r\n            WHERE r.target = NEW.name AND r.memory_id <> NEW.id\n                UNION ALL SELECT coalesce(NEW.project_id, 0)\n                FROM jsonb_array_elements_text(NEW.refs) AS j(value) WHERE j.value = NEW.name\n        ) AS c\n        GROUP BY c.tier HAVING NOT (EXISTS (\n        SELECT 1 FROM memories_memory AS h\n        WHERE h.name = NEW.name AND (h.project_id IS NULL OR h.project_id = c.tier)\n    ) OR (c.tier = 0 AND (\n        SELECT count(*) FROM (SELECT 1 FROM memories_memory AS h WHERE h.name = NEW.name LIMIT 2) AS two\n    ) = 1));\n    END IF;\n    RETURN NULL;\nEND $$",
+    "CREATE TRIGGER memories_dangling_ai AFTER INSERT ON memories_memory\nFOR EACH ROW EXECUTE FUNCTION memories_dangling_keep()",
+    "CREATE TRIGGER memories_dangling_ad AFTER DELETE ON memories_memory\nFOR EACH ROW EXECUTE FUNCTION memories_dangling_keep()",
+    "CREATE TRIGGER memories_dangling_au AFTER UPDATE OF refs, project_id, name ON memories_memory\nFOR EACH ROW WHEN (\n    OLD.refs IS DISTINCT FROM NEW.refs OR OLD.project_id IS DISTINCT FROM NEW.project_id\n    OR OLD.name IS DISTINCT FROM NEW.name\n) EXECUTE FUNCTION memories_dangling_keep()",
+    "DELETE FROM memories_danglingtally",
+    "INSERT INTO memories_danglingtally(target, tier, refs) SELECT r.target, r.tier, count(*) FROM memories_reference AS r WHERE NOT (EXISTS (\n        SELECT 1 FROM memories_memory AS h\n        WHERE h.name = r.target AND (h.project_id IS NULL OR h.project_id = r.tier)\n    ) OR (r.tier = 0 AND (\n        SELECT count(*) FROM (SELECT 1 FROM memories_memory AS h WHERE h.name = r.target LIMIT 2) AS two\n    ) = 1)) GROUP BY 1, 2",
+]
+POSTGRESQL_REVERSE = [
+    "DROP TRIGGER IF EXISTS memories_dangling_ai ON memories_memory",
+    "DROP TRIGGER IF EXISTS memories_dangling_ad ON memories_memory",
+    "DROP TRIGGER IF EXISTS memories_dangling_au ON memories_memory",
+    "DROP FUNCTION IF EXISTS memories_dangling_keep()",
+]
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("memories", "0023_memory_name_project_id"),
+    ]
+
+    operations = [
+        migrations.CreateModel(
+            name="DanglingTally",
+            fields=[
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("target", models.TextField()),
+                ("tier", models.BigIntegerField()),
+                ("refs", models.BigIntegerField(default=0)),
+            ],
+            options={
+                "indexes": [
+                    models.Index(fields=["tier", "-refs", "target"], name="dangling_tally_rank")
+                ],
+                "constraints": [
+                    models.UniqueConstraint(fields=("target", "tier"), name="dangling_tally_once")
+                ],
+            },
+        ),
+        RunSQLOn("sqlite", SQLITE_SQL, SQLITE_REVERSE),
+        RunSQLOn("postgresql", POSTGRESQL_SQL, POSTGRESQL_REVERSE),
+    ]
