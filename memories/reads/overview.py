@@ -1,13 +1,12 @@
 """The overview: memories per tier and what needs attention, each a link to the list."""
 
+from collections import Counter
 from dataclasses import dataclass
 
-from django.db.models import Count
 from django.utils import timezone
 
-from memories.models import GLOBAL_TIER, Memory
-from memories.reads import budget
-from memories.reads.backlinks import dangling_references
+from memories.models import GLOBAL_TIER
+from memories.reads import budget, tallies
 from memories.rules import fields
 from memories.rules.budget import Band
 from projects.models import Project
@@ -37,29 +36,43 @@ class Overview:
 
 
 def overview(now=None, *, unverified: str = "90d", top: int = 10) -> Overview:
-    """The figures of the dashboard's front page, each one a filter of the list."""
+    """The figures of the dashboard's front page, each one a filter of the list.
+
+    One statement over the tallies and the expiry index: what it costs follows the tiers,
+    the expired memories and the dangling targets, not the memories or their references
+    (it counted each, 848 ms at 1,000,000 memories).
+    """
     now = now or timezone.now()
     cutoff = now - fields.period(unverified)
-    # One count each, so that each reads an index rather than every row and its body.
-    memories = Memory.objects.all()
-    total = memories.count()
-    tiers = [TierCount(None, memories.filter(tier=GLOBAL_TIER).count())]
+    batch = tallies.Batch()
+    bands = tallies.add_bands(batch, None)
+    expired = tallies.add_expired(batch, None, now)
+    verified_since = tallies.add_verified_since(batch, [cutoff], None)
+    dangling = tallies.add_dangling(batch)
+    found = batch.run()
+    per_tier = Counter()
+    for tier, _, _, n in found.get(bands, []):
+        per_tier[tier] += n
+    total = sum(per_tier.values())
+    tiers = [TierCount(None, per_tier[GLOBAL_TIER])]
     tiers += [
-        TierCount(name, count)
-        for name, count in Project.objects.annotate(n=Count("memories"))
-        .order_by("name")
-        .values_list("name", "n")
+        TierCount(name, per_tier[project_id])
+        for project_id, name in Project.objects.order_by("name").values_list("id", "name")
     ]
-    cited = list(dangling_references().order_by().values_list("target").annotate(n=Count("id")))
-    cited.sort(key=lambda row: (-row[1], row[0]))
+    cited = sorted(((target, n) for _, _, target, n in found.get(dangling, [])), key=_most_cited)
     return Overview(
         total=total,
         tiers=tiers,
-        expired=memories.filter(expires_at__lte=now).count(),
-        unverified=memories.filter(verified_at__lt=cutoff).count(),
+        expired=sum(n for *_, n in found.get(expired, [])),
+        unverified=total - verified_since(found)[cutoff],
         unverified_period=unverified,
         dangling_references=sum(n for _, n in cited),
         dangling_targets=cited[:top],
         dangling_target_count=len(cited),
         bands=budget.bands(now),
     )
+
+
+def _most_cited(row: tuple[str, int]) -> tuple[int, str]:
+    target, n = row
+    return -n, target

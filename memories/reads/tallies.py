@@ -209,6 +209,7 @@ TAG_TALLY = "memories_tagtally"
 VERIFIED_TALLY = "memories_verifiedtally"
 TAG_VERIFIED_TALLY = "memories_tagverifiedtally"
 TAG_PAIR_TALLY = "memories_tagpairtally"
+DANGLING_TALLY = "memories_danglingtally"
 MEMORIES = "memories_memory"
 TAGS = "memories_tag"
 _ROWS = "(kind, tier, load, name, n)"
@@ -291,6 +292,16 @@ def add_bands(batch: Batch, tier: int | None) -> str:
         f"tier, load, {_NO_TEXT}, CAST(SUM(memories) AS BIGINT)",
         f"{BAND_TALLY} WHERE 1 = 1{where} GROUP BY tier, load",
         params,
+    )
+
+
+def add_dangling(batch: Batch) -> str:
+    """The references naming no memory of their band, per target over every tier: what
+    this costs follows the dangling targets, not the references."""
+    return batch.add(
+        "dangling",
+        f"{_NO_TIER}, {_NO_TEXT}, target, CAST(SUM(refs) AS BIGINT)",
+        f"{DANGLING_TALLY} GROUP BY target",
     )
 
 
