@@ -406,8 +406,8 @@ class DanglingTally(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["target", "tier"], name="dangling_tally_once"),
         ]
-        # A tier's most cited dangling targets, read in order (the hygiene report's page).
-        indexes = [models.Index(fields=["tier", "-refs", "target"], name="dangling_tally_rank")]
+        # Covering: each target's references over every tier, summed in the target's order.
+        indexes = [models.Index(fields=["target", "refs"], name="dangling_tally_target")]
 
     def __str__(self) -> str:
         return f"tier {self.tier} {self.target}: {self.refs}"

@@ -57,9 +57,7 @@ class Migration(migrations.Migration):
                 ("refs", models.BigIntegerField(default=0)),
             ],
             options={
-                "indexes": [
-                    models.Index(fields=["tier", "-refs", "target"], name="dangling_tally_rank")
-                ],
+                "indexes": [models.Index(fields=["target", "refs"], name="dangling_tally_target")],
                 "constraints": [
                     models.UniqueConstraint(fields=("target", "tier"), name="dangling_tally_once")
                 ],

@@ -48,7 +48,7 @@ def overview(now=None, *, unverified: str = "90d", top: int = 10) -> Overview:
     bands = tallies.add_bands(batch, None)
     expired = tallies.add_expired(batch, None, now)
     verified_since = tallies.add_verified_since(batch, [cutoff], None)
-    dangling = tallies.add_dangling(batch)
+    dangling, most_cited = tallies.add_dangling(batch, top)
     found = batch.run()
     per_tier = Counter()
     for tier, _, _, n in found.get(bands, []):
@@ -59,20 +59,15 @@ def overview(now=None, *, unverified: str = "90d", top: int = 10) -> Overview:
         TierCount(name, per_tier[project_id])
         for project_id, name in Project.objects.order_by("name").values_list("id", "name")
     ]
-    cited = sorted(((target, n) for _, _, target, n in found.get(dangling, [])), key=_most_cited)
+    (_, _, targets, references), *_ = found[dangling]
     return Overview(
         total=total,
         tiers=tiers,
         expired=sum(n for *_, n in found.get(expired, [])),
         unverified=total - verified_since(found)[cutoff],
         unverified_period=unverified,
-        dangling_references=sum(n for _, n in cited),
-        dangling_targets=cited[:top],
-        dangling_target_count=len(cited),
+        dangling_references=references or 0,
+        dangling_targets=[(target, n) for _, _, target, n in found.get(most_cited, [])],
+        dangling_target_count=int(targets),
         bands=budget.bands(now),
     )
-
-
-def _most_cited(row: tuple[str, int]) -> tuple[int, str]:
-    target, n = row
-    return -n, target

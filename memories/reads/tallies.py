@@ -295,14 +295,24 @@ def add_bands(batch: Batch, tier: int | None) -> str:
     )
 
 
-def add_dangling(batch: Batch) -> str:
-    """The references naming no memory of their band, per target over every tier: what
-    this costs follows the dangling targets, not the references."""
-    return batch.add(
+def add_dangling(batch: Batch, top: int) -> tuple[str, str]:
+    """Arms of the references naming no memory of their band over every tier: how many there
+    are and how many targets they name, and the `top` most cited targets with their counts.
+    Read off the dangling tally's index: what they cost follows the dangling targets, not the
+    references."""
+    per_target = f"SELECT target, SUM(refs) AS n FROM {DANGLING_TALLY} GROUP BY target"
+    totals = batch.add(
         "dangling",
-        f"{_NO_TIER}, {_NO_TEXT}, target, CAST(SUM(refs) AS BIGINT)",
-        f"{DANGLING_TALLY} GROUP BY target",
+        f"{_NO_TIER}, {_NO_TEXT}, CAST(count(*) AS TEXT), CAST(SUM(n) AS BIGINT)",
+        f"({per_target}) AS each_target",
     )
+    ranked = batch.add(
+        "most_cited",
+        f"{_NO_TIER}, {_NO_TEXT}, target, CAST(n AS BIGINT)",
+        f"({per_target} ORDER BY n DESC, target LIMIT %s) AS ranked",
+        [top],
+    )
+    return totals, ranked
 
 
 def add_tags(batch: Batch, tier: int | None) -> str:
