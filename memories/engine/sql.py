@@ -98,3 +98,24 @@ def resolves(target: str, tier: str, memories: str = "memories_memory") -> str:
     ) OR ({tier} = 0 AND (
         SELECT count(*) FROM (SELECT 1 FROM {memories} AS h WHERE h.name = {target} LIMIT 2) AS two
     ) = 1))"""
+
+
+def recount_dangling(tally: str, name: str, row: str, citing: str | None, items: str) -> str:
+    """The statements of a trigger recounting the dangling references to `name` in `tally`
+    (a memory of that name came, went or moved, which changes what they resolve to): every
+    other memory's from the reference table, the memory `row`'s own from `citing` (the new
+    row; None: it is gone), whichever of its reference rows the reference triggers have
+    written by then. `items` is the engine's rows `j(value)` of `{row}.refs`."""
+    own = ""
+    if citing:
+        own = f"""
+        UNION ALL SELECT coalesce({citing}.project_id, 0)
+        FROM {items.format(row=citing)} WHERE j.value = {name}"""
+    return f"""
+    DELETE FROM {tally} WHERE target = {name};
+    INSERT INTO {tally} (target, tier, refs)
+    SELECT {name}, c.tier, count(*) FROM (
+        SELECT r.tier AS tier FROM memories_reference AS r
+        WHERE r.target = {name} AND r.memory_id <> {row}.id{own}
+    ) AS c
+    GROUP BY c.tier HAVING NOT {resolves(name, "c.tier")};"""

@@ -332,21 +332,9 @@ def _dangling(row: str, sign: str) -> str:
 
 
 def _recount_name(name: str, row: str, citing: str | None) -> str:
-    """The statements recounting the dangling references to `name`: every other memory's from
-    the reference table, the memory `row`'s own from `citing` (NEW; None: it is gone)."""
-    own = ""
-    if citing:
-        own = f"""
-                UNION ALL SELECT {_TIER.format(row=citing)}
-                FROM jsonb_array_elements_text({citing}.refs) AS j(value) WHERE j.value = {name}"""
-    return f"""
-        DELETE FROM {DANGLING_TALLY} WHERE target = {name};
-        INSERT INTO {DANGLING_TALLY} (target, tier, refs)
-        SELECT {name}, c.tier, count(*) FROM (
-            SELECT r.tier AS tier FROM memories_reference AS r
-            WHERE r.target = {name} AND r.memory_id <> {row}.id{own}
-        ) AS c
-        GROUP BY c.tier HAVING NOT {sql.resolves(name, "c.tier")};"""
+    return sql.recount_dangling(
+        DANGLING_TALLY, name, row, citing, "jsonb_array_elements_text({row}.refs) AS j(value)"
+    )
 
 
 # The names whose resolution the write changes are locked, in order, as the cross-tier rule

@@ -120,23 +120,7 @@ def _dangling(row: str, sign: str) -> str:
 
 
 def _recount_name(name: str, row: str, citing: str | None) -> str:
-    """The statements recounting the dangling references to `name` (a memory of that name
-    came, went or moved, which changes what they resolve to): every other memory's from the
-    reference table, and the memory `row`'s own from `citing` (`new`; None: it is gone),
-    whichever of its reference rows the reference triggers have written by then."""
-    own = ""
-    if citing:
-        own = f"""
-        UNION ALL SELECT coalesce({citing}.project_id, 0) FROM json_each({citing}.refs) AS j
-        WHERE j.value = {name}"""
-    return f"""
-    DELETE FROM {DANGLING_TALLY} WHERE target = {name};
-    INSERT INTO {DANGLING_TALLY}(target, tier, refs)
-    SELECT {name}, c.tier, count(*) FROM (
-        SELECT r.tier AS tier FROM memories_reference AS r
-        WHERE r.target = {name} AND r.memory_id <> {row}.id{own}
-    ) AS c
-    GROUP BY c.tier HAVING NOT {sql.resolves(name, "c.tier")};"""
+    return sql.recount_dangling(DANGLING_TALLY, name, row, citing, "json_each({row}.refs) AS j")
 
 
 # name -> CREATE TRIGGER statement. Everything a row written past the doors must not break.
