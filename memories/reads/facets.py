@@ -186,20 +186,15 @@ def _tallied(filters: MemoryFilters, now: dt.datetime) -> _Counts:
     expired = tallies.add_expired(batch, tier, now)
     spans = _add_spans(batch, now, tier)
     found = batch.run()
-    by_tier, by_load = _by_tier_and_load(found.get(bands, []))
+    by_tier, by_load = tallies.by_tier_and_load(found.get(bands, []))
     return _Counts(
         total=sum(by_tier.values()),
         by_tier=by_tier,
         by_load=by_load,
-        expired=_single(found, expired),
+        expired=tallies.single(found, expired),
         spans=spans(found),
         tags=_named(found, tags),
     )
-
-
-def _single(found: dict, kind: str) -> int:
-    """The count of a one-row arm."""
-    return found[kind][0][-1]
 
 
 def _named(found: dict, kind: str) -> list[tuple[str, int]]:
@@ -208,17 +203,6 @@ def _named(found: dict, kind: str) -> list[tuple[str, int]]:
     for _, _, name, n in found.get(kind, []):
         counts[name] = counts.get(name, 0) + n
     return [(name, n) for name, n in counts.items() if n]
-
-
-def _by_tier_and_load(bands) -> tuple[dict[int | None, int], dict[str, int]]:
-    """Memories per tier (None: the global one) and per load of (tier, load, _, n) rows."""
-    by_tier: dict[int | None, int] = {}
-    by_load: dict[str, int] = {}
-    for tier, load, _, n in bands:
-        if n:
-            by_tier[tier or None] = by_tier.get(tier or None, 0) + n
-            by_load[load] = by_load.get(load, 0) + n
-    return by_tier, by_load
 
 
 def _by_what_it_leaves_out(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
@@ -245,9 +229,9 @@ def _by_what_it_leaves_out(filters: MemoryFilters, now: dt.datetime) -> _Counts 
         batch, [now, cutoff, *(older for _, older, _ in bounds)], tier
     )
     found = batch.run()
-    by_tier, by_load = _by_tier_and_load(found.get(bands, []))
+    by_tier, by_load = tallies.by_tier_and_load(found.get(bands, []))
     total = sum(by_tier.values())
-    since_by_tier, since_by_load = _by_tier_and_load(found.get(since_bands, []))
+    since_by_tier, since_by_load = tallies.by_tier_and_load(found.get(since_bands, []))
     since = _Counts(
         total=sum(since_by_tier.values()),
         by_tier=since_by_tier,
@@ -268,7 +252,7 @@ def _by_what_it_leaves_out(filters: MemoryFilters, now: dt.datetime) -> _Counts 
         total=total,
         by_tier=by_tier,
         by_load=by_load,
-        expired=_single(found, expired),
+        expired=tallies.single(found, expired),
         spans=spans,
         tags=_named(found, tags),
     )
@@ -312,14 +296,14 @@ def _tagged(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
     spellings = {tag for _, _, tag, _ in tallied}
     if len(spellings) > 1:
         return None
-    by_tier, by_load = _by_tier_and_load(tallied)
+    by_tier, by_load = tallies.by_tier_and_load(tallied)
     total = sum(by_tier.values())
     # The tag itself is on every one of them; the pair tallies hold the others.
     return _Counts(
         total=total,
         by_tier=by_tier,
         by_load=by_load,
-        expired=_single(found, expired),
+        expired=tallies.single(found, expired),
         spans=spans(found),
         tags=_named(found, others) + [(tag, total) for tag in spellings if total],
     )
@@ -338,7 +322,7 @@ def _expired_alone(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
     rows = tallies.add_expired_by_span(batch, tier, now, spans)
     tags = tallies.add_expired_tags(batch, tier, now)
     found = batch.run()
-    by_tier, by_load = _by_tier_and_load(found.get(rows, []))
+    by_tier, by_load = tallies.by_tier_and_load(found.get(rows, []))
     in_span = dict.fromkeys((period for period, _ in PERIOD_CHOICES), 0)
     for _, _, period, n in found.get(rows, []):
         if period is not None:

@@ -1,11 +1,9 @@
 """The overview: memories per tier and what needs attention, each a link to the list."""
 
-from collections import Counter
 from dataclasses import dataclass
 
 from django.utils import timezone
 
-from memories.models import GLOBAL_TIER
 from memories.reads import budget, tallies
 from memories.rules import fields
 from memories.rules.budget import Band
@@ -50,20 +48,18 @@ def overview(now=None, *, unverified: str = "90d", top: int = 10) -> Overview:
     verified_since = tallies.add_verified_since(batch, [cutoff], None)
     dangling, most_cited = tallies.add_dangling(batch, top)
     found = batch.run()
-    per_tier = Counter()
-    for tier, _, _, n in found.get(bands, []):
-        per_tier[tier] += n
+    per_tier, _ = tallies.by_tier_and_load(found.get(bands, []))
     total = sum(per_tier.values())
-    tiers = [TierCount(None, per_tier[GLOBAL_TIER])]
+    tiers = [TierCount(None, per_tier.get(None, 0))]
     tiers += [
-        TierCount(name, per_tier[project_id])
+        TierCount(name, per_tier.get(project_id, 0))
         for project_id, name in Project.objects.order_by("name").values_list("id", "name")
     ]
     (_, _, targets, references), *_ = found[dangling]
     return Overview(
         total=total,
         tiers=tiers,
-        expired=sum(n for *_, n in found.get(expired, [])),
+        expired=tallies.single(found, expired),
         unverified=total - verified_since(found)[cutoff],
         unverified_period=unverified,
         dangling_references=references or 0,

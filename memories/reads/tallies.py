@@ -284,6 +284,22 @@ def _carrying(batch: Batch, tag: str) -> str:
     return f" AND EXISTS (SELECT 1 FROM {TAGS} t WHERE t.memory_id = m.id AND t.tag IN ({spelled}))"
 
 
+def single(found: dict, kind: str) -> int:
+    """The count of a one-row arm."""
+    return found[kind][0][-1]
+
+
+def by_tier_and_load(bands) -> tuple[dict[int | None, int], dict[str, int]]:
+    """Memories per tier (None: the global one) and per load of (tier, load, _, n) rows."""
+    by_tier: dict[int | None, int] = {}
+    by_load: dict[str, int] = {}
+    for tier, load, _, n in bands:
+        if n:
+            by_tier[tier or None] = by_tier.get(tier or None, 0) + n
+            by_load[load] = by_load.get(load, 0) + n
+    return by_tier, by_load
+
+
 def add_bands(batch: Batch, tier: int | None) -> str:
     """Memories per tier and load, expired ones counted, of `tier` or (None) every tier."""
     where, params = _of_tier(tier)
