@@ -119,3 +119,52 @@ def recount_dangling(tally: str, name: str, row: str, citing: str | None, items:
         WHERE r.target = {name} AND r.memory_id <> {row}.id{own}
     ) AS c
     GROUP BY c.tier HAVING NOT {resolves(name, "c.tier")};"""
+
+
+DANGLING_TALLY = "memories_danglingtally"
+DANGLING_TARGET = "memories_danglingtarget"
+DANGLING_TOTAL = "memories_danglingtotal"
+
+
+def carry_to_target(target: str, delta: str) -> str:
+    """The statements of a trigger on the dangling tally moving `target`'s sum over every
+    tier by `delta`, its row gone once the sum is 0."""
+    return f"""
+    INSERT INTO {DANGLING_TARGET} (target, refs) VALUES ({target}, {delta})
+    ON CONFLICT (target) DO UPDATE SET refs = {DANGLING_TARGET}.refs + excluded.refs;
+    DELETE FROM {DANGLING_TARGET} WHERE target = {target} AND refs <= 0;"""
+
+
+def carry_to_total(targets: str, refs: str) -> str:
+    """The statements of a trigger on the dangling targets moving the store's totals, the
+    row of id 1, there only while a target dangles (as a recount of an empty store finds)."""
+    return f"""
+    INSERT INTO {DANGLING_TOTAL} (id, targets, refs) VALUES (1, {targets}, {refs})
+    ON CONFLICT (id) DO UPDATE SET targets = {DANGLING_TOTAL}.targets + excluded.targets,
+        refs = {DANGLING_TOTAL}.refs + excluded.refs;
+    DELETE FROM {DANGLING_TOTAL} WHERE targets <= 0;"""
+
+
+_DANGLING_RECOUNT = (
+    "SELECT r.target AS target, r.tier AS tier, count(*) AS refs FROM memories_reference AS r "
+    f"WHERE NOT {resolves('r.target', 'r.tier')} GROUP BY r.target, r.tier"
+)
+_TARGET_RECOUNT = (
+    "SELECT d.target AS target, CAST(sum(d.refs) AS BIGINT) AS refs"
+    f" FROM ({_DANGLING_RECOUNT}) AS d GROUP BY d.target"
+)
+# A recount of each dangling table from the references, as the triggers keep it, in the
+# order a rebuild refills them (each table's triggers move the next), and their columns.
+DANGLING_RECOUNTS = {
+    DANGLING_TALLY: _DANGLING_RECOUNT,
+    DANGLING_TARGET: _TARGET_RECOUNT,
+    DANGLING_TOTAL: (
+        "SELECT 1, count(*), CAST(sum(t.refs) AS BIGINT)"
+        f" FROM ({_TARGET_RECOUNT}) AS t HAVING count(*) > 0"
+    ),
+}
+DANGLING_COLUMNS = {
+    DANGLING_TALLY: "target, tier, refs",
+    DANGLING_TARGET: "target, refs",
+    DANGLING_TOTAL: "id, targets, refs",
+}

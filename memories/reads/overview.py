@@ -62,7 +62,7 @@ def overview(now=None, *, unverified: str = "90d", top: int = 10) -> Overview:
         expired=tallies.single(found, expired),
         unverified=total - verified_since(found)[cutoff],
         unverified_period=unverified,
-        dangling_references=references or 0,
+        dangling_references=references,
         dangling_targets=[(target, n) for _, _, target, n in found.get(most_cited, [])],
         dangling_target_count=int(targets),
         bands=budget.bands(now),

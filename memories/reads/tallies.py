@@ -209,7 +209,8 @@ TAG_TALLY = "memories_tagtally"
 VERIFIED_TALLY = "memories_verifiedtally"
 TAG_VERIFIED_TALLY = "memories_tagverifiedtally"
 TAG_PAIR_TALLY = "memories_tagpairtally"
-DANGLING_TALLY = "memories_danglingtally"
+DANGLING_TARGET = "memories_danglingtarget"
+DANGLING_TOTAL = "memories_danglingtotal"
 MEMORIES = "memories_memory"
 TAGS = "memories_tag"
 _ROWS = "(kind, tier, load, name, n)"
@@ -314,18 +315,20 @@ def add_bands(batch: Batch, tier: int | None) -> str:
 def add_dangling(batch: Batch, top: int) -> tuple[str, str]:
     """Arms of the references naming no memory of their band over every tier: how many there
     are and how many targets they name, and the `top` most cited targets with their counts.
-    Read off the dangling tally's index: what they cost follows the dangling targets, not the
-    references."""
-    per_target = f"SELECT target, SUM(refs) AS n FROM {DANGLING_TALLY} GROUP BY target"
+    Read off the totals' one row (none: nothing dangles) and the first `top` entries of the
+    targets' index, which the triggers keep: the cost follows neither the references nor the
+    targets."""
     totals = batch.add(
         "dangling",
-        f"{_NO_TIER}, {_NO_TEXT}, CAST(count(*) AS TEXT), CAST(SUM(n) AS BIGINT)",
-        f"({per_target}) AS each_target",
+        f"{_NO_TIER}, {_NO_TEXT}, CAST(coalesce(sum(targets), 0) AS TEXT),"
+        " CAST(coalesce(sum(refs), 0) AS BIGINT)",
+        DANGLING_TOTAL,
     )
     ranked = batch.add(
         "most_cited",
-        f"{_NO_TIER}, {_NO_TEXT}, target, CAST(n AS BIGINT)",
-        f"({per_target} ORDER BY n DESC, target LIMIT %s) AS ranked",
+        f"{_NO_TIER}, {_NO_TEXT}, target, refs",
+        f"(SELECT target, refs FROM {DANGLING_TARGET} ORDER BY refs DESC, target LIMIT %s)"
+        " AS ranked",
         [top],
     )
     return totals, ranked

@@ -1,7 +1,9 @@
 """The dangling tally (memories.models.DanglingTally): the references of each tier naming no
 memory of their band, kept by the engine's triggers as memories come, go, move, are renamed
 and change their references; equal at each step to the references the reads' rule finds
-dangling (backlinks.dangling_references), checked by `memory verify`, mended by `--rebuild`."""
+dangling (backlinks.dangling_references), and its sums per target and over the store
+(DanglingTarget, DanglingTotal) to the tally's; checked by `memory verify`, mended by
+`--rebuild`."""
 
 from collections import Counter
 
@@ -11,7 +13,7 @@ from django.core.management.base import CommandError
 from django.db import connection
 
 from memories import engine
-from memories.models import DanglingTally, Memory
+from memories.models import DanglingTally, DanglingTarget, DanglingTotal, Memory
 from memories.reads.backlinks import dangling_references
 from memories.writes import bulk, doors
 
@@ -23,9 +25,16 @@ def _held() -> dict[tuple[str, int], int]:
 def _in_step() -> dict[tuple[str, int], int]:
     """The tally, asserted equal to the rule's dangling references and to the engine's check."""
     expected = Counter((ref.target, ref.tier) for ref in dangling_references())
-    assert _held() == dict(expected)
+    held = _held()
+    assert held == dict(expected)
+    per_target = Counter()
+    for (target, _), refs in held.items():
+        per_target[target] += refs
+    assert dict(DanglingTarget.objects.values_list("target", "refs")) == dict(per_target)
+    totals = list(DanglingTotal.objects.values_list("id", "targets", "refs"))
+    assert totals == ([(1, len(per_target), per_target.total())] if per_target else [])
     assert engine.of(connection).index.check().ok
-    return _held()
+    return held
 
 
 def test_the_tally_follows_what_each_write_leaves_dangling(write, project, other_project):
@@ -83,3 +92,23 @@ def test_verify_finds_the_tally_out_of_step_and_rebuild_mends_it(write):
         call_command("memory", "verify")
     call_command("memory", "verify", "--rebuild")
     assert _in_step() == {("deploy", 0): 1, ("docs/runbook.md", 0): 1}
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda: DanglingTarget.objects.filter(target="deploy").update(refs=5),
+        lambda: DanglingTotal.objects.update(targets=7),
+        lambda: DanglingTotal.objects.all().delete(),
+    ],
+    ids=["a target's sum", "the totals", "the totals' row gone"],
+)
+def test_verify_finds_the_sums_out_of_step_and_rebuild_mends_them(write, spoil):
+    write("notes", references=["deploy", "docs/runbook.md"])
+    write("more", project=None, references=["deploy"])
+    spoil()
+    assert not engine.of(connection).index.check().ok
+    with pytest.raises(CommandError, match="out of step"):
+        call_command("memory", "verify")
+    call_command("memory", "verify", "--rebuild")
+    assert _in_step() == {("deploy", 0): 2, ("docs/runbook.md", 0): 1}

@@ -308,7 +308,7 @@ BEGIN
     RETURN NULL;
 END $$"""
 
-DANGLING_TALLY = "memories_danglingtally"
+DANGLING_TALLY = sql.DANGLING_TALLY
 _NAME_LOCK = f"pg_advisory_xact_lock(hashtext('{MEMORY_TABLE}.name'), hashtext(n))"
 
 
@@ -361,6 +361,43 @@ BEGIN
     END IF;
     RETURN NULL;
 END $$"""
+
+FUNCTIONS["memories_dangling_target_keep"] = f"""
+CREATE OR REPLACE FUNCTION memories_dangling_target_keep() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN{sql.carry_to_target("NEW.target", "NEW.refs")}
+    ELSIF TG_OP = 'UPDATE' THEN{sql.carry_to_target("NEW.target", "NEW.refs - OLD.refs")}
+    ELSE{sql.carry_to_target("OLD.target", "0 - OLD.refs")}
+    END IF;
+    RETURN NULL;
+END $$"""
+
+FUNCTIONS["memories_dangling_total_keep"] = f"""
+CREATE OR REPLACE FUNCTION memories_dangling_total_keep() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN{sql.carry_to_total("1", "NEW.refs")}
+    ELSIF TG_OP = 'UPDATE' THEN{sql.carry_to_total("0", "NEW.refs - OLD.refs")}
+    ELSE{sql.carry_to_total("-1", "0 - OLD.refs")}
+    END IF;
+    RETURN NULL;
+END $$"""
+
+
+def _kept_by(function: str, table: str) -> dict[str, str]:
+    """The triggers of `table` calling `function` on each row inserted, deleted or changed."""
+    name = function.removesuffix("_keep")
+    return {
+        f"{name}_ai": f"""
+CREATE TRIGGER {name}_ai AFTER INSERT ON {table}
+FOR EACH ROW EXECUTE FUNCTION {function}()""",
+        f"{name}_au": f"""
+CREATE TRIGGER {name}_au AFTER UPDATE OF refs ON {table}
+FOR EACH ROW WHEN (OLD.refs IS DISTINCT FROM NEW.refs) EXECUTE FUNCTION {function}()""",
+        f"{name}_ad": f"""
+CREATE TRIGGER {name}_ad AFTER DELETE ON {table}
+FOR EACH ROW EXECUTE FUNCTION {function}()""",
+    }
+
 
 _WRITTEN = ("name", "description", "body", *RANKED_FROM)  # what the search index is made of
 
@@ -443,6 +480,9 @@ FOR EACH ROW WHEN (
     OLD.refs IS DISTINCT FROM NEW.refs OR OLD.project_id IS DISTINCT FROM NEW.project_id
     OR OLD.name IS DISTINCT FROM NEW.name
 ) EXECUTE FUNCTION memories_dangling_keep()""",
+    # The dangling tally's sums per target, and the store's totals of those.
+    **_kept_by("memories_dangling_target_keep", DANGLING_TALLY),
+    **_kept_by("memories_dangling_total_keep", sql.DANGLING_TARGET),
     "memories_cross_tier_bi": f"""
 CREATE TRIGGER memories_cross_tier_bi BEFORE INSERT ON {MEMORY_TABLE}
 FOR EACH ROW EXECUTE FUNCTION memories_cross_tier()""",
@@ -511,10 +551,7 @@ RECOUNTS = {
         "SELECT coalesce(m.project_id, 0), a.value, b.value, count(*) "
         f"FROM {MEMORY_TABLE} m, {_PAIRS.format(row='m')} GROUP BY 1, 2, 3"
     ),
-    DANGLING_TALLY: (
-        "SELECT r.target, r.tier, count(*) FROM memories_reference AS r "
-        f"WHERE NOT {sql.resolves('r.target', 'r.tier')} GROUP BY 1, 2"
-    ),
+    **sql.DANGLING_RECOUNTS,
 }
 TALLY_COLUMNS = {
     BAND_TALLY: "tier, load, priority, memories, body_bytes",
@@ -522,7 +559,7 @@ TALLY_COLUMNS = {
     VERIFIED_TALLY: "tier, load, day, memories",
     TAG_VERIFIED_TALLY: "tier, tag, day, memories",
     TAG_PAIR_TALLY: "tier, tag, other, memories",
-    DANGLING_TALLY: "target, tier, refs",
+    **sql.DANGLING_COLUMNS,
 }
 
 
@@ -533,8 +570,9 @@ def migrated(cursor) -> bool:
 
 def missing_triggers(cursor) -> list[str]:
     cursor.execute(
-        "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal AND tgrelid = to_regclass(%s)",
-        [MEMORY_TABLE],
+        "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"
+        " AND tgrelid = ANY(ARRAY[to_regclass(%s), to_regclass(%s), to_regclass(%s)])",
+        [MEMORY_TABLE, DANGLING_TALLY, sql.DANGLING_TARGET],
     )
     present = {row[0] for row in cursor.fetchall()}
     return sorted(set(TRIGGERS) - present)

@@ -96,7 +96,7 @@ def _pair_tally(row: str, sign: str) -> str:
     WHERE tier = {tier} AND tag IN (SELECT value FROM json_each({row}.tags)) AND memories <= 0;"""
 
 
-DANGLING_TALLY = "memories_danglingtally"
+DANGLING_TALLY = sql.DANGLING_TALLY
 
 
 def _dangling(row: str, sign: str) -> str:
@@ -240,6 +240,33 @@ CREATE TRIGGER memories_dangling_name_au AFTER UPDATE OF name, project_id ON {ME
 WHEN old.name IS NOT new.name OR old.project_id IS NOT new.project_id
 BEGIN{_recount_name("old.name", "new", "new")}{_recount_name("new.name", "new", "new")}
 END""",
+    # The dangling tally's sums per target, and the store's totals of those.
+    "memories_dangling_target_ai": f"""
+CREATE TRIGGER memories_dangling_target_ai AFTER INSERT ON {DANGLING_TALLY}
+BEGIN{sql.carry_to_target("new.target", "new.refs")}
+END""",
+    "memories_dangling_target_au": f"""
+CREATE TRIGGER memories_dangling_target_au AFTER UPDATE OF refs ON {DANGLING_TALLY}
+WHEN old.refs IS NOT new.refs
+BEGIN{sql.carry_to_target("new.target", "new.refs - old.refs")}
+END""",
+    "memories_dangling_target_ad": f"""
+CREATE TRIGGER memories_dangling_target_ad AFTER DELETE ON {DANGLING_TALLY}
+BEGIN{sql.carry_to_target("old.target", "0 - old.refs")}
+END""",
+    "memories_dangling_total_ai": f"""
+CREATE TRIGGER memories_dangling_total_ai AFTER INSERT ON {sql.DANGLING_TARGET}
+BEGIN{sql.carry_to_total("1", "new.refs")}
+END""",
+    "memories_dangling_total_au": f"""
+CREATE TRIGGER memories_dangling_total_au AFTER UPDATE OF refs ON {sql.DANGLING_TARGET}
+WHEN old.refs IS NOT new.refs
+BEGIN{sql.carry_to_total("0", "new.refs - old.refs")}
+END""",
+    "memories_dangling_total_ad": f"""
+CREATE TRIGGER memories_dangling_total_ad AFTER DELETE ON {sql.DANGLING_TARGET}
+BEGIN{sql.carry_to_total("-1", "0 - old.refs")}
+END""",
     # A global name is never also a project's. The doors refuse it first with the domain's
     # words; these keep a row written past them from breaking the rule.
     "memories_cross_tier_bi": f"""
@@ -364,10 +391,7 @@ RECOUNTS = {
         f"FROM {MEMORY_TABLE} m, json_each(m.tags) a, json_each(m.tags) b"
         " WHERE a.value != b.value GROUP BY 1, 2, 3"
     ),
-    DANGLING_TALLY: (
-        "SELECT r.target, r.tier, count(*) FROM memories_reference AS r "
-        f"WHERE NOT {sql.resolves('r.target', 'r.tier')} GROUP BY 1, 2"
-    ),
+    **sql.DANGLING_RECOUNTS,
 }
 TALLY_COLUMNS = {
     BAND_TALLY: "tier, load, priority, memories, body_bytes",
@@ -375,7 +399,7 @@ TALLY_COLUMNS = {
     VERIFIED_TALLY: "tier, load, day, memories",
     TAG_VERIFIED_TALLY: "tier, tag, day, memories",
     TAG_PAIR_TALLY: "tier, tag, other, memories",
-    DANGLING_TALLY: "target, tier, refs",
+    **sql.DANGLING_COLUMNS,
 }
 
 REBUILD_STEPS = 5
