@@ -19,7 +19,15 @@ from dataclasses import dataclass, field, replace
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory, Reference
+from memories.models import (
+    GLOBAL_TIER,
+    INDEX_ORDER,
+    DanglingTally,
+    DanglingTotal,
+    Memory,
+    Reference,
+)
+from memories.models import DanglingTarget as TargetTally
 from memories.reads import graph, meaning
 from memories.reads.backlinks import backlink
 from memories.reads.filters import MemoryFilters
@@ -101,10 +109,23 @@ class DanglingTarget:
 
 
 def dangling(
-    filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset=0, now=None
+    filters: MemoryFilters | None = None,
+    *,
+    limit=SECTION_LIMIT,
+    offset=0,
+    now=None,
+    found: graph.Links | None = None,
 ) -> Section:
-    """Targets the scope's memories cite that name no memory of their band: most cited first."""
-    return _dangling(graph.links(_scope(filters), now or timezone.now()), limit, offset)
+    """Targets the scope's memories cite that name no memory of their band: most cited first.
+
+    Unless the caller read the scope's references already (`found`), the whole store or one
+    tier is read off the dangling tally, a page of targets in its index order and only their
+    citers' references after; any other scope resolves its references.
+    """
+    scope = _scope(filters)
+    if found is None and not replace(scope, project=ANY_TIER).active:
+        return _tallied_dangling(scope.tier_key(), limit, offset)
+    return _dangling(found or graph.links(scope, now or timezone.now()), limit, offset)
 
 
 def _dangling(found: graph.Links, limit: int, offset: int) -> Section:
@@ -113,24 +134,59 @@ def _dangling(found: graph.Links, limit: int, offset: int) -> Section:
         if link.to is None:
             citing[link.target].append(link.source)
     ranked = sorted(citing, key=lambda target: (-len(citing[target]), target))
-    page = ranked[offset : offset + limit]
-    shown = _first_in_index_order([citing[target] for target in page])
+    page = [(target, len(citing[target])) for target in ranked[offset : offset + limit]]
+    return Section(_dangling_targets(page, citing), len(ranked), limit, offset)
+
+
+def _tallied_dangling(tier: int | None, limit: int, offset: int) -> Section:
+    """The dangling section of the whole store (`tier` None) or of one tier, off the tally:
+    its count, a page of (target, references) most cited first, then those targets' citers."""
+    if tier is None:
+        ranked, count = TargetTally.objects.all(), _total_targets()
+    else:
+        ranked = DanglingTally.objects.filter(tier=tier)
+        count = ranked.count()
+    in_order = ranked.order_by("-refs", "target").values_list("target", "refs")
+    page = list(in_order[offset : offset + limit])
+    dangles = DanglingTally.objects.filter(target=OuterRef("target"), tier=OuterRef("tier"))
+    references = Reference.objects.filter(
+        Exists(dangles), target__in=[target for target, _ in page]
+    )
+    if tier is not None:
+        references = references.filter(tier=tier)
+    citing: dict[str, list[int]] = defaultdict(list)
+    for target, memory_id in references.order_by().values_list("target", "memory_id"):
+        citing[target].append(memory_id)
+    return Section(_dangling_targets(page, citing), count, limit, offset)
+
+
+def _total_targets() -> int:
+    total = DanglingTotal.objects.values_list("targets", flat=True).first()
+    return total or 0
+
+
+def _dangling_targets(
+    page: list[tuple[str, int]], citing: dict[str, list[int]]
+) -> list["DanglingTarget"]:
+    """The page's targets, each with its first citers in index order and the tiers that hold
+    the name elsewhere."""
+    shown = _first_in_index_order([citing[target] for target, _ in page])
     elsewhere: dict[str, list[str]] = defaultdict(list)
+    names = [target for target, _ in page]
     for name, project in (
-        Memory.objects.filter(name__in=page).values_list("name", "project__name").order_by()
+        Memory.objects.filter(name__in=names).values_list("name", "project__name").order_by()
     ):
         elsewhere[name].append(tiers.label(project))
-    items = [
+    return [
         DanglingTarget(
             target=target,
             kind=graph.target_kind(target),
             citing=first,
-            citing_count=len(citing[target]),
+            citing_count=refs,
             held_elsewhere=sorted(elsewhere.get(target, [])),
         )
-        for target, first in zip(page, shown, strict=True)
+        for (target, refs), first in zip(page, shown, strict=True)
     ]
-    return Section(items, len(ranked), limit, offset)
 
 
 def _first_in_index_order(groups: list[list[int]]) -> list[list[Memory]]:
@@ -509,7 +565,7 @@ def report(
     found = graph.links(_scope(filters), now)
     alike = _similarity(filters)
     return Report(
-        dangling=_dangling(found, limit, 0),
+        dangling=dangling(filters, limit=limit, now=now, found=found),
         orphans=_orphans(found, _scope(filters), limit, 0, now),
         shadows=_shadows(alike, limit, 0),
         unverified=verification_queue(filters, period=period, limit=limit, now=now),

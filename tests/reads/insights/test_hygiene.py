@@ -3,8 +3,9 @@
 import pytest
 
 from memories.models import Memory
-from memories.reads import hygiene, meaning
+from memories.reads import graph, hygiene, meaning
 from memories.reads.filters import MemoryFilters
+from memories.rules.tiers import ANY_TIER
 from tests.conftest import backdate
 
 
@@ -38,9 +39,35 @@ def test_dangling_targets_grouped_most_cited_first(write, project, other_project
 def test_dangling_queries_are_fixed(write, django_assert_num_queries):
     for number in range(20):
         write(f"m{number}", references=[f"missing-{number % 5}", "/etc/hosts"])
-    with django_assert_num_queries(4):  # references, the citers' order, the shown, elsewhere
+    # Off the tally: the count, the page, its citers, their order, the shown, elsewhere.
+    with django_assert_num_queries(6):
         section = hygiene.dangling()
     assert section.count == 6
+    # Resolved: the references, the citers' order, the shown, elsewhere.
+    with django_assert_num_queries(4):
+        assert hygiene.dangling(MemoryFilters(expired=False)).count == 6
+
+
+@pytest.mark.parametrize("tier", [ANY_TIER, None, "webdev", "infra"])
+@pytest.mark.parametrize(("limit", "offset"), [(50, 0), (2, 0), (2, 3)])
+def test_the_tally_gives_the_section_the_references_give(
+    write, tier, limit, offset, project, other_project
+):
+    write("deploy", project="infra")
+    write("runbook")
+    for number in range(12):
+        refs = [f"missing-{number % 4}", "deploy", "runbook", f"https://x.example/{number % 2}"]
+        write(
+            f"m{number}",
+            project=[None, "webdev", "infra"][number % 3],
+            references=refs[: 1 + number % 4],
+            priority=number % 3,
+        )
+    scope = MemoryFilters(project=tier)
+    resolved = hygiene._dangling(graph.links(scope), limit, offset)
+    tallied = hygiene.dangling(scope, limit=limit, offset=offset)
+    assert tallied.to_dict() == resolved.to_dict()
+    assert tallied.count == resolved.count > 0
 
 
 def test_orphans_reference_nothing_and_nothing_resolves_to_them(write, project, other_project):
