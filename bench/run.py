@@ -187,6 +187,8 @@ def routes(facts: dict) -> list[Route]:
     tier = urlencode({"project": facts["cited_project"]})
     found += [
         Route("overview page", "/"),
+        Route("hygiene, dangling targets", "/hygiene/dangling/"),
+        Route("/v1 hygiene, dangling targets", "/v1/hygiene?section=dangling", True),
         Route("memory detail", f"/memories/{facts['cited']}/?{tier}"),
         Route("tier view", "/memories/_agent/?" + urlencode({"project": facts["project"]})),
         Route("budget report page", "/budget/"),
