@@ -391,8 +391,9 @@ class TagPairTally(models.Model):
 class DanglingTally(models.Model):
     """How many references of a tier's memories name `target` while no memory of their band
     holds it (the rule of reads.backlinks.resolve_in_band); kept as BandTally is, its rows
-    only for targets that dangle. The overview's and the hygiene report's dangling counts
-    read these rows, where resolving every reference cost 611 ms at 1,000,000 memories.
+    only for targets that dangle. The hygiene section of a tier reads these rows, and the
+    overview their sums (DanglingTarget, DanglingTotal), where resolving every reference
+    cost 611 ms at 1,000,000 memories.
 
     A write moves it by the references it adds or takes off, and a memory added, removed,
     renamed or moved recounts the references naming it, whose resolution that changes.
