@@ -16,7 +16,8 @@ import threading
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, F, OuterRef, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from memories.models import (
@@ -135,12 +136,15 @@ def _dangling(found: graph.Links, limit: int, offset: int) -> Section:
             citing[link.target].append(link.source)
     ranked = sorted(citing, key=lambda target: (-len(citing[target]), target))
     page = [(target, len(citing[target])) for target in ranked[offset : offset + limit]]
-    return Section(_dangling_targets(page, citing), len(ranked), limit, offset)
+    shown = _first_in_index_order([citing[target] for target, _ in page])
+    return Section(_dangling_targets(page, shown), len(ranked), limit, offset)
 
 
 def _tallied_dangling(tier: int | None, limit: int, offset: int) -> Section:
     """The dangling section of the whole store (`tier` None) or of one tier, off the tally:
-    its count, a page of (target, references) most cited first, then those targets' citers."""
+    its count, a page of (target, references) most cited first, then the first citers of
+    each in index order, chosen in the statement (read whole and sorted here, the 9,172
+    citers of the 50 most cited targets of 100,000 memories took 136 ms)."""
     if tier is None:
         ranked, count = TargetTally.objects.all(), _total_targets()
     else:
@@ -154,10 +158,21 @@ def _tallied_dangling(tier: int | None, limit: int, offset: int) -> Section:
     )
     if tier is not None:
         references = references.filter(tier=tier)
+    place = Window(
+        RowNumber(),
+        partition_by=F("target"),
+        order_by=[
+            F("memory__priority").asc(),
+            F("memory__created_at").desc(),
+            F("memory_id").desc(),
+        ],
+    )
+    first = references.annotate(place=place).filter(place__lte=GROUP_MEMBERS_SHOWN)
     citing: dict[str, list[int]] = defaultdict(list)
-    for target, memory_id in references.order_by().values_list("target", "memory_id"):
+    for target, _, memory_id in sorted(first.values_list("target", "place", "memory_id")):
         citing[target].append(memory_id)
-    return Section(_dangling_targets(page, citing), count, limit, offset)
+    shown = _loaded([citing[target] for target, _ in page])
+    return Section(_dangling_targets(page, shown), count, limit, offset)
 
 
 def _total_targets() -> int:
@@ -166,11 +181,10 @@ def _total_targets() -> int:
 
 
 def _dangling_targets(
-    page: list[tuple[str, int]], citing: dict[str, list[int]]
+    page: list[tuple[str, int]], shown: list[list[Memory]]
 ) -> list["DanglingTarget"]:
-    """The page's targets, each with its first citers in index order and the tiers that hold
-    the name elsewhere."""
-    shown = _first_in_index_order([citing[target] for target, _ in page])
+    """The page's targets with their references and first citers (`shown`), and the tiers
+    that hold the name elsewhere."""
     elsewhere: dict[str, list[str]] = defaultdict(list)
     names = [target for target, _ in page]
     for name, project in (
@@ -202,7 +216,11 @@ def _first_in_index_order(groups: list[list[int]]) -> list[list[Memory]]:
         .order_by()
         .values_list("id", "priority", "created_at")
     }
-    firsts = [sorted(ids, key=keys.__getitem__)[:GROUP_MEMBERS_SHOWN] for ids in groups]
+    return _loaded([sorted(ids, key=keys.__getitem__)[:GROUP_MEMBERS_SHOWN] for ids in groups])
+
+
+def _loaded(firsts: list[list[int]]) -> list[list[Memory]]:
+    """The memories of each list of ids, in its order (one query)."""
     loaded = Memory.objects.select_related("project").filter(
         id__in={memory_id for first in firsts for memory_id in first}
     )
