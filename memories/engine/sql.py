@@ -145,6 +145,30 @@ def carry_to_total(targets: str, refs: str) -> str:
     DELETE FROM {DANGLING_TOTAL} WHERE targets <= 0;"""
 
 
+def dangling_sums(new: str, old: str) -> dict[str, tuple[str, dict[str, str]]]:
+    """The triggers keeping the dangling tally's sums, by name: the table each is on and its
+    statements as a row is inserted (ai), changes its refs (au) or is deleted (ad), the rows
+    called `new` and `old` as the engine's triggers call them."""
+    return {
+        "memories_dangling_target": (
+            DANGLING_TALLY,
+            {
+                "ai": carry_to_target(f"{new}.target", f"{new}.refs"),
+                "au": carry_to_target(f"{new}.target", f"{new}.refs - {old}.refs"),
+                "ad": carry_to_target(f"{old}.target", f"0 - {old}.refs"),
+            },
+        ),
+        "memories_dangling_total": (
+            DANGLING_TARGET,
+            {
+                "ai": carry_to_total("1", f"{new}.refs"),
+                "au": carry_to_total("0", f"{new}.refs - {old}.refs"),
+                "ad": carry_to_total("-1", f"0 - {old}.refs"),
+            },
+        ),
+    }
+
+
 _DANGLING_RECOUNT = (
     "SELECT r.target AS target, r.tier AS tier, count(*) AS refs FROM memories_reference AS r "
     f"WHERE NOT {resolves('r.target', 'r.tier')} GROUP BY r.target, r.tier"

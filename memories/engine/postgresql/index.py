@@ -362,22 +362,14 @@ BEGIN
     RETURN NULL;
 END $$"""
 
-FUNCTIONS["memories_dangling_target_keep"] = f"""
-CREATE OR REPLACE FUNCTION memories_dangling_target_keep() RETURNS trigger LANGUAGE plpgsql AS $$
+# The dangling tally's sums per target, and the store's totals of those.
+for _name, (_, _carried) in sql.dangling_sums("NEW", "OLD").items():
+    FUNCTIONS[f"{_name}_keep"] = f"""
+CREATE OR REPLACE FUNCTION {_name}_keep() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF TG_OP = 'INSERT' THEN{sql.carry_to_target("NEW.target", "NEW.refs")}
-    ELSIF TG_OP = 'UPDATE' THEN{sql.carry_to_target("NEW.target", "NEW.refs - OLD.refs")}
-    ELSE{sql.carry_to_target("OLD.target", "0 - OLD.refs")}
-    END IF;
-    RETURN NULL;
-END $$"""
-
-FUNCTIONS["memories_dangling_total_keep"] = f"""
-CREATE OR REPLACE FUNCTION memories_dangling_total_keep() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP = 'INSERT' THEN{sql.carry_to_total("1", "NEW.refs")}
-    ELSIF TG_OP = 'UPDATE' THEN{sql.carry_to_total("0", "NEW.refs - OLD.refs")}
-    ELSE{sql.carry_to_total("-1", "0 - OLD.refs")}
+    IF TG_OP = 'INSERT' THEN{_carried["ai"]}
+    ELSIF TG_OP = 'UPDATE' THEN{_carried["au"]}
+    ELSE{_carried["ad"]}
     END IF;
     RETURN NULL;
 END $$"""
@@ -481,8 +473,11 @@ FOR EACH ROW WHEN (
     OR OLD.name IS DISTINCT FROM NEW.name
 ) EXECUTE FUNCTION memories_dangling_keep()""",
     # The dangling tally's sums per target, and the store's totals of those.
-    **_kept_by("memories_dangling_target_keep", DANGLING_TALLY),
-    **_kept_by("memories_dangling_total_keep", sql.DANGLING_TARGET),
+    **{
+        name: statement
+        for sums, (table, _) in sql.dangling_sums("NEW", "OLD").items()
+        for name, statement in _kept_by(f"{sums}_keep", table).items()
+    },
     "memories_cross_tier_bi": f"""
 CREATE TRIGGER memories_cross_tier_bi BEFORE INSERT ON {MEMORY_TABLE}
 FOR EACH ROW EXECUTE FUNCTION memories_cross_tier()""",

@@ -240,33 +240,6 @@ CREATE TRIGGER memories_dangling_name_au AFTER UPDATE OF name, project_id ON {ME
 WHEN old.name IS NOT new.name OR old.project_id IS NOT new.project_id
 BEGIN{_recount_name("old.name", "new", "new")}{_recount_name("new.name", "new", "new")}
 END""",
-    # The dangling tally's sums per target, and the store's totals of those.
-    "memories_dangling_target_ai": f"""
-CREATE TRIGGER memories_dangling_target_ai AFTER INSERT ON {DANGLING_TALLY}
-BEGIN{sql.carry_to_target("new.target", "new.refs")}
-END""",
-    "memories_dangling_target_au": f"""
-CREATE TRIGGER memories_dangling_target_au AFTER UPDATE OF refs ON {DANGLING_TALLY}
-WHEN old.refs IS NOT new.refs
-BEGIN{sql.carry_to_target("new.target", "new.refs - old.refs")}
-END""",
-    "memories_dangling_target_ad": f"""
-CREATE TRIGGER memories_dangling_target_ad AFTER DELETE ON {DANGLING_TALLY}
-BEGIN{sql.carry_to_target("old.target", "0 - old.refs")}
-END""",
-    "memories_dangling_total_ai": f"""
-CREATE TRIGGER memories_dangling_total_ai AFTER INSERT ON {sql.DANGLING_TARGET}
-BEGIN{sql.carry_to_total("1", "new.refs")}
-END""",
-    "memories_dangling_total_au": f"""
-CREATE TRIGGER memories_dangling_total_au AFTER UPDATE OF refs ON {sql.DANGLING_TARGET}
-WHEN old.refs IS NOT new.refs
-BEGIN{sql.carry_to_total("0", "new.refs - old.refs")}
-END""",
-    "memories_dangling_total_ad": f"""
-CREATE TRIGGER memories_dangling_total_ad AFTER DELETE ON {sql.DANGLING_TARGET}
-BEGIN{sql.carry_to_total("-1", "0 - old.refs")}
-END""",
     # A global name is never also a project's. The doors refuse it first with the domain's
     # words; these keep a row written past them from breaking the rule.
     "memories_cross_tier_bi": f"""
@@ -288,6 +261,21 @@ WHEN EXISTS (
     SELECT RAISE(ABORT, 'a global name is never also a project''s name: choose another name');
 END""",
 }
+# The dangling tally's sums per target, and the store's totals of those.
+for _name, (_table, _carried) in sql.dangling_sums("new", "old").items():
+    TRIGGERS[f"{_name}_ai"] = f"""
+CREATE TRIGGER {_name}_ai AFTER INSERT ON {_table}
+BEGIN{_carried["ai"]}
+END"""
+    TRIGGERS[f"{_name}_au"] = f"""
+CREATE TRIGGER {_name}_au AFTER UPDATE OF refs ON {_table}
+WHEN old.refs IS NOT new.refs
+BEGIN{_carried["au"]}
+END"""
+    TRIGGERS[f"{_name}_ad"] = f"""
+CREATE TRIGGER {_name}_ad AFTER DELETE ON {_table}
+BEGIN{_carried["ad"]}
+END"""
 
 
 def migrated(cursor) -> bool:
