@@ -362,8 +362,10 @@ BEGIN
     RETURN NULL;
 END $$"""
 
-# The dangling tally's sums per target, and the store's totals of those.
-for _name, (_, _carried) in sql.dangling_sums("NEW", "OLD").items():
+# The dangling tally's sums per target and the store's totals: name -> (table, function).
+_SUMS = {}
+for _name, (_table, _carried) in sql.dangling_sums("NEW", "OLD").items():
+    _SUMS[_name] = (_table, f"{_name}_keep")
     FUNCTIONS[f"{_name}_keep"] = f"""
 CREATE OR REPLACE FUNCTION {_name}_keep() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -375,9 +377,9 @@ BEGIN
 END $$"""
 
 
-def _kept_by(function: str, table: str) -> dict[str, str]:
-    """The triggers of `table` calling `function` on each row inserted, deleted or changed."""
-    name = function.removesuffix("_keep")
+def _kept_by(name: str, table: str, function: str) -> dict[str, str]:
+    """The triggers `name`_ai, _au, _ad of `table` calling `function` on each row inserted,
+    changing its refs or deleted."""
     return {
         f"{name}_ai": f"""
 CREATE TRIGGER {name}_ai AFTER INSERT ON {table}
@@ -474,9 +476,9 @@ FOR EACH ROW WHEN (
 ) EXECUTE FUNCTION memories_dangling_keep()""",
     # The dangling tally's sums per target, and the store's totals of those.
     **{
-        name: statement
-        for sums, (table, _) in sql.dangling_sums("NEW", "OLD").items()
-        for name, statement in _kept_by(f"{sums}_keep", table).items()
+        trigger: statement
+        for name, (table, function) in _SUMS.items()
+        for trigger, statement in _kept_by(name, table, function).items()
     },
     "memories_cross_tier_bi": f"""
 CREATE TRIGGER memories_cross_tier_bi BEFORE INSERT ON {MEMORY_TABLE}
@@ -566,8 +568,8 @@ def migrated(cursor) -> bool:
 def missing_triggers(cursor) -> list[str]:
     cursor.execute(
         "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"
-        " AND tgrelid = ANY(ARRAY[to_regclass(%s), to_regclass(%s), to_regclass(%s)])",
-        [MEMORY_TABLE, DANGLING_TALLY, sql.DANGLING_TARGET],
+        " AND tgrelid::regclass::text = ANY(%s)",
+        [[MEMORY_TABLE, *(table for table, _ in _SUMS.values())]],
     )
     present = {row[0] for row in cursor.fetchall()}
     return sorted(set(TRIGGERS) - present)

@@ -261,21 +261,29 @@ WHEN EXISTS (
     SELECT RAISE(ABORT, 'a global name is never also a project''s name: choose another name');
 END""",
 }
-# The dangling tally's sums per target, and the store's totals of those.
-for _name, (_table, _carried) in sql.dangling_sums("new", "old").items():
-    TRIGGERS[f"{_name}_ai"] = f"""
-CREATE TRIGGER {_name}_ai AFTER INSERT ON {_table}
-BEGIN{_carried["ai"]}
+
+
+def _sum_triggers() -> dict[str, str]:
+    """The triggers keeping the dangling tally's sums per target and the store's totals."""
+    triggers = {}
+    for name, (table, carried) in sql.dangling_sums("new", "old").items():
+        triggers[f"{name}_ai"] = f"""
+CREATE TRIGGER {name}_ai AFTER INSERT ON {table}
+BEGIN{carried["ai"]}
 END"""
-    TRIGGERS[f"{_name}_au"] = f"""
-CREATE TRIGGER {_name}_au AFTER UPDATE OF refs ON {_table}
+        triggers[f"{name}_au"] = f"""
+CREATE TRIGGER {name}_au AFTER UPDATE OF refs ON {table}
 WHEN old.refs IS NOT new.refs
-BEGIN{_carried["au"]}
+BEGIN{carried["au"]}
 END"""
-    TRIGGERS[f"{_name}_ad"] = f"""
-CREATE TRIGGER {_name}_ad AFTER DELETE ON {_table}
-BEGIN{_carried["ad"]}
+        triggers[f"{name}_ad"] = f"""
+CREATE TRIGGER {name}_ad AFTER DELETE ON {table}
+BEGIN{carried["ad"]}
 END"""
+    return triggers
+
+
+TRIGGERS.update(_sum_triggers())
 
 
 def migrated(cursor) -> bool:
