@@ -9,7 +9,9 @@ the tier, name and budget rules, and raises a typed DomainError that lands nothi
 
 import datetime as dt
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F
@@ -81,9 +83,16 @@ def fields_given(data: dict) -> dict:
 class WriteResult:
     memory: Memory
     created: bool
-    notes: list[str] = field(default_factory=list)
     moved_from: str | None = None  # the tier a move left, in a sentence (tiers.phrase)
     changed: bool = True  # False: the memory held what was given already; nothing was written
+    noted: Callable[[], list[str]] = field(default=list, repr=False, compare=False)
+
+    @cached_property
+    def notes(self) -> list[str]:
+        """What the writer should know of the write, in sentences. Drawn when first asked:
+        the near-copy note searches the band by meaning, which a caller that shows no notes
+        (a bulk action, an import, the demo seed) would pay for on every memory."""
+        return self.noted()
 
     @property
     def moved(self) -> str | None:
@@ -228,8 +237,8 @@ def write(
             return WriteResult(
                 memory=existing,
                 created=False,
-                notes=[f"Nothing changed: '{name}' already holds what was given."],
                 changed=False,
+                noted=lambda: [f"Nothing changed: '{name}' already holds what was given."],
             )
         if existing is None or moving:
             refuse_name_clash(
@@ -247,8 +256,8 @@ def write(
     return WriteResult(
         memory=memory,
         created=existing is None,
-        notes=_notes(memory, existing, given.expires, now),
         moved_from=tiers.phrase(existing.project_name) if moving else None,
+        noted=lambda: _notes(memory, existing, given.expires, now),
     )
 
 

@@ -99,8 +99,11 @@ class Live(Served):
         return self.session(body, **options)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def live(tmp_path_factory):
+    """One served store a worker: worksteal hands a worker this module's tests in several
+    runs, between which a module's fixture would be torn down and started again (a migrated
+    store and gunicorn each time). Only tests/mcp/test_http.py uses it."""
     server = Live(tmp_path_factory.mktemp("mcp"))
     yield server
     server.stop()

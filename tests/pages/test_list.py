@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memadmin.pages.memories.forms import BulkForm, MemoryListForm
-from memories.reads import listing
+from memories.reads import listing, meaning
 from memories.rules import fields
 from memories.writes import doors
 from projects import writes as project_doors
@@ -348,6 +348,7 @@ def test_a_search_page_runs_a_fixed_number_of_queries(auditor, db, django_assert
     for size in (3, 30):
         for number in range(size):
             doors.write(f"s{size}-{number}", description="deploy notes", references=["x"])
+        meaning.held_count()  # the new vectors read into this process's copy beforehand
         # The references citing the query among them; with the meaning beside the words:
         # the vectors' state and the near ones held against the filters (every one is found
         # by its words here: none to load).

@@ -291,14 +291,12 @@ def test_delete_of_missing_memory_is_refused(db):
     ("door", "queries"),
     [
         # savepoint; the name in any tier; the name across tiers; the band; the upsert; the
-        # row read back; its vector; the revision; release; then, for the near-duplicate
-        # note, the vectors' state and the new one read
-        (lambda: doors.write("fresh", description="a thing apart"), 11),
-        # as a create, without the name across tiers; the text unchanged: no new vector,
-        # and the vectors' state alone
-        (lambda: doors.write("deploy", priority=1), 8),
+        # row read back; its vector; the revision; release
+        (lambda: doors.write("fresh", description="a thing apart"), 9),
+        # as a create, without the name across tiers; the text unchanged: no new vector
+        (lambda: doors.write("deploy", priority=1), 7),
         # + the target project, the name in its tier and across tiers; an UPDATE by id
-        (lambda: doors.write("deploy", move_to="webdev"), 11),
+        (lambda: doors.write("deploy", move_to="webdev"), 10),
         # savepoint; the name; rollback and release: nothing else is asked
         (lambda: doors.write("deploy", description="again", must_create=True), 4),
     ],
@@ -310,3 +308,12 @@ def test_each_write_runs_a_fixed_number_of_queries(
     write("deploy", description="where deploys go", body="host-7")
     with django_assert_num_queries(queries), contextlib.suppress(NameClash):
         door()
+
+
+def test_the_notes_search_the_band_once_and_only_when_asked(write, django_assert_num_queries):
+    write("deploy", description="Production deploys go to host-7 through the bastion")
+    result = write("deploy-2", description="Production deploys go to host-7 via the bastion")
+    notes = result.notes
+    assert "'deploy' already says something very similar" in notes[0]
+    with django_assert_num_queries(0):
+        assert result.notes == notes
