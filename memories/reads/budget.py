@@ -14,6 +14,7 @@ from memories.rules.budget import (
     InlineContribution,
     breach,
     budget_bytes,
+    growth,
     refusal_sentence,
 )
 from memories.rules.errors import InlineBudgetExceeded
@@ -102,6 +103,8 @@ def refuse_if_past_budget(
 ) -> None:
     """Refuse a change that takes any band it touches past the budget and makes it larger
     (rules.budget.breach), naming the largest inline memories as they would stand."""
+    if all(bytes_added <= 0 for bytes_added in growth(before, after).values()):
+        return  # the bands' totals are not read: most writes spend no inline bytes
     budget = budget_bytes()
     found = breach(inline_totals(now), before, after, budget)
     if found is None:

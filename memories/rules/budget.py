@@ -96,6 +96,17 @@ class Breach:
     total: int
 
 
+def growth(before: list[InlineContribution], after: list[InlineContribution]) -> dict[int, int]:
+    """The inline bytes each tier gains (or loses) when `after` replaces `before`. A change
+    that adds bytes to no tier can take no band past the budget, whatever the totals."""
+    added: dict[int, int] = {}
+    for contribution in before:
+        added[contribution.tier] = added.get(contribution.tier, 0) - contribution.bytes
+    for contribution in after:
+        added[contribution.tier] = added.get(contribution.tier, 0) + contribution.bytes
+    return added
+
+
 def breach(
     totals: dict[int, int],
     before: list[InlineContribution],
@@ -108,10 +119,8 @@ def breach(
     the budget can be brought back within it one memory at a time.
     """
     changed = dict(totals)
-    for contribution in before:
-        changed[contribution.tier] = changed.get(contribution.tier, 0) - contribution.bytes
-    for contribution in after:
-        changed[contribution.tier] = changed.get(contribution.tier, 0) + contribution.bytes
+    for tier, bytes_added in growth(before, after).items():
+        changed[tier] = changed.get(tier, 0) + bytes_added
     for tier in sorted({c.tier for c in (*before, *after)}):
         grown_to = band_total(changed, tier)
         if grown_to > budget and grown_to > band_total(totals, tier):

@@ -30,17 +30,18 @@ START_BODY = "count 0\nlines:\nEND"
 PATH = "/v1/memories/shared?project="
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def servers(tmp_path_factory):
-    """One pair for the module (their start is most of its time): each test writes memories,
-    and makes accounts, of names of its own."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MEMADMIN_SECRET_KEY", "one key for every app server " * 3)
-        stores = tmp_path_factory.mktemp("two-servers")
-        first = Served(stores / "first", workers=2, pages=True)
-        second = Served(stores / "second", workers=2, shares=first, pages=True)
-        yield first, second
-        logs = [first.stop(), second.stop()]
+    """One pair a worker (their start is most of this module's time, and worksteal may hand a
+    worker the module's tests in more than one run): each test writes memories, and makes
+    accounts, of names of its own. One secret key, so a session signed by one is good on the
+    other."""
+    env = {"MEMADMIN_SECRET_KEY": "one key for every app server " * 3}
+    stores = tmp_path_factory.mktemp("two-servers")
+    first = Served(stores / "first", workers=2, pages=True, env=env)
+    second = Served(stores / "second", workers=2, shares=first, pages=True, env=env)
+    yield first, second
+    logs = [first.stop(), second.stop()]
     assert not [log for log in logs if "Traceback" in log], logs
 
 

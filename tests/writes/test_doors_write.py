@@ -290,17 +290,19 @@ def test_delete_of_missing_memory_is_refused(db):
 @pytest.mark.parametrize(
     ("door", "queries"),
     [
-        # savepoint; the name in any tier; the name across tiers; the band; the upsert; the
-        # row read back; its vector; the revision; release
-        (lambda: doors.write("fresh", description="a thing apart"), 9),
+        # savepoint; the name in any tier; the name across tiers; the upsert; the row read
+        # back; its vector; the revision; release (no inline bytes added: the bands unread)
+        (lambda: doors.write("fresh", description="a thing apart"), 8),
+        # + the bands' totals, for the inline bytes it adds
+        (lambda: doors.write("fresh", description="apart", body="x", load="inline"), 9),
         # as a create, without the name across tiers; the text unchanged: no new vector
-        (lambda: doors.write("deploy", priority=1), 7),
+        (lambda: doors.write("deploy", priority=1), 6),
         # + the target project, the name in its tier and across tiers; an UPDATE by id
-        (lambda: doors.write("deploy", move_to="webdev"), 10),
+        (lambda: doors.write("deploy", move_to="webdev"), 9),
         # savepoint; the name; rollback and release: nothing else is asked
         (lambda: doors.write("deploy", description="again", must_create=True), 4),
     ],
-    ids=["create", "update", "move", "refused"],
+    ids=["create", "inline create", "update", "move", "refused"],
 )
 def test_each_write_runs_a_fixed_number_of_queries(
     write, project, door, queries, django_assert_num_queries
