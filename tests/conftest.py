@@ -8,7 +8,7 @@ from django.db import OperationalError, connection
 from django.utils import timezone
 
 from memories.models import Memory
-from memories.writes import doors
+from memories.writes import doors, imports
 from projects import writes as project_doors
 
 
@@ -97,6 +97,26 @@ def write(db):
         return doors.write(name, **values)
 
     return _write
+
+
+def restore(*memories: dict) -> None:
+    """Many memories landed at once through the import door (one transaction, its inserts
+    batched), for tests that need a few hundred: each dict gives an ImportEntry's fields, the
+    global tier, a description and a moment of creation filled in when left out."""
+    now = timezone.now()
+    imports.import_memories(
+        [
+            imports.ImportEntry(
+                **{
+                    "project": None,
+                    "description": f"about {memory['name']}",
+                    "created_at": now,
+                    **memory,
+                }
+            )
+            for memory in memories
+        ]
+    )
 
 
 @pytest.fixture(autouse=True)

@@ -6,6 +6,7 @@ from django.utils import timezone
 
 from memories.models import Memory
 from memories.reads.agent_view import TierReads, agent_view
+from tests.conftest import restore
 
 
 def test_index_lists_index_memories_and_counts_the_rest(write):
@@ -21,9 +22,13 @@ def test_index_lists_index_memories_and_counts_the_rest(write):
     assert "Listed nowhere here: 1 search-only and 1 expired memories" in text
 
 
-def test_index_is_capped_at_200_entries_with_a_tag_footer(write):
-    for number in range(230):
-        write(f"m{number:03d}", tags=["infra"] if number % 3 else ["people"], priority=5)
+def test_index_is_capped_at_200_entries_with_a_tag_footer(db):
+    restore(
+        *(
+            {"name": f"m{number:03d}", "tags": ["infra"] if number % 3 else ["people"]}
+            for number in range(230)
+        )
+    )
     view = agent_view(None)
     assert len(view.index.lines) == 200
     assert view.index.left_out == 30
@@ -32,9 +37,8 @@ def test_index_is_capped_at_200_entries_with_a_tag_footer(write):
     assert footer.endswith("use `memory_search` to find them.")
 
 
-def test_index_is_capped_at_8_kib(write):
-    for number in range(100):
-        write(f"m{number:03d}", description="d" * 150)
+def test_index_is_capped_at_8_kib(db):
+    restore(*({"name": f"m{number:03d}", "description": "d" * 150} for number in range(100)))
     view = agent_view(None)
     assert view.index.bytes <= 8192
     assert 0 < len(view.index.lines) < 100
@@ -61,22 +65,21 @@ def test_over_budget_band_shows_bodies_that_fit_and_lists_the_rest(write, settin
     assert "b" * 30 not in text, "no body is cut partway or shown past the budget"
 
 
-def test_the_index_of_a_project_band_is_cut_in_index_order_across_both_tiers(write, project):
+def test_the_index_of_a_project_band_is_cut_in_index_order_across_both_tiers(db, project):
     """Taken a tier at a time and merged: the 200 that survive are the first in index order."""
     now = timezone.now()
-    written = []
-    for number in range(260):
-        memory = write(
-            f"m{number:03d}",
-            project="webdev" if number % 3 else None,
-            priority=number % 7,
-            description="d",
-        ).memory
-        written.append(memory)
     # Several memories share a created_at, so the id breaks their tie as the index does.
-    Memory.objects.filter(id__in=[m.id for m in written[::2]]).update(created_at=now)
-    Memory.objects.filter(id__in=[m.id for m in written[1::2]]).update(
-        created_at=now - dt.timedelta(days=3)
+    restore(
+        *(
+            {
+                "name": f"m{number:03d}",
+                "project": "webdev" if number % 3 else None,
+                "priority": number % 7,
+                "description": "d",
+                "created_at": now - dt.timedelta(days=3 * (number % 2)),
+            }
+            for number in range(260)
+        )
     )
     expected = list(
         Memory.objects.filter(tier__in=(0, project.id))
@@ -88,10 +91,15 @@ def test_the_index_of_a_project_band_is_cut_in_index_order_across_both_tiers(wri
     assert view.index.left_out == 60
 
 
-def test_the_left_out_tags_are_counted_only_when_shown(write, django_assert_num_queries):
-    for number in range(210):
-        listed = number < 200
-        write(f"m{number:03d}", tags=["ops" if listed else "people"], priority=1 if listed else 9)
+def test_the_left_out_tags_are_counted_only_when_shown(db, django_assert_num_queries):
+    restore(
+        *(
+            {"name": f"m{number:03d}", "tags": ["ops"], "priority": 1}
+            if number < 200
+            else {"name": f"m{number:03d}", "tags": ["people"], "priority": 9}
+            for number in range(210)
+        )
+    )
     view = agent_view(None)
     assert view.index.left_out == 10
     with django_assert_num_queries(1):

@@ -14,7 +14,7 @@ from memories.reads.filters import MemoryFilterForm, MemoryFilters
 from memories.reads.listing import list_memories
 from memories.rules.errors import MemoryNotFound, UnknownProject
 from memories.rules.tiers import ANY_TIER
-from tests.conftest import backdate
+from tests.conftest import backdate, restore
 
 
 def names(page):
@@ -197,13 +197,12 @@ def _page_statement(filters) -> tuple[str, str]:
 
 @pytest.mark.engine("sqlite")  # the plan as SQLite's EXPLAIN QUERY PLAN words it
 @pytest.mark.parametrize("dense", [True, False])
-def test_a_date_range_admitting_most_memories_walks_the_index_order(write, monkeypatch, dense):
+def test_a_date_range_admitting_most_memories_walks_the_index_order(db, monkeypatch, dense):
     """When most memories are unverified the page walks the index order and stops after a
     page; when few are, it is declared so and they are read by date and sorted."""
     monkeypatch.setattr(listing, "WALK_AFTER", 100)
     now = timezone.now()
-    for number in range(300):
-        write(f"m{number:03d}", priority=number % 10)
+    restore(*({"name": f"m{number:03d}", "priority": number % 10} for number in range(300)))
     old = Memory.objects.all() if dense else Memory.objects.filter(name__in=["m001", "m002"])
     old.update(verified_at=now - dt.timedelta(days=400))
     filters = MemoryFilters(unverified="90d")

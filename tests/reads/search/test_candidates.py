@@ -9,6 +9,7 @@ from django.utils import timezone
 from memories.engine.ranking import EXHAUSTIVE, Candidates
 from memories.reads import search as search_module
 from memories.reads.filters import MemoryFilters
+from tests.conftest import restore
 from tests.reads.search.conftest import days_ago, set_fields
 
 BOUNDED = Candidates(share=0.1, from_matches=20)
@@ -48,18 +49,26 @@ def _first_names(find, monkeypatch) -> list[str]:
 
 
 @pytest.fixture
-def varied(write):
+def varied(db):
     """140 memories holding `heron` in the name, the description or the body, once or often,
-    at every priority, read and verified at random."""
+    at every priority, read and verified at random (the import door keeps read counts and
+    dates as given)."""
     rng = random.Random(7)
+    memories = []
     for number in range(140):
         place = rng.choice(("name", "description", "body", "body"))
-        name = f"heron-{number}" if place == "name" else f"note-{number}"
-        description = "A heron at the lake" if place == "description" else "A bird note"
-        body = " ".join(["heron"] * rng.randint(1, 4) + ["words"] * rng.randint(0, 60))
-        priority = rng.randint(0, 100)
-        memory = write(name, description=description, body=body, priority=priority).memory
-        set_fields(memory, read_count=rng.randint(0, 50), verified_at=days_ago(rng.randint(0, 900)))
+        memories.append(
+            {
+                "name": f"heron-{number}" if place == "name" else f"note-{number}",
+                "description": "A heron at the lake" if place == "description" else "A bird note",
+                "body": " ".join(["heron"] * rng.randint(1, 4) + ["words"] * rng.randint(0, 60)),
+                "priority": rng.randint(0, 100),
+                "created_at": days_ago(1000 - number),
+                "read_count": rng.randint(0, 50),
+                "verified_at": days_ago(rng.randint(0, 900)),
+            }
+        )
+    restore(*memories)
 
 
 def test_bounded_pages_are_the_exhaustive_pages(varied, find, monkeypatch):
@@ -75,13 +84,21 @@ def test_bounded_pages_hold_within_filters(varied, find, monkeypatch):
     _assert_same(find, "heron", monkeypatch, MemoryFilters(unverified="90d"))
 
 
-def test_the_bound_holds_when_the_most_relevant_are_also_the_most_important(
-    write, find, monkeypatch
-):
-    for number in range(30):
-        write(f"heron-{number}", description="A heron", body="heron " + "words " * number)
-    for number in range(120):
-        write(f"note-{number}", body="heron " + "words " * 80, priority=50)
+def test_the_bound_holds_when_the_most_relevant_are_also_the_most_important(find, monkeypatch):
+    restore(
+        *(
+            {
+                "name": f"heron-{number}",
+                "description": "A heron",
+                "body": "heron " + "words " * number,
+            }
+            for number in range(30)
+        ),
+        *(
+            {"name": f"note-{number}", "body": "heron " + "words " * 80, "priority": 50}
+            for number in range(120)
+        ),
+    )
     first = _first_names(find, monkeypatch)
     assert len(first) == 10
     assert all(name.startswith("heron-") for name in first)
