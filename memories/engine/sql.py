@@ -192,3 +192,94 @@ DANGLING_COLUMNS = {
     DANGLING_TARGET: "target, refs",
     DANGLING_TOTAL: "id, targets, refs",
 }
+
+
+ORPHAN = "memories_orphan"
+ORPHAN_TALLY = "memories_orphantally"
+
+
+def cited(memory: str, writer: str | None = None, items: str | None = None) -> str:
+    """Whether a reference resolves to the memory `memory` (a row alias), by the graph's rule
+    (reads.graph's links): any naming a global memory, and a project memory's name when the
+    reference is of that project, or global while the memory is the name's one holder.
+
+    In a trigger of the memory `writer`, whose reference rows the reference triggers may
+    not have written yet: every other memory's from the reference table, the writer's own
+    from its row's `items` (None: it is gone), the engine's rows `j(value)` of its refs."""
+    sole = f"""NOT EXISTS (
+            SELECT 1 FROM memories_memory AS o WHERE o.name = {memory}.name AND o.id <> {memory}.id
+        )"""
+
+    def naming(tier: str) -> str:
+        return (
+            f"({memory}.project_id IS NULL OR {tier} = {memory}.project_id"
+            f" OR ({tier} = 0 AND {sole}))"
+        )
+
+    others = f" AND r.memory_id <> {writer}.id" if writer else ""
+    test = f"""EXISTS (
+        SELECT 1 FROM memories_reference AS r
+        WHERE r.target = {memory}.name{others} AND {naming("r.tier")}
+    )"""
+    if writer and items:
+        tier = f"coalesce({writer}.project_id, 0)"
+        test += f""" OR EXISTS (
+        SELECT 1 FROM {items.format(row=writer)} WHERE j.value = {memory}.name AND {naming(tier)}
+    )"""
+    return f"({test})"
+
+
+def orphan(memory: str, empty: str, writer: str | None = None, items: str | None = None) -> str:
+    """Whether the memory `memory` references nothing (`empty`, the engine's test of an empty
+    refs list, with {row}) and nothing resolves to it (`cited`)."""
+    return f"({empty.format(row=memory)} AND NOT {cited(memory, writer, items)})"
+
+
+def refresh_orphans(rows: list[str], writer: str, gone: bool, empty: str, items: str) -> str:
+    """The statements of a trigger of the memory `writer` (its new row; `gone`: it was
+    deleted) deciding again which memories are orphans among those its write can change: the
+    memories holding the name or a name cited by any of `rows` (the old row and the new),
+    and itself. A row of ORPHAN carries its memory's tier, so one that moves is taken out and
+    put back."""
+    touched = " UNION ".join(
+        f"SELECT h.id FROM memories_memory AS h WHERE h.name = {row}.name"
+        f" UNION SELECT h.id FROM memories_memory AS h, {items.format(row=row)}"
+        " WHERE h.name = j.value"
+        for row in rows
+    )
+    touched += f" UNION SELECT {writer}.id"
+    own = None if gone else items
+    return f"""
+    DELETE FROM {ORPHAN} WHERE memory_id IN ({touched}) AND NOT EXISTS (
+        SELECT 1 FROM memories_memory AS m WHERE m.id = {ORPHAN}.memory_id
+        AND coalesce(m.project_id, 0) = {ORPHAN}.tier AND {orphan("m", empty, writer, own)}
+    );
+    INSERT INTO {ORPHAN} (memory_id, tier)
+    SELECT m.id, coalesce(m.project_id, 0) FROM memories_memory AS m
+    WHERE m.id IN ({touched}) AND {orphan("m", empty, writer, own)}
+    ON CONFLICT (memory_id) DO NOTHING;"""
+
+
+def carry_orphan(tier: str, delta: str) -> str:
+    """The statements of a trigger on ORPHAN moving `tier`'s count by `delta`, its row gone
+    once the count is 0."""
+    return f"""
+    INSERT INTO {ORPHAN_TALLY} (tier, memories) VALUES ({tier}, {delta})
+    ON CONFLICT (tier) DO UPDATE SET memories = {ORPHAN_TALLY}.memories + excluded.memories;
+    DELETE FROM {ORPHAN_TALLY} WHERE tier = {tier} AND memories <= 0;"""
+
+
+def orphan_recounts(empty: str) -> dict[str, str]:
+    """A recount of the orphans and of their tally from the memories, in the order a rebuild
+    refills them (ORPHAN's triggers move the tally)."""
+    orphans = (
+        "SELECT m.id AS memory_id, coalesce(m.project_id, 0) AS tier"
+        f" FROM memories_memory AS m WHERE {orphan('m', empty)}"
+    )
+    return {
+        ORPHAN: orphans,
+        ORPHAN_TALLY: f"SELECT o.tier, count(*) FROM ({orphans}) AS o GROUP BY o.tier",
+    }
+
+
+ORPHAN_COLUMNS = {ORPHAN: "memory_id, tier", ORPHAN_TALLY: "tier, memories"}

@@ -16,7 +16,7 @@ import threading
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
-from django.db.models import Exists, F, OuterRef, Window
+from django.db.models import Exists, F, OuterRef, Sum, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
@@ -26,6 +26,8 @@ from memories.models import (
     DanglingTally,
     DanglingTotal,
     Memory,
+    Orphan,
+    OrphanTally,
     Reference,
 )
 from memories.models import DanglingTarget as TargetTally
@@ -110,23 +112,18 @@ class DanglingTarget:
 
 
 def dangling(
-    filters: MemoryFilters | None = None,
-    *,
-    limit=SECTION_LIMIT,
-    offset=0,
-    now=None,
-    found: graph.Links | None = None,
+    filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset=0, now=None
 ) -> Section:
     """Targets the scope's memories cite that name no memory of their band: most cited first.
 
-    Unless the caller read the scope's references already (`found`), the whole store or one
-    tier is read off the dangling tally, a page of targets in its index order and only their
-    citers' references after; any other scope resolves its references.
+    The whole store or one tier is read off the dangling tally, a page of targets in its
+    index order and only their citers' references after; any other scope resolves its
+    references.
     """
     scope = _scope(filters)
-    if found is None and not replace(scope, project=ANY_TIER).active:
+    if not replace(scope, project=ANY_TIER).active:
         return _tallied_dangling(scope.tier_key(), limit, offset)
-    return _dangling(found or graph.links(scope, now or timezone.now()), limit, offset)
+    return _dangling(graph.links(scope, now or timezone.now()), limit, offset)
 
 
 def _dangling(found: graph.Links, limit: int, offset: int) -> Section:
@@ -231,21 +228,26 @@ def _loaded(firsts: list[list[int]]) -> list[list[Memory]]:
 def orphans(
     filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset=0, now=None
 ) -> Section:
-    """Memories that reference nothing and that no reference resolves to, in index order."""
-    now = now or timezone.now()
+    """Memories that reference nothing and that no reference resolves to, in index order.
+
+    The scope's memories are walked in that order, each testing the orphans the triggers
+    keep (memories.models.Orphan). The count of the whole store or of one tier is read off
+    their tally; any other scope counts its memories that are orphans.
+    """
     scope = _scope(filters)
-    return _orphans(graph.links(scope, now), scope, limit, offset, now)
-
-
-def _orphans(found: graph.Links, scope: MemoryFilters, limit: int, offset: int, now) -> Section:
-    cited = {link.to for link in found.links if link.to is not None}
-    queryset = (
-        scope.apply(Memory.objects.select_related("project"), now)
-        .filter(~Exists(Reference.objects.filter(memory_id=OuterRef("id"))))
-        .exclude(id__in=id_set(sorted(cited)))
+    queryset = scope.apply(Memory.objects.select_related("project"), now).filter(
+        Exists(Orphan.objects.filter(memory_id=OuterRef("id")))
     )
     items = list(queryset.order_by(*INDEX_ORDER)[offset : offset + limit])
-    return Section(items, queryset.count(), limit, offset)
+    if replace(scope, project=ANY_TIER).active:
+        count = queryset.count()
+    else:
+        tier = scope.tier_key()
+        tallies = (
+            OrphanTally.objects.all() if tier is None else OrphanTally.objects.filter(tier=tier)
+        )
+        count = tallies.aggregate(memories=Sum("memories"))["memories"] or 0
+    return Section(items, count, limit, offset)
 
 
 # --- verification ---------------------------------------------------------------------------
@@ -577,14 +579,13 @@ def report(
     limit=SECTION_LIMIT,
     now=None,
 ) -> Report:
-    """Every section, the first `limit` items of each; the references and descriptions are
-    read once for all of them."""
+    """Every section, the first `limit` items of each; the descriptions are read once for the
+    near-copies and the shadows."""
     now = now or timezone.now()
-    found = graph.links(_scope(filters), now)
     alike = _similarity(filters)
     return Report(
-        dangling=dangling(filters, limit=limit, now=now, found=found),
-        orphans=_orphans(found, _scope(filters), limit, 0, now),
+        dangling=dangling(filters, limit=limit, now=now),
+        orphans=orphans(filters, limit=limit, now=now),
         shadows=_shadows(alike, limit, 0),
         unverified=verification_queue(filters, period=period, limit=limit, now=now),
         duplicates=_duplicate_groups(alike, limit, 0),

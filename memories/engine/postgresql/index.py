@@ -362,6 +362,28 @@ BEGIN
     RETURN NULL;
 END $$"""
 
+_EMPTY = "jsonb_array_length({row}.refs) = 0"
+_ITEMS = "jsonb_array_elements_text({row}.refs) AS j(value)"
+
+# The orphans (memories.models.Orphan), decided again for the memories a write can change.
+FUNCTIONS["memories_orphans_keep"] = f"""
+CREATE OR REPLACE FUNCTION memories_orphans_keep() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN{sql.refresh_orphans(["NEW"], "NEW", False, _EMPTY, _ITEMS)}
+    ELSIF TG_OP = 'DELETE' THEN{sql.refresh_orphans(["OLD"], "OLD", True, _EMPTY, _ITEMS)}
+    ELSE{sql.refresh_orphans(["OLD", "NEW"], "NEW", False, _EMPTY, _ITEMS)}
+    END IF;
+    RETURN NULL;
+END $$"""
+FUNCTIONS["memories_orphan_tally_keep"] = f"""
+CREATE OR REPLACE FUNCTION memories_orphan_tally_keep() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN{sql.carry_orphan("NEW.tier", "1")}
+    ELSE{sql.carry_orphan("OLD.tier", "-1")}
+    END IF;
+    RETURN NULL;
+END $$"""
+
 # The dangling tally's sums per target and the store's totals: name -> (table, function).
 _SUMS = {}
 for _name, (_table, _carried) in sql.dangling_sums("NEW", "OLD").items():
@@ -480,6 +502,24 @@ FOR EACH ROW WHEN (
         for name, (table, function) in _SUMS.items()
         for trigger, statement in _kept_by(name, table, function).items()
     },
+    "memories_orphans_ai": f"""
+CREATE TRIGGER memories_orphans_ai AFTER INSERT ON {MEMORY_TABLE}
+FOR EACH ROW EXECUTE FUNCTION memories_orphans_keep()""",
+    "memories_orphans_ad": f"""
+CREATE TRIGGER memories_orphans_ad AFTER DELETE ON {MEMORY_TABLE}
+FOR EACH ROW EXECUTE FUNCTION memories_orphans_keep()""",
+    "memories_orphans_au": f"""
+CREATE TRIGGER memories_orphans_au AFTER UPDATE OF refs, name, project_id ON {MEMORY_TABLE}
+FOR EACH ROW WHEN (
+    OLD.refs IS DISTINCT FROM NEW.refs OR OLD.project_id IS DISTINCT FROM NEW.project_id
+    OR OLD.name IS DISTINCT FROM NEW.name
+) EXECUTE FUNCTION memories_orphans_keep()""",
+    "memories_orphan_tally_ai": f"""
+CREATE TRIGGER memories_orphan_tally_ai AFTER INSERT ON {sql.ORPHAN}
+FOR EACH ROW EXECUTE FUNCTION memories_orphan_tally_keep()""",
+    "memories_orphan_tally_ad": f"""
+CREATE TRIGGER memories_orphan_tally_ad AFTER DELETE ON {sql.ORPHAN}
+FOR EACH ROW EXECUTE FUNCTION memories_orphan_tally_keep()""",
     "memories_cross_tier_bi": f"""
 CREATE TRIGGER memories_cross_tier_bi BEFORE INSERT ON {MEMORY_TABLE}
 FOR EACH ROW EXECUTE FUNCTION memories_cross_tier()""",
@@ -549,6 +589,7 @@ RECOUNTS = {
         f"FROM {MEMORY_TABLE} m, {_PAIRS.format(row='m')} GROUP BY 1, 2, 3"
     ),
     **sql.DANGLING_RECOUNTS,
+    **sql.orphan_recounts(_EMPTY),
 }
 TALLY_COLUMNS = {
     BAND_TALLY: "tier, load, priority, memories, body_bytes",
@@ -557,6 +598,7 @@ TALLY_COLUMNS = {
     TAG_VERIFIED_TALLY: "tier, tag, day, memories",
     TAG_PAIR_TALLY: "tier, tag, other, memories",
     **sql.DANGLING_COLUMNS,
+    **sql.ORPHAN_COLUMNS,
 }
 
 
@@ -569,7 +611,7 @@ def missing_triggers(cursor) -> list[str]:
     cursor.execute(
         "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"
         " AND tgrelid::regclass::text = ANY(%s)",
-        [[MEMORY_TABLE, *(table for table, _ in _SUMS.values())]],
+        [[MEMORY_TABLE, sql.ORPHAN, *(table for table, _ in _SUMS.values())]],
     )
     present = {row[0] for row in cursor.fetchall()}
     return sorted(set(TRIGGERS) - present)

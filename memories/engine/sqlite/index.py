@@ -123,6 +123,14 @@ def _recount_name(name: str, row: str, citing: str | None) -> str:
     return sql.recount_dangling(DANGLING_TALLY, name, row, citing, "json_each({row}.refs) AS j")
 
 
+_EMPTY = "json_array_length({row}.refs) = 0"
+_ITEMS = "json_each({row}.refs) AS j"
+
+
+def _orphans(rows: list[str], writer: str, gone: bool = False) -> str:
+    return sql.refresh_orphans(rows, writer, gone, _EMPTY, _ITEMS)
+
+
 # name -> CREATE TRIGGER statement. Everything a row written past the doors must not break.
 TRIGGERS = {
     "memories_fts_ai": f"""
@@ -239,6 +247,28 @@ END""",
 CREATE TRIGGER memories_dangling_name_au AFTER UPDATE OF name, project_id ON {MEMORY_TABLE}
 WHEN old.name IS NOT new.name OR old.project_id IS NOT new.project_id
 BEGIN{_recount_name("old.name", "new", "new")}{_recount_name("new.name", "new", "new")}
+END""",
+    # The orphans (memories.models.Orphan) and their tally per tier.
+    "memories_orphans_ai": f"""
+CREATE TRIGGER memories_orphans_ai AFTER INSERT ON {MEMORY_TABLE}
+BEGIN{_orphans(["new"], "new")}
+END""",
+    "memories_orphans_ad": f"""
+CREATE TRIGGER memories_orphans_ad AFTER DELETE ON {MEMORY_TABLE}
+BEGIN{_orphans(["old"], "old", gone=True)}
+END""",
+    "memories_orphans_au": f"""
+CREATE TRIGGER memories_orphans_au AFTER UPDATE OF refs, name, project_id ON {MEMORY_TABLE}
+WHEN old.refs IS NOT new.refs OR old.name IS NOT new.name OR old.project_id IS NOT new.project_id
+BEGIN{_orphans(["old", "new"], "new")}
+END""",
+    "memories_orphan_tally_ai": f"""
+CREATE TRIGGER memories_orphan_tally_ai AFTER INSERT ON {sql.ORPHAN}
+BEGIN{sql.carry_orphan("new.tier", "1")}
+END""",
+    "memories_orphan_tally_ad": f"""
+CREATE TRIGGER memories_orphan_tally_ad AFTER DELETE ON {sql.ORPHAN}
+BEGIN{sql.carry_orphan("old.tier", "-1")}
 END""",
     # A global name is never also a project's. The doors refuse it first with the domain's
     # words; these keep a row written past them from breaking the rule.
@@ -388,6 +418,7 @@ RECOUNTS = {
         " WHERE a.value != b.value GROUP BY 1, 2, 3"
     ),
     **sql.DANGLING_RECOUNTS,
+    **sql.orphan_recounts(_EMPTY),
 }
 TALLY_COLUMNS = {
     BAND_TALLY: "tier, load, priority, memories, body_bytes",
@@ -396,6 +427,7 @@ TALLY_COLUMNS = {
     TAG_VERIFIED_TALLY: "tier, tag, day, memories",
     TAG_PAIR_TALLY: "tier, tag, other, memories",
     **sql.DANGLING_COLUMNS,
+    **sql.ORPHAN_COLUMNS,
 }
 
 REBUILD_STEPS = 5

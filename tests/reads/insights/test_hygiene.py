@@ -175,13 +175,15 @@ def test_a_project_memory_saying_a_global_fact_again_is_a_shadow(write, project)
     assert meaning.NEAR_DUPLICATE_COSINE <= shadow.ratio < 1.0 and not shadow.identical
 
 
-def test_report_reads_references_and_descriptions_once(write, django_assert_num_queries):
+def test_report_reads_the_descriptions_once_and_its_tallies(write, django_assert_num_queries):
     backdate(write("old", references=["gone"]).memory, days=400)
     write("twin-a", description="same words here")
     write("twin-b", description="same words here")
     write("twin-c", description="the project uses pnpm and nothing else")
     meaning.held_count()  # the vectors held brought up to date, as any search by meaning does
-    with django_assert_num_queries(12):  # one more: the vectors' state
+    # The dangling targets and the orphans off their tallies, each a page and a count; one
+    # more: the vectors' state.
+    with django_assert_num_queries(13):
         report = hygiene.report()
     assert report.dangling.count == 1 and report.unverified.count == 1
     assert report.duplicates.count == 1 and report.shadows.count == 0
