@@ -234,12 +234,21 @@ class Reference(models.Model):
     # The citing memory's tier, kept by the triggers as the memory moves: which band the
     # target is resolved in, read without the citing memory's row (the dangling count).
     tier = models.BigIntegerField(null=True)
+    # And its place in the index order, kept as its priority changes: a dangling target's
+    # first citers are the first rows of reference_citer_order, where ranking every citer
+    # of the 50 most cited took 779 ms at 1,000,000 memories.
+    priority = models.IntegerField(null=True)
+    created_at = models.DateTimeField(null=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["memory", "position"], name="reference_position")
         ]
         indexes = [
+            models.Index(
+                fields=["target", "priority", "-created_at", "-memory", "tier"],
+                name="reference_citer_order",
+            ),
             # Covering: `referencing` and backlinks read the citing ids off the index alone.
             models.Index(fields=["target", "memory"], name="reference_target_memory"),
             # Covering: the dangling references, each target and the band citing it.

@@ -16,10 +16,11 @@ import threading
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
-from django.db.models import Exists, F, OuterRef, Sum, Window
-from django.db.models.functions import RowNumber
+from django.db import connection
+from django.db.models import Exists, F, OuterRef, Q, Sum
 from django.utils import timezone
 
+from memories.engine.hints import Unindexed
 from memories.models import (
     GLOBAL_TIER,
     INDEX_ORDER,
@@ -140,8 +141,7 @@ def _dangling(found: graph.Links, limit: int, offset: int) -> Section:
 def _tallied_dangling(tier: int | None, limit: int, offset: int) -> Section:
     """The dangling section of the whole store (`tier` None) or of one tier, off the tally:
     its count, a page of (target, references) most cited first, then the first citers of
-    each in index order, chosen in the statement (read whole and sorted here, the 9,172
-    citers of the 50 most cited targets of 100,000 memories took 136 ms)."""
+    each (_first_citers)."""
     if tier is None:
         ranked, count = TargetTally.objects.all(), _total_targets()
     else:
@@ -149,27 +149,49 @@ def _tallied_dangling(tier: int | None, limit: int, offset: int) -> Section:
         count = ranked.count()
     in_order = ranked.order_by("-refs", "target").values_list("target", "refs")
     page = list(in_order[offset : offset + limit])
-    dangles = DanglingTally.objects.filter(target=OuterRef("target"), tier=OuterRef("tier"))
-    references = Reference.objects.filter(
-        Exists(dangles), target__in=[target for target, _ in page]
-    )
-    if tier is not None:
-        references = references.filter(tier=tier)
-    place = Window(
-        RowNumber(),
-        partition_by=F("target"),
-        order_by=[
-            F("memory__priority").asc(),
-            F("memory__created_at").desc(),
-            F("memory_id").desc(),
-        ],
-    )
-    first = references.annotate(place=place).filter(place__lte=GROUP_MEMBERS_SHOWN)
-    citing: dict[str, list[int]] = defaultdict(list)
-    for target, _, memory_id in sorted(first.values_list("target", "place", "memory_id")):
-        citing[target].append(memory_id)
-    shown = _loaded([citing[target] for target, _ in page])
+    citing = _first_citers([target for target, _ in page], tier)
+    shown = _loaded([citing.get(target, []) for target, _ in page])
     return Section(_dangling_targets(page, shown), count, limit, offset)
+
+
+def _first_citers(targets: list[str], tier: int | None) -> dict[str, list[int]]:
+    """The first GROUP_MEMBERS_SHOWN memories citing each target where it dangles (in `tier`,
+    or in any tier the tally holds it for), in index order: the first rows of each target's
+    range of reference_citer_order, one statement for all. Ranking every citer took 779 ms
+    at 1,000,000 memories, the 50 most cited targets' citers then numbering about 90,000."""
+    if not targets:
+        return {}
+    if tier is None:
+        dangles = DanglingTally.objects.filter(target=OuterRef("target"), tier=OuterRef("tier"))
+        where = Exists(dangles)
+    else:
+        # Unindexed: the citer order's range is walked rather than (target, tier)'s sorted.
+        where = Q(_unindexed_tier=tier)
+    marker = "\x00target"  # the arm is compiled once (50 took 45 ms), its target swapped in
+    arm = (
+        Reference.objects.alias(_unindexed_tier=Unindexed(F("tier")))
+        .filter(where, target=marker)
+        .order_by("priority", "-created_at", "-memory_id")
+        .values_list("target", "priority", "created_at", "memory_id")[:GROUP_MEMBERS_SHOWN]
+    )
+    sql, arm_params = arm.query.sql_with_params()
+    at = arm_params.index(marker)
+    arms, params = [], []
+    for number, target in enumerate(targets):
+        arms.append(f"SELECT * FROM ({sql}) AS first{number}")
+        params.extend((*arm_params[:at], target, *arm_params[at + 1 :]))
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(arms), params)
+        rows = cursor.fetchall()
+    # A compound statement keeps no order: each target's in index order again (stable sorts,
+    # the last key first, as created_at is read as the engine gives it).
+    rows.sort(key=lambda row: row[3], reverse=True)
+    rows.sort(key=lambda row: row[2], reverse=True)
+    rows.sort(key=lambda row: row[1])
+    citing: dict[str, list[int]] = defaultdict(list)
+    for target, _, _, memory_id in rows:
+        citing[target].append(memory_id)
+    return citing
 
 
 def _total_targets() -> int:

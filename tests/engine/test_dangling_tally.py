@@ -3,7 +3,8 @@ memory of their band, kept by the engine's triggers as memories come, go, move, 
 and change their references; equal at each step to the references the reads' rule finds
 dangling (backlinks.dangling_references), and its sums per target and over the store
 (DanglingTarget, DanglingTotal) to the tally's; checked by `memory verify`, mended by
-`--rebuild`."""
+`--rebuild`; and a dangling target's first citers, read in index order off the reference rows,
+follow their priorities."""
 
 from collections import Counter
 
@@ -14,7 +15,9 @@ from django.db import connection
 
 from memories import engine
 from memories.models import DanglingTally, DanglingTarget, DanglingTotal, Memory
+from memories.reads import hygiene
 from memories.reads.backlinks import dangling_references
+from memories.reads.filters import MemoryFilters
 from memories.writes import bulk, doors
 
 
@@ -112,3 +115,23 @@ def test_verify_finds_the_sums_out_of_step_and_rebuild_mends_them(write, spoil):
         call_command("memory", "verify")
     call_command("memory", "verify", "--rebuild")
     assert _in_step() == {("deploy", 0): 2, ("docs/runbook.md", 0): 1}
+
+
+def test_a_targets_first_citers_follow_their_priorities(write, project):
+    for number in range(14):
+        write(f"citer-{number:02}", references=["gone"], priority=5)
+    write("webdev-citer", project="webdev", references=["gone"], priority=9)
+
+    def first_citers(filters=None) -> list[str]:
+        (target,) = hygiene.dangling(filters).items
+        return [memory.name for memory in target.citing]
+
+    newest_first = [f"citer-{number:02}" for number in range(13, 1, -1)]
+    assert first_citers() == newest_first
+    write("citer-00", references=["gone"], priority=1)
+    assert first_citers()[0] == "citer-00"
+    Memory.objects.filter(name="webdev-citer").update(priority=0)  # past the doors
+    assert first_citers()[:2] == ["webdev-citer", "citer-00"]
+    assert first_citers(MemoryFilters(project="webdev")) == ["webdev-citer"]
+    assert first_citers(MemoryFilters(project=None))[0] == "citer-00"
+    assert engine.of(connection).index.check().ok

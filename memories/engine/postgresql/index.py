@@ -110,7 +110,11 @@ END $$"""
 # table -> (its columns past memory_id and position, the memories' JSON list it is read
 # from, what else of the memory's row it keeps), as the triggers write them.
 DERIVED = {
-    "memories_reference": ("target, tier", "refs", ", coalesce({memory}.project_id, 0)"),
+    "memories_reference": (
+        "target, tier, priority, created_at",
+        "refs",
+        ", coalesce({memory}.project_id, 0), {memory}.priority, {memory}.created_at",
+    ),
     "memories_tag": (
         "tag, tier, verified_at, expires_at",
         "tags",
@@ -161,6 +165,13 @@ CREATE OR REPLACE FUNCTION memories_refs_move() RETURNS trigger LANGUAGE plpgsql
 BEGIN
     UPDATE memories_reference SET tier = coalesce(NEW.project_id, 0) WHERE memory_id = NEW.id;
     UPDATE memories_tag SET tier = coalesce(NEW.project_id, 0) WHERE memory_id = NEW.id;
+    RETURN NULL;
+END $$""",
+    "memories_refs_order": """
+CREATE OR REPLACE FUNCTION memories_refs_order() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE memories_reference SET priority = NEW.priority, created_at = NEW.created_at
+    WHERE memory_id = NEW.id;
     RETURN NULL;
 END $$""",
     "memories_tags_verify": _copy_to_tags("memories_tags_verify", "verified_at"),
@@ -440,6 +451,11 @@ FOR EACH ROW WHEN (NEW.refs IS DISTINCT FROM OLD.refs) EXECUTE FUNCTION memories
 CREATE TRIGGER memories_refs_tier_au AFTER UPDATE OF project_id ON {MEMORY_TABLE}
 FOR EACH ROW WHEN (NEW.project_id IS DISTINCT FROM OLD.project_id)
 EXECUTE FUNCTION memories_refs_move()""",
+    "memories_refs_order_au": f"""
+CREATE TRIGGER memories_refs_order_au AFTER UPDATE OF priority, created_at ON {MEMORY_TABLE}
+FOR EACH ROW WHEN (
+    NEW.priority IS DISTINCT FROM OLD.priority OR NEW.created_at IS DISTINCT FROM OLD.created_at
+) EXECUTE FUNCTION memories_refs_order()""",
     "memories_tags_ai": f"""
 CREATE TRIGGER memories_tags_ai AFTER INSERT ON {MEMORY_TABLE}
 FOR EACH ROW EXECUTE FUNCTION memories_tags_keep()""",

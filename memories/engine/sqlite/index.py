@@ -152,8 +152,9 @@ CREATE TRIGGER memories_fts_au AFTER UPDATE OF name, description, body ON {MEMOR
 END""",
     "memories_refs_ai": f"""
 CREATE TRIGGER memories_refs_ai AFTER INSERT ON {MEMORY_TABLE} BEGIN
-    INSERT INTO memories_reference(memory_id, position, target, tier)
-    SELECT new.id, key, value, coalesce(new.project_id, 0) FROM json_each(new.refs);
+    INSERT INTO memories_reference(memory_id, position, target, tier, priority, created_at)
+    SELECT new.id, key, value, coalesce(new.project_id, 0), new.priority, new.created_at
+    FROM json_each(new.refs);
     INSERT INTO memories_tag(memory_id, position, tag, tier, verified_at, expires_at)
     SELECT new.id, key, value, coalesce(new.project_id, 0), new.verified_at, new.expires_at
     FROM json_each(new.tags);
@@ -162,14 +163,21 @@ END""",
 CREATE TRIGGER memories_refs_au AFTER UPDATE OF refs ON {MEMORY_TABLE}
 WHEN new.refs IS NOT old.refs BEGIN
     DELETE FROM memories_reference WHERE memory_id = old.id;
-    INSERT INTO memories_reference(memory_id, position, target, tier)
-    SELECT new.id, key, value, coalesce(new.project_id, 0) FROM json_each(new.refs);
+    INSERT INTO memories_reference(memory_id, position, target, tier, priority, created_at)
+    SELECT new.id, key, value, coalesce(new.project_id, 0), new.priority, new.created_at
+    FROM json_each(new.refs);
 END""",
     "memories_refs_tier_au": f"""
 CREATE TRIGGER memories_refs_tier_au AFTER UPDATE OF project_id ON {MEMORY_TABLE}
 WHEN new.project_id IS NOT old.project_id BEGIN
     UPDATE memories_reference SET tier = coalesce(new.project_id, 0) WHERE memory_id = new.id;
     UPDATE memories_tag SET tier = coalesce(new.project_id, 0) WHERE memory_id = new.id;
+END""",
+    "memories_refs_order_au": f"""
+CREATE TRIGGER memories_refs_order_au AFTER UPDATE OF priority, created_at ON {MEMORY_TABLE}
+WHEN new.priority IS NOT old.priority OR new.created_at IS NOT old.created_at BEGIN
+    UPDATE memories_reference SET priority = new.priority, created_at = new.created_at
+    WHERE memory_id = new.id;
 END""",
     "memories_tags_verified_au": f"""
 CREATE TRIGGER memories_tags_verified_au AFTER UPDATE OF verified_at ON {MEMORY_TABLE}
@@ -380,7 +388,11 @@ def _differ(cursor, expected: str, present: str) -> bool:
 # table -> (its columns past memory_id and position, the memories' JSON list it is read
 # from, what else of the memory's row it keeps), as the triggers write them.
 DERIVED = {
-    "memories_reference": ("target, tier", "refs", ", coalesce(m.project_id, 0)"),
+    "memories_reference": (
+        "target, tier, priority, created_at",
+        "refs",
+        ", coalesce(m.project_id, 0), m.priority, m.created_at",
+    ),
     "memories_tag": (
         "tag, tier, verified_at, expires_at",
         "tags",
