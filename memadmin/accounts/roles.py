@@ -1,4 +1,5 @@
-"""The three roles of the dashboard, as Django groups made by a migration.
+"""The three roles of the dashboard, as Django groups made by a migration and kept after every
+migrate or flush (`keep_groups`, on post_migrate).
 
 auditor: reads everything, changes nothing. operator: edits memories and projects.
 admin: also manages users and API tokens. A superuser is an admin.
@@ -12,6 +13,13 @@ from django.db import DEFAULT_DB_ALIAS, connection
 AUDITOR, OPERATOR, ADMIN = "auditor", "operator", "admin"
 ROLES = (AUDITOR, OPERATOR, ADMIN)
 WRITERS = (OPERATOR, ADMIN)  # the roles that may change memories and projects
+
+
+def keep_groups(using=DEFAULT_DB_ALIAS, **kwargs) -> None:
+    """Make any role's group that is missing: a flush empties auth_group, and signing in,
+    first_login and `apitoken` look the groups up by name."""
+    for name in ROLES:
+        Group.objects.using(using).get_or_create(name=name)
 
 
 def strongest(user, group_names) -> str | None:

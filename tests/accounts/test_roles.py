@@ -1,5 +1,6 @@
 import pytest
 from django.contrib.auth.models import Group, User
+from django.core.management import call_command
 
 from memadmin.accounts import roles
 
@@ -24,6 +25,14 @@ def test_role_of(db, groups, superuser, expected):
 
 def test_migration_made_the_three_groups(db):
     assert set(Group.objects.values_list("name", flat=True)) >= {"auditor", "operator", "admin"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_flush_of_the_store_keeps_the_three_groups():
+    """Transactional tests flush every table between them; the groups come back with the
+    post_migrate signal the flush sends, as Django's permissions do."""
+    call_command("flush", interactive=False)
+    assert set(Group.objects.values_list("name", flat=True)) == set(roles.ROLES)
 
 
 def test_role_of_is_one_query_with_each_users_own_groups(db, django_assert_num_queries):
