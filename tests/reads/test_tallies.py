@@ -111,13 +111,35 @@ def test_a_count_from_the_tallies_is_the_count_of_the_rows(write, project, other
     "given",
     [
         {"expired": True},
-        {"unverified": "90d"},
+        {"unverified": "90d", "load": "index"},
         {"referencing": "x"},
         {"tag": "ops"},
     ],
 )
 def test_the_tallies_leave_other_counts_to_the_rows(db, given):
     assert tallies.count(MemoryFilters(**given), timezone.now()) is None
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"unverified": "90d"},
+        {"unverified": "1d", "project": "webdev"},
+        {"unverified": "12h", "project": None},
+        {"unverified": "400000w"},  # before year 1: nothing was verified that long ago
+    ],
+)
+def test_an_unverified_count_from_the_day_tallies_is_the_count_of_the_rows(
+    write, project, other_project, given
+):
+    """Verified on days either side of each cutoff and on its own day, before and after it."""
+    now = timezone.now()
+    ages = [dt.timedelta(hours=hours) for hours in (1, 11, 13, 23, 25, 47, 2159, 2161, 5000)]
+    for number, age in enumerate(ages * 2):
+        write(f"m{number}", project=(None, "webdev", "infra")[number % 3])
+        Memory.objects.filter(name=f"m{number}").update(verified_at=now - age)
+    filters = MemoryFilters(**given)
+    assert tallies.count(filters, now) == filters.apply(Memory.objects.all(), now).count()
 
 
 def test_the_list_counts_from_the_tallies(write, django_assert_num_queries):
