@@ -37,6 +37,8 @@ def test_seed_demo_loads_a_realistic_store_once_and_the_same_store_each_time(db,
 
     first = sorted(Memory.objects.values_list("name", "project__name", "body"))
     Memory.objects.all().delete()
+    with pytest.raises(CommandError, match="a project of the demo's name"):
+        call_command("seed_demo")  # the projects alone: a sentence, not a traceback
     Project.objects.all().delete()
     call_command("seed_demo")
     assert sorted(Memory.objects.values_list("name", "project__name", "body")) == first

@@ -21,6 +21,7 @@ from memadmin.cli.progress import Progress
 from memories.models import Memory, Revision
 from memories.writes import doors, history
 from projects import writes as project_doors
+from projects.models import Project
 
 PROJECTS = ["webdev", "infra", "movie", "research", "legacy"]
 
@@ -253,11 +254,17 @@ class Command(StoreCommand):
         parser.add_argument("--seed", type=int, default=42)
 
     def handle(self, *args, if_empty: bool, seed: int, **options):
-        if Memory.objects.exists():
+        if Memory.objects.exists() or Project.objects.filter(name__in=PROJECTS).exists():
             if if_empty:
-                self.stdout.write("The store already holds memories; the demo was not loaded.")
+                self.stdout.write(
+                    "The store already holds memories or the demo's projects;"
+                    " the demo was not loaded."
+                )
                 return
-            raise CommandError("The store is not empty; seed_demo only fills an empty store.")
+            raise CommandError(
+                "The store is not empty (it holds memories or a project of the demo's name);"
+                " seed_demo only fills an empty store."
+            )
         rng = random.Random(seed)
         now = timezone.now()
         with (
