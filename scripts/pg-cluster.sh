@@ -2,10 +2,13 @@
 # A throwaway PostgreSQL cluster for the tests: `scripts/pg-cluster.sh start DIR` installs
 # Debian's postgresql when missing (as root), runs initdb and pg_ctl as the postgres user
 # (PostgreSQL refuses to run as root) in DIR, on 127.0.0.1 and a free port, and prints the
-# MEMADMIN_DATABASE_URL of its database; `scripts/pg-cluster.sh stop DIR` stops it.
+# MEMADMIN_DATABASE_URL of its database; `scripts/pg-cluster.sh stop DIR` stops it. Arguments
+# after DIR go to the server as its own options (`-c autovacuum=off`).
 set -euo pipefail
 action=$1
 dir=$2
+shift 2
+server_options="$*"
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
 as_postgres() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
@@ -36,7 +39,7 @@ start)
     sizes="$sizes -c max_parallel_workers_per_gather=$(($(nproc) - 1))"
     # Tests open a database per xdist worker and servers of their own beside it.
     as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -o \
-        "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off $sizes" \
+        "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off $sizes $server_options" \
         start >/dev/null
     as_postgres "$bin/createdb" -h 127.0.0.1 -p "$port" -U memadmin memadmin
     echo "postgres://memadmin@127.0.0.1:$port/memadmin"
