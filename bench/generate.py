@@ -251,14 +251,16 @@ def generate(count: int, seed: int = 1) -> int:
 
     The rows go in with the triggers keeping the derived tables (the search index, the
     reference and tag rows, the tallies) set aside, and those tables are then built in one
-    pass by the engine's rebuild, which puts the triggers back: a million memories in a few
-    minutes where a trigger per row took several times as long. The cross-tier name rule
-    stays on throughout on SQLite (see below for PostgreSQL).
+    pass by the engine's rebuild, which puts the triggers back (the wording keys, which are
+    Python's, then by their mend): a million memories in a few minutes where a trigger per
+    row took several times as long. The cross-tier name rule stays on throughout on SQLite
+    (see below for PostgreSQL).
     """
     from django.db import connection, transaction
     from django.utils import timezone
 
     from memories import engine
+    from memories.writes import wordings
     from projects import writes as project_doors
 
     index = engine.of(connection).index
@@ -292,6 +294,7 @@ def generate(count: int, seed: int = 1) -> int:
             cursor.executemany(INSERT, batch)
     restored = index.rebuild()
     assert sorted(restored) == sorted(set_aside + indexes), restored
+    wordings.mend(wordings.check())  # the rebuild left each memory's wording key unknown
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
             cursor.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")

@@ -29,7 +29,7 @@ from memories.rules import tiers
 from memories.rules.captions import age, short_age, verified_since_recorded
 from memories.rules.errors import AmbiguousName, DomainError, NameTaken
 from memories.rules.fields import rfc3339
-from memories.writes import doors, imports, snapshot, vectors
+from memories.writes import doors, imports, snapshot, vectors, wordings
 from projects import reads as project_reads
 from projects import writes as project_doors
 
@@ -474,6 +474,18 @@ def verify(out: OutputWrapper, err: OutputWrapper, *, rebuild: bool, **_) -> Non
             "`manage.py memory verify --rebuild` (or `memory embed`) to mend them",
         )
     out.write(f"Every memory has a vector of {embedding.MODEL_VERSION}.")
+    keys = wordings.check()
+    if not keys.ok and rebuild:
+        wordings.mend(keys)
+        out.write("Worked out again: " + "; ".join(keys.problems) + ".")
+        keys = wordings.check()
+    if not keys.ok:
+        raise _out_of_step(
+            "The wording keys are",
+            keys.problems,
+            "`manage.py memory verify --rebuild` to work them out again",
+        )
+    out.write("Every memory's wording key is its description's.")
 
 
 def _out_of_step(what: str, problems: list[str], remedy: str) -> CommandError:

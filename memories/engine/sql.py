@@ -283,3 +283,78 @@ def orphan_recounts(empty: str) -> dict[str, str]:
 
 
 ORPHAN_COLUMNS = {ORPHAN: "memory_id, tier", ORPHAN_TALLY: "tier, memories"}
+
+
+WORDING = "memories_wording"
+WORDING_TALLY = "memories_wordingtally"
+
+
+def carry_wording(wording: str, delta: str) -> str:
+    """The statements of a trigger on WORDING moving the count of the key `wording` (none
+    while it is NULL) by `delta`, its row gone once the count is 0."""
+    return f"""
+    INSERT INTO {WORDING_TALLY} (wording, memories) SELECT {wording}, {delta}
+    WHERE {wording} IS NOT NULL
+    ON CONFLICT (wording) DO UPDATE SET memories = {WORDING_TALLY}.memories + excluded.memories;
+    DELETE FROM {WORDING_TALLY} WHERE wording = {wording} AND memories <= 0;"""
+
+
+# A memory's wording row as its triggers write it: a new one, one whose description changed
+# (its key unknown until a door or a mend works it out), one gone.
+def new_wording(memory: str) -> str:
+    return f"""
+    INSERT INTO {WORDING} (memory_id, wording) VALUES ({memory}.id, NULL)
+    ON CONFLICT (memory_id) DO UPDATE SET wording = NULL;"""
+
+
+def reworded(memory: str) -> str:
+    return f"""
+    UPDATE {WORDING} SET wording = NULL WHERE memory_id = {memory}.id;"""
+
+
+def gone_wording(memory: str) -> str:
+    return f"""
+    DELETE FROM {WORDING} WHERE memory_id = {memory}.id;"""
+
+
+_WORDING_STRAYS = (
+    f"FROM {WORDING} AS w WHERE NOT EXISTS (SELECT 1 FROM memories_memory AS m"
+    " WHERE m.id = w.memory_id)"
+)
+_WORDING_MISSING = (
+    f"FROM memories_memory AS m WHERE NOT EXISTS (SELECT 1 FROM {WORDING} AS w"
+    " WHERE w.memory_id = m.id)"
+)
+
+
+def keep_wording_rows(cursor) -> None:
+    """A rebuild's step: a row for every memory (its key unknown where there was none), none
+    for a memory gone. The keys themselves are Python's (writes.wordings.mend)."""
+    cursor.execute(
+        f"DELETE FROM {WORDING} WHERE memory_id IN (SELECT w.memory_id {_WORDING_STRAYS})"
+    )
+    cursor.execute(
+        f"INSERT INTO {WORDING} (memory_id, wording) SELECT m.id, NULL {_WORDING_MISSING}"
+    )
+
+
+def wording_row_problems(cursor) -> list[str]:
+    """What `check` finds wrong in the rows of WORDING (not in its keys: writes.wordings)."""
+    cursor.execute(
+        f"SELECT (SELECT count(*) {_WORDING_MISSING}), (SELECT count(*) {_WORDING_STRAYS})"
+    )
+    missing, strays = cursor.fetchone()
+    problems = []
+    if missing:
+        problems.append(f"{missing} memories have no row in {WORDING}")
+    if strays:
+        problems.append(f"{WORDING} holds {strays} rows of memories that are gone")
+    return problems
+
+
+WORDING_RECOUNTS = {
+    WORDING_TALLY: (
+        f"SELECT wording, count(*) FROM {WORDING} WHERE wording IS NOT NULL GROUP BY wording"
+    )
+}
+WORDING_COLUMNS = {WORDING_TALLY: "wording, memories"}

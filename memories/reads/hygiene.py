@@ -12,7 +12,6 @@
 
 import difflib
 import re
-import threading
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
@@ -30,6 +29,8 @@ from memories.models import (
     Orphan,
     OrphanTally,
     Reference,
+    Wording,
+    WordingTally,
 )
 from memories.models import DanglingTarget as TargetTally
 from memories.reads import graph, meaning
@@ -315,49 +316,63 @@ class Similarity:
 
 def _similarity(filters: MemoryFilters | None, now=None) -> Similarity:
     """The descriptions of the memories the filters admit, a project's tier taken as its band
-    (the project's memories and the global ones, which its sessions see beside them)."""
+    (the project's memories and the global ones, which its sessions see beside them).
+
+    Only the memories that can be near-copies are read: those whose wording key another
+    memory shares (or is not worked out yet) and those in a pair by meaning. A wording
+    neither shared nor paired groups with nothing and shadows nothing."""
     scope = _scope(filters)
     tier_key = scope.tier_key()
-    queryset = replace(scope, project=ANY_TIER).apply(Memory.objects.order_by(), now)
+    queryset = replace(scope, project=ANY_TIER).apply(Memory.objects.order_by("id"), now)
     if tier_key is not None:
         queryset = queryset.filter(tier__in={GLOBAL_TIER, tier_key})
-    wordings = _wordings(list(queryset.values_list("tier", "id", "description")))
+    candidates = _sharing_a_wording() | meaning.paired_ids()
+    rows = queryset.filter(id__in=id_set(candidates)).values_list("tier", "id", "description")
+    wordings = _numbered(rows)
     return Similarity(wordings.words, wordings.members, _near_pairs(wordings))
+
+
+def _sharing_a_wording() -> set[int]:
+    """The memories whose wording key another memory's is: by the count of each key, and for
+    a key not worked out yet (a description written past the doors), by the key of its
+    description, which any other memory's may be."""
+    shared = WordingTally.objects.filter(memories__gte=2).exclude(wording="").values("wording")
+    found = dict(
+        Wording.objects.filter(Q(wording__in=shared) | Q(wording__isnull=True)).values_list(
+            "memory_id", "wording"
+        )
+    )
+    unknown = [memory_id for memory_id, key in found.items() if key is None]
+    if unknown:
+        keys = {
+            similarity.wording(description)
+            for description in Memory.objects.filter(id__in=id_set(unknown)).values_list(
+                "description", flat=True
+            )
+        }
+        found.update(
+            Wording.objects.filter(wording__in=keys - {""}).values_list("memory_id", "wording")
+        )
+    return set(found)
 
 
 @dataclass
 class _Wordings:
-    """The rows read, numbered by wording (as Similarity), each memory's wording's number
+    """The rows read numbered by wording (as Similarity), each memory's wording's number
     and description."""
 
-    rows: list[tuple[int, int, str]]
     words: list[str] = field(default_factory=list)
     members: list[list[tuple[int, int]]] = field(default_factory=list)
     position_of: dict[int, int] = field(default_factory=dict)
     descriptions: dict[int, str] = field(default_factory=dict)
 
 
-_last_wordings = _Wordings([])
-_wordings_lock = threading.Lock()
-
-
-def _wordings(rows: list[tuple[int, int, str]]) -> _Wordings:
-    """The rows' wordings; those of the last rows this process read when they are the same
-    (one comparison, a fraction of the time numbering 100,000 descriptions takes), so the
-    next view of a store whose descriptions and tiers stand still does not number them
-    again; otherwise the words of a description as it was last read are not read again."""
-    global _last_wordings
-    with _wordings_lock:
-        if _last_wordings.rows == rows:
-            return _last_wordings
-    found = _Wordings(rows)
+def _numbered(rows) -> _Wordings:
+    """The wordings of these (tier, id, description) rows, numbered as they first come."""
+    found = _Wordings()
     index: dict[str, int] = {}
-    before = _last_wordings
     for tier, memory_id, description in rows:
-        if before.descriptions.get(memory_id) == description:
-            words = before.words[before.position_of[memory_id]]  # a memory not rewritten
-        else:
-            words = similarity.words(description)
+        words = similarity.words(description)
         if not words:
             continue
         position = index.get(words)
@@ -368,8 +383,6 @@ def _wordings(rows: list[tuple[int, int, str]]) -> _Wordings:
         found.members[position].append((tier, memory_id))
         found.position_of[memory_id] = position
         found.descriptions[memory_id] = description
-    with _wordings_lock:
-        _last_wordings = found
     return found
 
 

@@ -556,6 +556,13 @@ def alike_pairs(
     return [pair for pair, ok in zip(present, same, strict=True) if ok]
 
 
+def paired_ids() -> set[int]:
+    """The memories in any pair alike_pairs can give (the store's pairs at
+    NEAR_DUPLICATE_COSINE or more), whatever tiers are asked for."""
+    a, b, _ = _store_pairs()
+    return set(np.union1d(a, b).tolist())
+
+
 def _all_pairs(rows: np.ndarray, threshold: float) -> tuple[np.ndarray, ...]:
     """(row, row, cosine) of every pair of rows at least `threshold` alike, each pair once:
     a matrix product a block of PAIR_BLOCK rows against the rest, only the cosines at the

@@ -3,6 +3,7 @@ page's comparison of a group), and the words one says that the other does not (t
 signal of meaning.say_the_same)."""
 
 import difflib
+import hashlib
 import re
 
 _WORD = re.compile(r"\w+")
@@ -11,6 +12,13 @@ _WORD = re.compile(r"\w+")
 def words(description: str) -> str:
     """The description as lower-case words joined by single spaces."""
     return " ".join(_WORD.findall(description.lower()))
+
+
+def wording(description: str) -> str:
+    """The key of a description's words (memories.Wording): the same for two descriptions
+    exactly when their words() are (but for a digest's collisions), "" when it has none."""
+    found = words(description)
+    return hashlib.blake2b(found.encode(), digest_size=16).hexdigest() if found else ""
 
 
 def ratio(a_words: str, b_words: str) -> float:

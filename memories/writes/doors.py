@@ -35,7 +35,7 @@ from memories.rules.errors import (
     StaleBody,
 )
 from memories.rules.tiers import ANY_TIER
-from memories.writes import history, vectors
+from memories.writes import history, vectors, wordings
 from projects.models import Project
 
 READ_PAGE_CHARS = 16_000
@@ -251,6 +251,7 @@ def write(
         _refuse_past_budget(name, existing, target_project, target_id or GLOBAL_TIER, state, now)
         memory = _store(name, existing, target_project, target_id, state, now, moving=moving)
         vectors.keep_written(memory, existing)
+        wordings.keep_written(memory, existing)
         _record_revision(existing, memory, moving=moving)
 
     return WriteResult(

@@ -18,7 +18,7 @@ from memories.rules import fields as f
 from memories.rules import tiers
 from memories.rules.budget import InlineContribution
 from memories.rules.errors import ImportRefused, InlineBudgetExceeded, InvalidField
-from memories.writes import history, vectors
+from memories.writes import history, vectors, wordings
 from memories.writes.doors import db_datetime
 from projects.models import Project
 
@@ -347,6 +347,7 @@ def import_memories(
             [(p.entry.name, p.project_id) for p in plan.entries], overwritten
         )
         vectors.keep(written)
+        wordings.keep(written)
     return ImportResult(
         added=[p.entry for p in plan.added], overwritten=[p.entry for p in plan.overwritten]
     )

@@ -27,7 +27,7 @@ from memories.rules.errors import (
     UndoRefused,
     VersionUnavailable,
 )
-from memories.writes import doors, history, vectors
+from memories.writes import doors, history, vectors, wordings
 from projects.models import Project
 
 PUT_BACK_INSERT = """
@@ -111,6 +111,7 @@ def _put_back(state: dict, current: Memory | None, *, read_count: int) -> Memory
             cursor.execute(PUT_BACK_UPDATE, [*values, state["id"]])
     memory = Memory.objects.select_related("project").get(id=state["id"])
     vectors.keep_written(memory, current)
+    wordings.keep_written(memory, current)
     return memory
 
 

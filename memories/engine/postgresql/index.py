@@ -396,6 +396,26 @@ BEGIN
 END $$"""
 
 # The dangling tally's sums per target and the store's totals: name -> (table, function).
+# Each memory's wording row (memories.models.Wording) and the count of each key.
+FUNCTIONS["memories_wording_keep"] = f"""
+CREATE OR REPLACE FUNCTION memories_wording_keep() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN{sql.new_wording("NEW")}
+    ELSIF TG_OP = 'DELETE' THEN{sql.gone_wording("OLD")}
+    ELSE{sql.reworded("NEW")}
+    END IF;
+    RETURN NULL;
+END $$"""
+FUNCTIONS["memories_wording_tally_keep"] = f"""
+CREATE OR REPLACE FUNCTION memories_wording_tally_keep() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN{sql.carry_wording("OLD.wording", "-1")}
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN{sql.carry_wording("NEW.wording", "1")}
+    END IF;
+    RETURN NULL;
+END $$"""
+
 _SUMS = {}
 for _name, (_table, _carried) in sql.dangling_sums("NEW", "OLD").items():
     _SUMS[_name] = (_table, f"{_name}_keep")
@@ -536,6 +556,26 @@ FOR EACH ROW EXECUTE FUNCTION memories_orphan_tally_keep()""",
     "memories_orphan_tally_ad": f"""
 CREATE TRIGGER memories_orphan_tally_ad AFTER DELETE ON {sql.ORPHAN}
 FOR EACH ROW EXECUTE FUNCTION memories_orphan_tally_keep()""",
+    "memories_wording_ai": f"""
+CREATE TRIGGER memories_wording_ai AFTER INSERT ON {MEMORY_TABLE}
+FOR EACH ROW EXECUTE FUNCTION memories_wording_keep()""",
+    "memories_wording_au": f"""
+CREATE TRIGGER memories_wording_au AFTER UPDATE OF description ON {MEMORY_TABLE}
+FOR EACH ROW WHEN (OLD.description IS DISTINCT FROM NEW.description)
+EXECUTE FUNCTION memories_wording_keep()""",
+    "memories_wording_ad": f"""
+CREATE TRIGGER memories_wording_ad AFTER DELETE ON {MEMORY_TABLE}
+FOR EACH ROW EXECUTE FUNCTION memories_wording_keep()""",
+    "memories_wording_tally_ai": f"""
+CREATE TRIGGER memories_wording_tally_ai AFTER INSERT ON {sql.WORDING}
+FOR EACH ROW EXECUTE FUNCTION memories_wording_tally_keep()""",
+    "memories_wording_tally_au": f"""
+CREATE TRIGGER memories_wording_tally_au AFTER UPDATE OF wording ON {sql.WORDING}
+FOR EACH ROW WHEN (OLD.wording IS DISTINCT FROM NEW.wording)
+EXECUTE FUNCTION memories_wording_tally_keep()""",
+    "memories_wording_tally_ad": f"""
+CREATE TRIGGER memories_wording_tally_ad AFTER DELETE ON {sql.WORDING}
+FOR EACH ROW EXECUTE FUNCTION memories_wording_tally_keep()""",
     "memories_cross_tier_bi": f"""
 CREATE TRIGGER memories_cross_tier_bi BEFORE INSERT ON {MEMORY_TABLE}
 FOR EACH ROW EXECUTE FUNCTION memories_cross_tier()""",
@@ -606,6 +646,7 @@ RECOUNTS = {
     ),
     **sql.DANGLING_RECOUNTS,
     **sql.orphan_recounts(_EMPTY),
+    **sql.WORDING_RECOUNTS,
 }
 TALLY_COLUMNS = {
     BAND_TALLY: "tier, load, priority, memories, body_bytes",
@@ -615,6 +656,7 @@ TALLY_COLUMNS = {
     TAG_PAIR_TALLY: "tier, tag, other, memories",
     **sql.DANGLING_COLUMNS,
     **sql.ORPHAN_COLUMNS,
+    **sql.WORDING_COLUMNS,
 }
 
 
@@ -627,7 +669,7 @@ def missing_triggers(cursor) -> list[str]:
     cursor.execute(
         "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"
         " AND tgrelid::regclass::text = ANY(%s)",
-        [[MEMORY_TABLE, sql.ORPHAN, *(table for table, _ in _SUMS.values())]],
+        [[MEMORY_TABLE, sql.ORPHAN, sql.WORDING, *(table for table, _ in _SUMS.values())]],
     )
     present = {row[0] for row in cursor.fetchall()}
     return sorted(set(TRIGGERS) - present)
@@ -682,6 +724,7 @@ def check() -> IndexReport:
         report.problems += sql.derived_problems(
             cursor, _differ, expected, RECOUNTS, TALLY_COLUMNS, DERIVED
         )
+        report.problems += sql.wording_row_problems(cursor)
     return report
 
 
@@ -765,6 +808,7 @@ def rebuild(progress=None) -> list[str]:
                 f"INSERT INTO {table}(memory_id, position, {columns}) {_expected_rows(source)}"
             )
             step()
+        sql.keep_wording_rows(cursor)
         for table, recount in RECOUNTS.items():
             cursor.execute(f"DELETE FROM {table}")
             cursor.execute(f"INSERT INTO {table}({TALLY_COLUMNS[table]}) {recount}")

@@ -278,6 +278,33 @@ END""",
 CREATE TRIGGER memories_orphan_tally_ad AFTER DELETE ON {sql.ORPHAN}
 BEGIN{sql.carry_orphan("old.tier", "-1")}
 END""",
+    # Each memory's wording row (memories.models.Wording) and the count of each key.
+    "memories_wording_ai": f"""
+CREATE TRIGGER memories_wording_ai AFTER INSERT ON {MEMORY_TABLE}
+BEGIN{sql.new_wording("new")}
+END""",
+    "memories_wording_au": f"""
+CREATE TRIGGER memories_wording_au AFTER UPDATE OF description ON {MEMORY_TABLE}
+WHEN old.description IS NOT new.description
+BEGIN{sql.reworded("new")}
+END""",
+    "memories_wording_ad": f"""
+CREATE TRIGGER memories_wording_ad AFTER DELETE ON {MEMORY_TABLE}
+BEGIN{sql.gone_wording("old")}
+END""",
+    "memories_wording_tally_ai": f"""
+CREATE TRIGGER memories_wording_tally_ai AFTER INSERT ON {sql.WORDING}
+BEGIN{sql.carry_wording("new.wording", "1")}
+END""",
+    "memories_wording_tally_au": f"""
+CREATE TRIGGER memories_wording_tally_au AFTER UPDATE OF wording ON {sql.WORDING}
+WHEN old.wording IS NOT new.wording
+BEGIN{sql.carry_wording("old.wording", "-1")}{sql.carry_wording("new.wording", "1")}
+END""",
+    "memories_wording_tally_ad": f"""
+CREATE TRIGGER memories_wording_tally_ad AFTER DELETE ON {sql.WORDING}
+BEGIN{sql.carry_wording("old.wording", "-1")}
+END""",
     # A global name is never also a project's. The doors refuse it first with the domain's
     # words; these keep a row written past them from breaking the rule.
     "memories_cross_tier_bi": f"""
@@ -373,6 +400,7 @@ def check() -> IndexReport:
         report.problems += sql.derived_problems(
             cursor, _differ, expected, RECOUNTS, TALLY_COLUMNS, DERIVED
         )
+        report.problems += sql.wording_row_problems(cursor)
     return report
 
 
@@ -431,6 +459,7 @@ RECOUNTS = {
     ),
     **sql.DANGLING_RECOUNTS,
     **sql.orphan_recounts(_EMPTY),
+    **sql.WORDING_RECOUNTS,
 }
 TALLY_COLUMNS = {
     BAND_TALLY: "tier, load, priority, memories, body_bytes",
@@ -440,6 +469,7 @@ TALLY_COLUMNS = {
     TAG_PAIR_TALLY: "tier, tag, other, memories",
     **sql.DANGLING_COLUMNS,
     **sql.ORPHAN_COLUMNS,
+    **sql.WORDING_COLUMNS,
 }
 
 REBUILD_STEPS = 5
@@ -466,6 +496,7 @@ def rebuild(progress=None) -> list[str]:
                 f"INSERT INTO {table}(memory_id, position, {columns}) {_rows_of(source, kept)}"
             )
             step()
+        sql.keep_wording_rows(cursor)
         for table, recount in RECOUNTS.items():
             cursor.execute(f"DELETE FROM {table}")
             cursor.execute(f"INSERT INTO {table}({TALLY_COLUMNS[table]}) {recount}")

@@ -5,6 +5,7 @@ import pytest
 from memories.models import Memory
 from memories.reads import graph, hygiene, meaning
 from memories.reads.filters import MemoryFilters
+from memories.rules import similarity
 from memories.rules.tiers import ANY_TIER
 from tests.conftest import backdate
 
@@ -150,20 +151,28 @@ def test_a_near_copy_is_grouped_here_and_noted_by_the_write_door(write):
     assert hygiene.duplicate_groups().count == 1
 
 
-def test_a_second_view_of_the_same_descriptions_does_not_read_their_words_again(write, monkeypatch):
+def test_the_near_copies_read_only_the_memories_a_key_or_a_meaning_pairs(write, monkeypatch):
     write("backups-nightly", description="Nightly database backups run at 02:00 UTC")
     write("db-backups", description="Database backups run nightly at 02:00 UTC")
-    assert hygiene.duplicate_groups().count == 1
-
-    def read_again(description):
-        raise AssertionError(f"{description!r} read again")
-
+    write("twin-a", description="Same words here.")
+    write("twin-b", description="same WORDS here")
+    write("subtitles", description="Subtitles are delivered as SRT and TTML")
+    write("pager", description="The pager rotation changes every Monday")
+    read, words = [], similarity.words
     with monkeypatch.context() as patched:
-        patched.setattr(hygiene.similarity, "words", read_again)
-        (group,) = hygiene.duplicate_groups().items
-    assert sorted(names(group.memories)) == ["backups-nightly", "db-backups"]
+        patched.setattr(hygiene.similarity, "words", lambda d: read.append(d) or words(d))
+        groups = hygiene.duplicate_groups().items
+    assert sorted(sorted(names(g.memories)) for g in groups) == [
+        ["backups-nightly", "db-backups"],
+        ["twin-a", "twin-b"],
+    ]
+    # Read: the pair by meaning and the two sharing a key; not the two alone.
+    assert len(read) == 4 and not {d for d in read if "SRT" in d or "pager" in d}
     write("db-backups", description="Subtitles are delivered as SRT and TTML")
-    assert hygiene.duplicate_groups().count == 0
+    assert sorted(sorted(names(g.memories)) for g in hygiene.duplicate_groups().items) == [
+        ["db-backups", "subtitles"],
+        ["twin-a", "twin-b"],
+    ]
 
 
 def test_a_project_memory_saying_a_global_fact_again_is_a_shadow(write, project):
@@ -181,9 +190,9 @@ def test_report_reads_the_descriptions_once_and_its_tallies(write, django_assert
     write("twin-b", description="same words here")
     write("twin-c", description="the project uses pnpm and nothing else")
     meaning.held_count()  # the vectors held brought up to date, as any search by meaning does
-    # The dangling targets and the orphans off their tallies, each a page and a count; one
-    # more: the vectors' state.
-    with django_assert_num_queries(13):
+    # The dangling targets and the orphans off their tallies, each a page and a count; three
+    # more: the memories a wording key makes candidates, and the vectors' state twice.
+    with django_assert_num_queries(15):
         report = hygiene.report()
     assert report.dangling.count == 1 and report.unverified.count == 1
     assert report.duplicates.count == 1 and report.shadows.count == 0
@@ -213,7 +222,9 @@ def test_duplicate_queries_do_not_grow(write, count, groups, grouped, django_ass
     for number in range(count):
         write(f"m{number}", description=f"memory number {number % 3} of the set")
     meaning.held_count()
-    with django_assert_num_queries(4):  # descriptions, vectors' state, members' order, shown
+    # The memories a key makes candidates and their descriptions, the vectors' state (for
+    # the memories a meaning pairs, then for the pairs), members' order, those shown.
+    with django_assert_num_queries(6):
         section = hygiene.duplicate_groups()
     assert section.count == groups and sum(g.size for g in section.items) == grouped
     assert Memory.objects.count() == count
