@@ -480,13 +480,16 @@ def test_remove_names_what_still_references_it(run, store):
 # --- verify -------------------------------------------------------------------------------
 
 
-SOUND_VECTORS = f"Every memory has a vector of {embedding.MODEL_VERSION}.\n"
+SOUND_VECTORS_AND_KEYS = (
+    f"Every memory has a vector of {embedding.MODEL_VERSION}.\n"
+    "Every memory's wording key is its description's.\n"
+)
 
 
 def test_verify_reports_drift_and_rebuild_mends_it(run, store):
     out, _ = run("memory", "verify")
     assert out == (
-        "The search index is sound and holds 6 documents for 6 memories.\n" + SOUND_VECTORS
+        "The search index is sound and holds 6 documents for 6 memories.\n" + SOUND_VECTORS_AND_KEYS
     )
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM memories_reference")
@@ -494,7 +497,7 @@ def test_verify_reports_drift_and_rebuild_mends_it(run, store):
         run("memory", "verify")
     out, _ = run("memory", "verify", "--rebuild")
     assert out.endswith(
-        "The search index is sound and holds 6 documents for 6 memories.\n" + SOUND_VECTORS
+        "The search index is sound and holds 6 documents for 6 memories.\n" + SOUND_VECTORS_AND_KEYS
     )
 
 
@@ -511,7 +514,7 @@ def test_verify_reports_missing_and_other_version_vectors_and_rebuild_mends_them
     )
     out, _ = run("memory", "verify", "--rebuild")
     assert "Embedded again: 1 of 6 memories without a vector; 2 of 6" in out
-    assert out.endswith(SOUND_VECTORS)
+    assert out.endswith(SOUND_VECTORS_AND_KEYS)
     assert MemoryVector.objects.filter(model=embedding.MODEL_VERSION).count() == 6
 
 

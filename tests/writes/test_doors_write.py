@@ -291,11 +291,12 @@ def test_delete_of_missing_memory_is_refused(db):
     ("door", "queries"),
     [
         # savepoint; the name in any tier; the name across tiers; the upsert; the row read
-        # back; its vector; the revision; release (no inline bytes added: the bands unread)
-        (lambda: doors.write("fresh", description="a thing apart"), 8),
+        # back; its vector; its wording key; the revision; release (no inline bytes added:
+        # the bands unread)
+        (lambda: doors.write("fresh", description="a thing apart"), 9),
         # + the bands' totals, for the inline bytes it adds
-        (lambda: doors.write("fresh", description="apart", body="x", load="inline"), 9),
-        # as a create, without the name across tiers; the text unchanged: no new vector
+        (lambda: doors.write("fresh", description="apart", body="x", load="inline"), 10),
+        # as a create, without the name across tiers; the text unchanged: no new vector or key
         (lambda: doors.write("deploy", priority=1), 6),
         # + the target project, the name in its tier and across tiers; an UPDATE by id
         (lambda: doors.write("deploy", move_to="webdev"), 9),
