@@ -323,7 +323,11 @@ def _similarity(filters: MemoryFilters | None, now=None) -> Similarity:
     neither shared nor paired groups with nothing and shadows nothing."""
     scope = _scope(filters)
     tier_key = scope.tier_key()
-    queryset = replace(scope, project=ANY_TIER).apply(Memory.objects.order_by("id"), now)
+    # Walked: each candidate tests the filters, where a tag's index would gather all its
+    # memories first (2.5 s for one on 15% of 1,000,000 memories).
+    queryset = replace(scope, project=ANY_TIER).apply(
+        Memory.objects.order_by("id"), now, walk_order=True
+    )
     if tier_key is not None:
         queryset = queryset.filter(tier__in={GLOBAL_TIER, tier_key})
     candidates = _sharing_a_wording() | meaning.paired_ids()
