@@ -461,31 +461,42 @@ def verify(out: OutputWrapper, err: OutputWrapper, *, rebuild: bool, **_) -> Non
         f"The search index is sound and holds {report.documents} documents "
         f"for {report.rows} memories."
     )
-    found = vectors.check()
-    if not found.ok and rebuild:
+
+    def embed_again(found: vectors.VectorReport) -> None:
         with Progress(err, len(found.to_mend), "Embedding") as bar:
             vectors.mend(found, progress=bar.advance)
-        out.write("Embedded again: " + "; ".join(found.problems) + ".")
-        found = vectors.check()
+
+    _checked(
+        out,
+        vectors.check,
+        embed_again if rebuild else None,
+        mended="Embedded again",
+        what="The vectors are",
+        remedy="`manage.py memory verify --rebuild` (or `memory embed`) to mend them",
+        sound=f"Every memory has a vector of {embedding.MODEL_VERSION}.",
+    )
+    _checked(
+        out,
+        wordings.check,
+        wordings.mend if rebuild else None,
+        mended="Worked out again",
+        what="The wording keys are",
+        remedy="`manage.py memory verify --rebuild` to work them out again",
+        sound="Every memory's wording key is its description's.",
+    )
+
+
+def _checked(out: OutputWrapper, check, mend, *, mended: str, what: str, remedy: str, sound: str):
+    """One of verify's checks: what it finds mended (with `mend`, on --rebuild) and checked
+    again, refused with its problems while any is left, `sound` said when none is."""
+    found = check()
+    if not found.ok and mend is not None:
+        mend(found)
+        out.write(f"{mended}: " + "; ".join(found.problems) + ".")
+        found = check()
     if not found.ok:
-        raise _out_of_step(
-            "The vectors are",
-            found.problems,
-            "`manage.py memory verify --rebuild` (or `memory embed`) to mend them",
-        )
-    out.write(f"Every memory has a vector of {embedding.MODEL_VERSION}.")
-    keys = wordings.check()
-    if not keys.ok and rebuild:
-        wordings.mend(keys)
-        out.write("Worked out again: " + "; ".join(keys.problems) + ".")
-        keys = wordings.check()
-    if not keys.ok:
-        raise _out_of_step(
-            "The wording keys are",
-            keys.problems,
-            "`manage.py memory verify --rebuild` to work them out again",
-        )
-    out.write("Every memory's wording key is its description's.")
+        raise _out_of_step(what, found.problems, remedy)
+    out.write(sound)
 
 
 def _out_of_step(what: str, problems: list[str], remedy: str) -> CommandError:
