@@ -260,13 +260,24 @@ def refresh_orphans(rows: list[str], writer: str, gone: bool, empty: str, items:
     ON CONFLICT (memory_id) DO NOTHING;"""
 
 
-def carry_orphan(tier: str, delta: str) -> str:
-    """The statements of a trigger on ORPHAN moving `tier`'s count by `delta`, its row gone
-    once the count is 0."""
+def _carry(tally: str, column: str, value: str, delta: str, *, unless_null: bool = False) -> str:
+    """The statements of a trigger moving the count of `tally`'s row for `value` (of its
+    unique `column`) by `delta`, the row gone once the count is 0; `unless_null`: nothing
+    while `value` is NULL."""
+    source = (
+        f"SELECT {value}, {delta}\n    WHERE {value} IS NOT NULL"
+        if unless_null
+        else f"VALUES ({value}, {delta})"
+    )
     return f"""
-    INSERT INTO {ORPHAN_TALLY} (tier, memories) VALUES ({tier}, {delta})
-    ON CONFLICT (tier) DO UPDATE SET memories = {ORPHAN_TALLY}.memories + excluded.memories;
-    DELETE FROM {ORPHAN_TALLY} WHERE tier = {tier} AND memories <= 0;"""
+    INSERT INTO {tally} ({column}, memories) {source}
+    ON CONFLICT ({column}) DO UPDATE SET memories = {tally}.memories + excluded.memories;
+    DELETE FROM {tally} WHERE {column} = {value} AND memories <= 0;"""
+
+
+def carry_orphan(tier: str, delta: str) -> str:
+    """The statements of a trigger on ORPHAN moving `tier`'s count by `delta`."""
+    return _carry(ORPHAN_TALLY, "tier", tier, delta)
 
 
 def orphan_recounts(empty: str) -> dict[str, str]:
@@ -291,12 +302,8 @@ WORDING_TALLY = "memories_wordingtally"
 
 def carry_wording(wording: str, delta: str) -> str:
     """The statements of a trigger on WORDING moving the count of the key `wording` (none
-    while it is NULL) by `delta`, its row gone once the count is 0."""
-    return f"""
-    INSERT INTO {WORDING_TALLY} (wording, memories) SELECT {wording}, {delta}
-    WHERE {wording} IS NOT NULL
-    ON CONFLICT (wording) DO UPDATE SET memories = {WORDING_TALLY}.memories + excluded.memories;
-    DELETE FROM {WORDING_TALLY} WHERE wording = {wording} AND memories <= 0;"""
+    while it is NULL, a key not worked out yet) by `delta`."""
+    return _carry(WORDING_TALLY, "wording", wording, delta, unless_null=True)
 
 
 # A memory's wording row as its triggers write it: a new one, one whose description changed
