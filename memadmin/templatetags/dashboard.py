@@ -145,6 +145,8 @@ WEB_LINK = HtmlTemplate(
     '<a class="mono" href="{target}" rel="noopener noreferrer nofollow">{target}</a>'
 )
 PLAIN_TARGET = HtmlTemplate('<span class="mono">{target}</span>')
+CITER = HtmlTemplate('<a class="mono" href="{url}#edit">{name}</a>{project}')
+CITER_PROJECT = HtmlTemplate(' <span class="muted">{project}</span>')
 ITEMS = "\n        "
 
 
@@ -242,6 +244,23 @@ def _citation(other, shown: str, memory) -> SafeString:
 def memory_citations(memory, citing) -> SafeString:
     """The memories citing `memory`, a list item each."""
     return html_join(ITEMS, [_citation(other, other.name, memory) for other in citing])
+
+
+@register.simple_tag
+def citing_links(citing) -> SafeString:
+    """A dangling target's first citers, each a link to its edit form with its project: a
+    page shows up to 600, which the template's loop drew in half the page's time."""
+    return html_join(
+        ", ",
+        [
+            CITER.format(
+                url=m.get_absolute_url(),
+                name=m.name,
+                project=CITER_PROJECT.format(project=m.project_name) if m.project_id else "",
+            )
+            for m in citing
+        ],
+    )
 
 
 @register.simple_tag

@@ -261,10 +261,18 @@ def test_the_histograms_are_drawn_at_their_shown_size(auditor, store):
     assert re.search(r'class="chart chart-histogram" viewBox="0 0 340 150"', page)
 
 
-def test_hygiene_lists_and_their_fixes(operator, store):
+def test_hygiene_lists_and_their_fixes(operator, store, write):
     dangling = operator.get("/hygiene/dangling/").content.decode()
     assert "/memories/_new/?name=write-me" in dangling
     assert "/memories/?referencing=https%3A%2F%2Fwiki.example.com%2Fx" in dangling
+    # Each citer a link to its edit form, its project beside it, in index order.
+    write("a-citer", project="webdev", references=["write-me"], priority=0)
+    dangling = operator.get("/hygiene/dangling/").content.decode()
+    assert (
+        '<a class="mono" href="/memories/a-citer/?project=webdev#edit">a-citer</a>'
+        ' <span class="muted">webdev</span>, '
+        '<a class="mono" href="/memories/runbook/?project=#edit">runbook</a></td>'
+    ) in dangling
     shadows = operator.get("/hygiene/shadows/").content.decode()
     old, copy = ids("old", "old-copy")
     assert f"/hygiene/compare/?id={copy}&amp;id={old}" in shadows
