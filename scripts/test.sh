@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets everything up (the virtualenv, Debian's chromium for the browser suite) and runs the
-# whole test suite twice, at the same time: on SQLite, and on PostgreSQL in a throwaway
+# whole test suite twice, one pass after the other: on SQLite, and on PostgreSQL in a throwaway
 # cluster of its own (scripts/pg-cluster.sh: Debian's postgresql, 127.0.0.1, a free port,
 # stopped at the end).
 # Extra arguments go to both pytest runs; pytest-django makes a test database per worker, and
@@ -20,33 +20,25 @@ fi
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/lint-imports
-# The two passes run at once: each leaves a core idle at times (its last long tests, servers
-# starting, PostgreSQL's own processes), which the other fills. Each pass's output is kept
-# apart and printed whole when it ends; the run fails if either does. PostgreSQL's pass has
-# a third worker: with two each it ended 100 s after SQLite's (613 s against 510), with three
-# they end together (597 and 602 s; bench/results/2026-12-02-quiet-7/suite-*.txt).
+# The two passes run one after the other, two workers each: at once (five workers on two
+# cores) they took 12:24 where one after the other took 11:19, in the same half hour
+# (bench/results/2026-12-03-run-16/suite-*.txt). The run fails if either fails, and both run.
 cluster=$(mktemp -d)
 chmod 755 "$cluster"
-trap 'kill $(jobs -p) 2>/dev/null || true; scripts/pg-cluster.sh stop "$cluster/pg"; rm -rf "$cluster"' EXIT
+trap 'scripts/pg-cluster.sh stop "$cluster/pg"; rm -rf "$cluster"' EXIT
 # Without autovacuum: the tests empty the tables again and again (a rollback, a flush), and an
 # analyze taken of an emptied table has the planner scan what it would look up in the
 # triggers' statements once a test fills it again (a demo store's delete 0.7 s against 2.7 s,
 # and minutes late in a run: the PostgreSQL pass took 16 min against SQLite's 13).
 url=$(scripts/pg-cluster.sh start "$cluster/pg" -c autovacuum=off)
-env -u MEMADMIN_DATABASE_URL .venv/bin/python -m pytest -n 2 --dist worksteal \
-    --basetemp "$cluster/tmp-sqlite" "$@" >"$cluster/sqlite.log" 2>&1 &
-sqlite=$!
-MEMADMIN_DATABASE_URL=$url .venv/bin/python -m pytest -n 3 --dist worksteal \
-    --basetemp "$cluster/tmp-postgresql" "$@" >"$cluster/postgresql.log" 2>&1 &
-postgresql=$!
-sqlite_status=0
-wait "$sqlite" || sqlite_status=$?
 echo "== the suite on SQLite"
-cat "$cluster/sqlite.log"
-postgresql_status=0
-wait "$postgresql" || postgresql_status=$?
+sqlite_status=0
+env -u MEMADMIN_DATABASE_URL .venv/bin/python -m pytest -n 2 --dist worksteal \
+    --basetemp "$cluster/tmp-sqlite" "$@" || sqlite_status=$?
 echo "== the suite on PostgreSQL ($url)"
-cat "$cluster/postgresql.log"
+postgresql_status=0
+MEMADMIN_DATABASE_URL=$url .venv/bin/python -m pytest -n 2 --dist worksteal \
+    --basetemp "$cluster/tmp-postgresql" "$@" || postgresql_status=$?
 if [ "$sqlite_status" != 0 ] || [ "$postgresql_status" != 0 ]; then
     echo "The suite failed: SQLite exit $sqlite_status, PostgreSQL exit $postgresql_status." >&2
     exit 1
