@@ -92,7 +92,7 @@ def _scope(filters: MemoryFilters | None) -> MemoryFilters:
 
 
 # What a dangling target shows of its first citers: up to 600 on a page, whose dates and
-# lists converted for nothing cost a third of the section's reading.
+# lists, converted for nothing, were most of the section's reading (2.8 of 4.0 s profiled).
 CITER_FIELDS = (*CITATION_FIELDS, "project__name")
 
 
