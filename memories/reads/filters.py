@@ -5,7 +5,7 @@ Query parameter names and values are the API's (`project`, `expired=true`, `unve
 """
 
 import datetime as dt
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from django import forms
 from django.db.models import Exists, F, OuterRef, Q, QuerySet, Value
@@ -110,7 +110,7 @@ class MemoryFilters:
             citing = Reference.objects.filter(target=self.referencing).values("memory_id")
             queryset = queryset.filter(_compare(column, "id", "in", citing))
         if self.tag:
-            tagged = Tag.objects.alias(folded=Lower("tag")).filter(folded=Lower(Value(self.tag)))
+            tagged = self._tag_rows()
             if walk_order:
                 # Each row walked looks its own tags up: `id IN (...)` would first gather every
                 # memory carrying the tag (52 ms for a common one at 1,000,000; 1.4 walked).
@@ -124,6 +124,24 @@ class MemoryFilters:
         if self.priority_max is not None:
             queryset = queryset.filter(priority__lte=self.priority_max)
         return queryset
+
+    def _tag_rows(self) -> QuerySet:
+        """The tag's rows in any spelling: the filter finds a tag in any case."""
+        return Tag.objects.alias(folded=Lower("tag")).filter(folded=Lower(Value(self.tag)))
+
+    def count_up_to(self, queryset: QuerySet, now: dt.datetime, bound: int) -> int:
+        """How many rows of `queryset` the filters admit, up to `bound` + 1.
+
+        A tag's are read off its rows in the tag index, each memory tested, as far as the
+        bound: `id IN (...)` first gathered every memory of the tag (80 ms for one on 15% of
+        1,000,000 memories, to count 2,000 of its orphans), walking the memories testing the
+        tag read 27,000 rows for them (72 ms), and a rare tag's walk every memory.
+        """
+        if not self.tag:
+            return self.apply(queryset, now).order_by()[: bound + 1].count()
+        others = replace(self, tag=None).apply(queryset, now).filter(id=OuterRef("memory_id"))
+        tagged = self._tag_rows().filter(Exists(others.order_by().values("id")))
+        return tagged.values("memory_id").distinct()[: bound + 1].count()
 
     @property
     def active(self) -> bool:

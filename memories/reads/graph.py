@@ -659,6 +659,26 @@ def _scope_chunks(filters: MemoryFilters, now, *, first: int = SCOPE_CHUNK):
         chunk = max(int(chunk), first)
 
 
+def newest_in_scope(filters: MemoryFilters, now, most: int) -> tuple[dict[int, str], bool]:
+    """The scope's newest `most` memories or so (id: name; all of a scope of SCOPE_LOOKUP or
+    fewer) and whether they are all the scope holds."""
+    chunks = _scope_chunks(filters, now, first=most)
+    memories, whole = next(chunks)
+    chunks.close()
+    return memories, whole
+
+
+def dangling_links(memory_ids) -> list[Link]:
+    """The references these memories make that name no memory of their band (one query)."""
+    if not memory_ids:
+        return []
+    ids, params = engine.of(connection).statements.values(memory_ids)
+    sql = _LINKS.format(flags="", where=f"WHERE r.memory_id IN ({ids}) AND d.id IS NULL")
+    with connection.cursor() as cursor:
+        cursor.execute(sql + "ORDER BY r.id", params)
+        return [Link(source, target, None) for source, target, _ in cursor.fetchall()]
+
+
 def _also_in_scope(filters: MemoryFilters, now, memory_ids: set[int]) -> set[int]:
     """Which of these memories, met at the far end of the scope's links, the filters admit."""
     if not memory_ids:

@@ -54,42 +54,57 @@ def memories(filters: MemoryFilters | None = None, *, sort: str = "index", now=N
     return queryset.order_by(*(key.order() for key in sort_keys(sort)))
 
 
-def _count(filters: MemoryFilters, base: QuerySet, now) -> int:
-    """The tallies' count when they can tell it (a filter they keep), else the rows'."""
+def _count(filters: MemoryFilters, base: QuerySet, now, bound: int | None) -> tuple[int, bool]:
+    """The tallies' count when they can tell it (a filter they keep), else the rows' (up to
+    `bound`, when given); and whether there are more than that."""
     counted = tallies.count(filters, now)
-    return filters.apply(base, now).count() if counted is None else counted
+    if counted is not None:
+        return counted, False
+    if bound is None:
+        return filters.apply(base, now).count(), False
+    counted = filters.count_up_to(base, now, bound)
+    return min(counted, bound), counted > bound
 
 
 @dataclass
 class Page:
     memories: list[Memory]
     count: int
+    more: bool = False  # the count stopped at the bound asked for
 
 
-def _by_offset(filters: MemoryFilters, base: QuerySet, *, limit, offset, sort, now):
-    """The page's queryset and the count, walking the sort's index when many match, as
-    page_memories does."""
-    count = _count(filters, base, now)
-    walk = count > WALK_AFTER and sort not in UNINDEXED_SORTS
+def _by_offset(filters: MemoryFilters, base: QuerySet, *, limit, offset, sort, now, bound=None):
+    """The page's queryset, the count and whether it stopped at `bound`, walking the sort's
+    index when many match, as page_memories does."""
+    count, more = _count(filters, base, now, bound)
+    walk = (more or count > WALK_AFTER) and sort not in UNINDEXED_SORTS
     queryset = filters.apply(base, now, walk_order=walk, sparse=not walk)
     queryset = queryset.order_by(*(key.order() for key in sort_keys(sort)))
-    return queryset[offset : offset + limit], count
+    return queryset[offset : offset + limit], count, more
 
 
 def list_memories(
-    filters: MemoryFilters, *, limit: int = 50, offset: int = 0, sort: str = "index", now=None
+    filters: MemoryFilters,
+    *,
+    limit: int = 50,
+    offset: int = 0,
+    sort: str = "index",
+    now=None,
+    bound: int | None = None,
 ) -> Page:
-    """A page by offset (the API's)."""
+    """A page by offset (the API's); its count exact, or up to `bound` when the tallies do not
+    keep the filters."""
     now = now or timezone.now()
-    rows, count = _by_offset(
+    rows, count, more = _by_offset(
         filters,
         Memory.objects.select_related("project"),
         limit=limit,
         offset=offset,
         sort=sort,
         now=now,
+        bound=bound,
     )
-    return Page(memories=list(rows), count=count)
+    return Page(memories=list(rows), count=count, more=more)
 
 
 @dataclass
@@ -103,7 +118,7 @@ def list_dicts(
 ) -> DictPage:
     """list_memories in the list form of /v1, read as plain rows."""
     now = now or timezone.now()
-    rows, count = _by_offset(
+    rows, count, _ = _by_offset(
         filters, Memory.objects.all(), limit=limit, offset=offset, sort=sort, now=now
     )
     rows = list(rows.values_list(*LIST_FIELDS))

@@ -285,6 +285,24 @@ def test_hygiene_lists_and_their_fixes(operator, store, write):
     assert operator.get("/hygiene/?project=nope").status_code == 404
 
 
+def test_a_scope_beyond_a_tier_says_where_its_counts_stop(operator, write, monkeypatch):
+    from memories.reads import graph, hygiene
+
+    monkeypatch.setattr(hygiene, "COUNT_BOUND", 3)
+    monkeypatch.setattr(hygiene, "SCOPE_READ", 2)
+    monkeypatch.setattr(graph, "SCOPE_LOOKUP", 4)
+    for number in range(5):
+        write(f"m{number}", tags=["ops"], references=[f"missing-{number}"])
+        write(f"alone-{number}", tags=["ops"])
+    report = operator.get("/hygiene/?tag=ops").content.decode()
+    assert '<p class="section-count">3+</p>' in report
+    assert "Counted in the newest 2 memories of the scope." in report
+    orphans = operator.get("/hygiene/orphans/?tag=ops&limit=2").content.decode()
+    assert "3+ memories; 1–2 here." in orphans and "offset=2" in orphans
+    # The whole store is counted off the tallies, exactly.
+    assert '<p class="section-count">5</p>' in operator.get("/hygiene/").content.decode()
+
+
 def test_compare_side_by_side(auditor, store, write):
     write("zone", description="Alice works in Bern")
     first, second = ids("old", "zone")

@@ -52,7 +52,23 @@ OUTCOMES = [consolidate.APPLIED, consolidate.REFUSED, consolidate.SKIPPED]
 
 def _section(item: dict) -> dict:
     return _obj(
-        {"count": COUNT, "limit": COUNT, "offset": COUNT, "items": {"type": "array", "items": item}}
+        {
+            "count": COUNT,
+            "more": {
+                "type": "boolean",
+                "description": f"the count stopped at {hygiene.COUNT_BOUND:,}: there are more"
+                " (a scope beyond one tier)",
+            },
+            "drawn_from": {
+                **NULLABLE_TEXT,
+                "description": "the part of the scope the list was drawn from when not all of"
+                f" it: a scope beyond one tier's dangling targets are those its newest"
+                f" {hygiene.SCOPE_READ:,} memories cite",
+            },
+            "limit": COUNT,
+            "offset": COUNT,
+            "items": {"type": "array", "items": item},
+        }
     )
 
 

@@ -34,7 +34,7 @@ def test_dangling_targets_grouped_most_cited_first(write, project, other_project
         "only-infra"
     ]
     page = hygiene.dangling(limit=1, offset=1)
-    assert [d.target for d in page.items] == ["only-infra"] and page.more == 1
+    assert [d.target for d in page.items] == ["only-infra"] and page.next_offset == 2
 
 
 def test_dangling_queries_are_fixed(write, django_assert_num_queries):
@@ -44,8 +44,9 @@ def test_dangling_queries_are_fixed(write, django_assert_num_queries):
     with django_assert_num_queries(5):
         section = hygiene.dangling()
     assert section.count == 6
-    # Resolved: the references, the citers' order, the shown, elsewhere.
-    with django_assert_num_queries(4):
+    # Resolved: the scope's size off the tallies (the band's, its expired), its memories, their
+    # dangling references, the citers' order, the shown, elsewhere.
+    with django_assert_num_queries(7):
         assert hygiene.dangling(MemoryFilters(expired=False)).count == 6
 
 
@@ -62,7 +63,7 @@ def test_the_tally_gives_the_section_the_references_give(write, project, other_p
         )
     for tier in (ANY_TIER, None, "webdev", "infra"):
         scope = MemoryFilters(project=tier)
-        found = graph.links(scope)
+        found = [link for link in graph.links(scope).outgoing() if link.to is None]
         for limit, offset in ((50, 0), (2, 0), (2, 3)):
             resolved = hygiene._dangling(found, limit, offset)
             tallied = hygiene.dangling(scope, limit=limit, offset=offset)
@@ -242,3 +243,62 @@ def test_near_copies_within_a_projects_band_and_other_filters(write, project, ot
     assert [sorted(names(g.memories)) for g in groups] == [["alice-tz", "tz"]]
     assert hygiene.duplicate_groups(MemoryFilters(tag="people")).count == 0
     assert hygiene.shadows(MemoryFilters(project=None)).count == 0
+
+
+@pytest.fixture
+def bounded(monkeypatch):
+    """A scope beyond one tier counted up to 3, its dangling targets drawn from its newest 2
+    memories once it holds more than 4."""
+    monkeypatch.setattr(hygiene, "COUNT_BOUND", 3)
+    monkeypatch.setattr(hygiene, "SCOPE_READ", 2)
+    monkeypatch.setattr(graph, "SCOPE_LOOKUP", 4)
+
+
+def test_a_scope_beyond_a_tier_counts_its_orphans_up_to_the_bound(write, bounded):
+    for number in range(6):
+        write(f"tagged-{number}", tags=["ops", "OPS"] if number % 2 else ["ops"], priority=number)
+    write("cited", tags=["ops"])
+    write("citing", references=["cited"])
+    write("untagged")
+    section = hygiene.orphans(MemoryFilters(tag="Ops"), limit=4)
+    assert names(section.items) == [f"tagged-{number}" for number in range(4)]  # index order
+    assert (section.count, section.more, section.count_label) == (3, True, "3+")
+    assert section.next_offset == 4
+    assert section.to_dict()["more"] is True
+    # Two spellings of the tag on one memory count it once: 3 of the 4 with priority 2 or more.
+    few = hygiene.orphans(MemoryFilters(tag="ops", priority_min=3))
+    assert (few.count, few.more, names(few.items)) == (
+        3,
+        False,
+        ["tagged-3", "tagged-4", "tagged-5"],
+    )
+    assert few.next_offset is None
+    # One tier stays exact, off the tally.
+    assert (hygiene.orphans().count, hygiene.orphans().more) == (7, False)
+
+
+def test_a_scope_beyond_a_tier_bounds_its_verification_queue(write, bounded):
+    for number in range(5):
+        backdate(write(f"old-{number}", tags=["ops"]).memory, days=200 + number)
+    write("fresh", tags=["ops"])
+    queue = hygiene.verification_queue(MemoryFilters(tag="ops"), limit=2)
+    assert names(queue.items) == ["old-4", "old-3"]  # the longest unverified first
+    assert (queue.count, queue.more) == (3, True)
+    assert (hygiene.verification_queue().count, hygiene.verification_queue().more) == (5, False)
+
+
+def test_a_large_scope_draws_its_dangling_targets_from_its_newest_memories(write, bounded):
+    for number in range(5):
+        write(
+            f"m{number}",
+            tags=["ops"],
+            references=[f"missing-{number}", "shared"],
+            priority=number % 2,
+        )
+    large = hygiene.dangling(MemoryFilters(tag="ops"))
+    assert sorted(d.target for d in large.items) == ["missing-3", "missing-4", "shared"]
+    assert large.drawn_from == "the newest 2 memories of the scope"
+    assert large.to_dict()["drawn_from"] == large.drawn_from
+    small = hygiene.dangling(MemoryFilters(tag="ops", priority_max=0))
+    assert [(d.target, d.citing_count) for d in small.items][0] == ("shared", 3)
+    assert small.drawn_from is None and small.count == 4
