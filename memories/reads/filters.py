@@ -140,8 +140,13 @@ class MemoryFilters:
         if not self.tag:
             return self.apply(queryset, now).order_by()[: bound + 1].count()
         others = replace(self, tag=None).apply(queryset, now).filter(id=OuterRef("memory_id"))
-        tagged = self._tag_rows().filter(Exists(others.order_by().values("id")))
-        return tagged.values("memory_id").distinct()[: bound + 1].count()
+        # A memory holding the tag in two spellings counts at its first: DISTINCT had SQLite
+        # read the tag rows in memory order, every tag of every memory until the bound.
+        earlier = self._tag_rows().filter(
+            memory_id=OuterRef("memory_id"), position__lt=OuterRef("position")
+        )
+        tagged = self._tag_rows().filter(Exists(others.order_by().values("id")), ~Exists(earlier))
+        return tagged.order_by()[: bound + 1].count()
 
     @property
     def active(self) -> bool:
