@@ -297,6 +297,10 @@ def test_a_scope_beyond_a_tier_says_where_its_counts_stop(operator, write, monke
     report = operator.get("/hygiene/?tag=ops").content.decode()
     assert '<p class="section-count">3+</p>' in report
     assert "Counted in the newest 2 memories of the scope." in report
+    dangling = operator.get("/hygiene/dangling/?tag=ops").content.decode()
+    assert "Counted in the newest 2 memories of the scope." in dangling
+    # Its citers counted in part, the list page's link counts none.
+    assert "list every memory citing it" in dangling and "list all 1 citing it" not in dangling
     orphans = operator.get("/hygiene/orphans/?tag=ops&limit=2").content.decode()
     assert "3+ memories; 1–2 here." in orphans and "offset=2" in orphans
     # The whole store is counted off the tallies, exactly.
