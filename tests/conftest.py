@@ -159,3 +159,27 @@ def write_duplicates() -> None:
     doors.write(
         "page-cites", description="Page layout notes", project="webdev", references=["copy-a"]
     )
+
+
+@pytest.fixture
+def bounded_hygiene(monkeypatch):
+    """Hygiene of a scope beyond one tier counted up to 3, its dangling targets drawn from its
+    newest 2 memories once it holds more than 4."""
+    from memories.reads import graph, hygiene
+
+    monkeypatch.setattr(hygiene, "COUNT_BOUND", 3)
+    monkeypatch.setattr(hygiene, "SCOPE_READ", 2)
+    monkeypatch.setattr(graph, "SCOPE_LOOKUP", 4)
+
+
+@pytest.fixture
+def tagged_ops(db, bounded_hygiene):
+    """Ten memories tagged ops, past the bounds: five citing a target each, five orphans."""
+    for number in range(5):
+        doors.write(
+            f"m{number}",
+            description=f"about m{number}",
+            tags=["ops"],
+            references=[f"missing-{number}"],
+        )
+        doors.write(f"alone-{number}", description=f"about alone-{number}", tags=["ops"])

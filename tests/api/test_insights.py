@@ -56,15 +56,7 @@ def test_store_graph_filters_and_cap(read_api, store):
     assert {n["label"] for n in tagged["nodes"]} == {"stack", "deploy-host"}
 
 
-def test_hygiene_of_a_scope_beyond_a_tier_says_where_it_stops(read_api, write, monkeypatch):
-    from memories.reads import graph, hygiene
-
-    monkeypatch.setattr(hygiene, "COUNT_BOUND", 3)
-    monkeypatch.setattr(hygiene, "SCOPE_READ", 2)
-    monkeypatch.setattr(graph, "SCOPE_LOOKUP", 4)
-    for number in range(5):
-        write(f"m{number}", tags=["ops"], references=[f"missing-{number}"])
-        write(f"alone-{number}", tags=["ops"])
+def test_hygiene_of_a_scope_beyond_a_tier_says_where_it_stops(read_api, tagged_ops):
     data = read_api.get("/v1/hygiene", tag="ops").json()
     assert (data["orphans"]["count"], data["orphans"]["more"]) == (3, True)
     assert data["dangling"]["drawn_from"] == "the newest 2 memories of the scope"

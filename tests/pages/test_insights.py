@@ -285,15 +285,7 @@ def test_hygiene_lists_and_their_fixes(operator, store, write):
     assert operator.get("/hygiene/?project=nope").status_code == 404
 
 
-def test_a_scope_beyond_a_tier_says_where_its_counts_stop(operator, write, monkeypatch):
-    from memories.reads import graph, hygiene
-
-    monkeypatch.setattr(hygiene, "COUNT_BOUND", 3)
-    monkeypatch.setattr(hygiene, "SCOPE_READ", 2)
-    monkeypatch.setattr(graph, "SCOPE_LOOKUP", 4)
-    for number in range(5):
-        write(f"m{number}", tags=["ops"], references=[f"missing-{number}"])
-        write(f"alone-{number}", tags=["ops"])
+def test_a_scope_beyond_a_tier_says_where_its_counts_stop(operator, tagged_ops):
     report = operator.get("/hygiene/?tag=ops").content.decode()
     assert '<p class="section-count">3+</p>' in report
     assert "Counted in the newest 2 memories of the scope." in report

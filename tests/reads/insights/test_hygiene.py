@@ -245,16 +245,7 @@ def test_near_copies_within_a_projects_band_and_other_filters(write, project, ot
     assert hygiene.shadows(MemoryFilters(project=None)).count == 0
 
 
-@pytest.fixture
-def bounded(monkeypatch):
-    """A scope beyond one tier counted up to 3, its dangling targets drawn from its newest 2
-    memories once it holds more than 4."""
-    monkeypatch.setattr(hygiene, "COUNT_BOUND", 3)
-    monkeypatch.setattr(hygiene, "SCOPE_READ", 2)
-    monkeypatch.setattr(graph, "SCOPE_LOOKUP", 4)
-
-
-def test_a_scope_beyond_a_tier_counts_its_orphans_up_to_the_bound(write, bounded):
+def test_a_scope_beyond_a_tier_counts_its_orphans_up_to_the_bound(write, bounded_hygiene):
     for number in range(6):
         write(f"tagged-{number}", tags=["ops", "OPS"] if number % 2 else ["ops"], priority=number)
     write("cited", tags=["ops"])
@@ -277,7 +268,7 @@ def test_a_scope_beyond_a_tier_counts_its_orphans_up_to_the_bound(write, bounded
     assert (hygiene.orphans().count, hygiene.orphans().more) == (7, False)
 
 
-def test_a_scope_beyond_a_tier_bounds_its_verification_queue(write, bounded):
+def test_a_scope_beyond_a_tier_bounds_its_verification_queue(write, bounded_hygiene):
     for number in range(5):
         backdate(write(f"old-{number}", tags=["ops"]).memory, days=200 + number)
     write("fresh", tags=["ops"])
@@ -287,7 +278,7 @@ def test_a_scope_beyond_a_tier_bounds_its_verification_queue(write, bounded):
     assert (hygiene.verification_queue().count, hygiene.verification_queue().more) == (5, False)
 
 
-def test_a_large_scope_draws_its_dangling_targets_from_its_newest_memories(write, bounded):
+def test_a_large_scope_draws_its_dangling_targets_from_its_newest_memories(write, bounded_hygiene):
     for number in range(5):
         write(
             f"m{number}",
