@@ -18,9 +18,6 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=".venv/.installed-$(sha256sum "$lock" | cut -c1-16)-$want"
 if [ ! -f "$stamp" ]; then
-    # Modules are compiled as they are first imported: compiling all 460 MB of the dev lock at
-    # install made a fresh virtualenv take 52 s against 36.
-    .venv/bin/python -m pip install --quiet --no-compile --disable-pip-version-check \
-        --require-hashes -r "$lock"
+    .venv/bin/python -m pip install --quiet --require-hashes -r "$lock"
     touch "$stamp"
 fi
