@@ -129,6 +129,15 @@ class MemoryFilters:
         """The tag's rows in any spelling: the filter finds a tag in any case."""
         return Tag.objects.alias(folded=Lower("tag")).filter(folded=Lower(Value(self.tag)))
 
+    def _without_tag(self) -> "MemoryFilters":
+        """These filters but the tag, sharing the project ids they look up (once, here)."""
+        self.tier_key(), self.band_tiers()
+        untagged = replace(self, tag=None)
+        for key in ("_project_id", "_band_id"):
+            if key in self.__dict__:
+                object.__setattr__(untagged, key, self.__dict__[key])
+        return untagged
+
     def count_up_to(self, queryset: QuerySet, now: dt.datetime, bound: int) -> int:
         """How many rows of `queryset` the filters admit, up to `bound` + 1.
 
@@ -139,7 +148,7 @@ class MemoryFilters:
         """
         if not self.tag:
             return self.apply(queryset, now).order_by()[: bound + 1].count()
-        others = replace(self, tag=None).apply(queryset, now).filter(id=OuterRef("memory_id"))
+        others = self._without_tag().apply(queryset, now).filter(id=OuterRef("memory_id"))
         # A memory holding the tag in two spellings counts at its first: DISTINCT had SQLite
         # read the tag rows in memory order, every tag of every memory until the bound.
         earlier = self._tag_rows().filter(
@@ -147,6 +156,11 @@ class MemoryFilters:
         )
         tagged = self._tag_rows().filter(Exists(others.order_by().values("id")), ~Exists(earlier))
         return tagged.order_by()[: bound + 1].count()
+
+    def count_bounded(self, queryset: QuerySet, now: dt.datetime, bound: int) -> tuple[int, bool]:
+        """count_up_to as (at most `bound`, whether there are more)."""
+        counted = self.count_up_to(queryset, now, bound)
+        return min(counted, bound), counted > bound
 
     @property
     def active(self) -> bool:

@@ -104,12 +104,6 @@ def _tallied(scope: MemoryFilters) -> bool:
     return not replace(scope, project=ANY_TIER).active
 
 
-def _counted(scope: MemoryFilters, queryset, now) -> tuple[int, bool]:
-    """The rows of `queryset` the scope admits up to COUNT_BOUND, and whether there are more."""
-    count = scope.count_up_to(queryset, now, COUNT_BOUND)
-    return min(count, COUNT_BOUND), count > COUNT_BOUND
-
-
 def _scope(filters: MemoryFilters | None) -> MemoryFilters:
     return filters or MemoryFilters()
 
@@ -302,18 +296,18 @@ def orphans(
     orphaned = Memory.objects.select_related("project").filter(
         Exists(Orphan.objects.filter(memory_id=OuterRef("id")))
     )
-    if not _tallied(scope):
-        count, more = _counted(scope, orphaned, now)
+    if _tallied(scope):
+        tier = scope.tier_key()
+        tallies = OrphanTally.objects.filter(**({} if tier is None else {"tier": tier}))
+        count, more = tallies.aggregate(memories=Sum("memories"))["memories"] or 0, False
+        queryset = scope.apply(orphaned, now)
+    else:
+        count, more = scope.count_bounded(orphaned, now, COUNT_BOUND)
         # Many walk the index order testing each memory; a few are looked up and sorted.
         walk = more or count > WALK_AFTER
         queryset = scope.apply(orphaned, now, walk_order=walk, sparse=not walk)
-        items = list(queryset.order_by(*INDEX_ORDER)[offset : offset + limit])
-        return Section(items, count, limit, offset, more=more)
-    items = list(scope.apply(orphaned, now).order_by(*INDEX_ORDER)[offset : offset + limit])
-    tier = scope.tier_key()
-    tallies = OrphanTally.objects.all() if tier is None else OrphanTally.objects.filter(tier=tier)
-    count = tallies.aggregate(memories=Sum("memories"))["memories"] or 0
-    return Section(items, count, limit, offset)
+    items = list(queryset.order_by(*INDEX_ORDER)[offset : offset + limit])
+    return Section(items, count, limit, offset, more=more)
 
 
 # --- verification ---------------------------------------------------------------------------

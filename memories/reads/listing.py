@@ -62,8 +62,7 @@ def _count(filters: MemoryFilters, base: QuerySet, now, bound: int | None) -> tu
         return counted, False
     if bound is None:
         return filters.apply(base, now).count(), False
-    counted = filters.count_up_to(base, now, bound)
-    return min(counted, bound), counted > bound
+    return filters.count_bounded(base, now, bound)
 
 
 @dataclass
@@ -159,7 +158,7 @@ def page_memories(
     if count is None and tallies.more_tagged_than(filters, PAGE_COUNT_BOUND):
         count = PAGE_COUNT_BOUND + 1
     if count is None:
-        count = filters.apply(base, now).order_by()[: PAGE_COUNT_BOUND + 1].count()
+        count = filters.count_up_to(base, now, PAGE_COUNT_BOUND)
     more = count > PAGE_COUNT_BOUND
     count = min(count, PAGE_COUNT_BOUND) if more else count
     # A filter admitting many memories reads faster by walking the sort's index than by
