@@ -29,7 +29,7 @@ start)
     if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; fi
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     as_postgres "$bin/initdb" -D "$dir/data" -U memadmin --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
-    # Sized for the machine as a DBA sizes a server (README, "PostgreSQL, past one machine"):
+    # Sized for the machine as a DBA sizes a server (docs/postgresql.md):
     # a quarter of the memory for shared buffers, where Debian's default 128 MB is less than
     # the memories table at 100,000, so that each search read its pages from the OS again.
     # A parallel search (memories.engine.postgresql.search) uses its own process and at most

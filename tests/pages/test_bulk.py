@@ -252,7 +252,7 @@ def _many(count: int) -> list[Memory]:
 
 
 def test_the_bulk_limit_is_one_number_and_every_side_of_it_has_a_sentence(operator, db):
-    """1,000 ids go through (the README's number); 1,001 get the bulk limit's sentence, and
+    """1,000 ids go through (docs/dashboard.md's number); 1,001 get the bulk limit's sentence, and
     so does a form too long to read at all."""
     limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS - 50
     assert limit == bulk_doors.BULK_LIMIT == 1000
