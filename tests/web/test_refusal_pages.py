@@ -10,7 +10,7 @@ from django.urls import path
 
 from memadmin import urls as site_urls
 from memadmin.accounts import roles
-from memories.rules.errors import NameClash, UnknownProject
+from memories.rules.errors import MemoryNotFound, NameClash, UnknownProject
 from tests.conftest import make_user
 from tests.pages.conftest import chrome_free, signed_in
 
@@ -107,14 +107,21 @@ def test_v1_and_mcp_are_left_their_own_answer(db, path):
 
 @pytest.mark.urls("memadmin.urls")
 @pytest.mark.parametrize("headers", [{}, HTMX], ids=["page", "htmx"])
-def test_a_page_view_lets_its_refusal_out_to_the_same_answer(db, headers):
-    """The tier view asks for a project that is not there and catches nothing."""
+@pytest.mark.parametrize(
+    ("address", "refusal"),
+    [
+        ("/memories/_agent/?project=nowhere", UnknownProject("nowhere")),
+        ("/hygiene/orphans/?project=nowhere", UnknownProject("nowhere")),
+        ("/memories/ghost/history/?project=", MemoryNotFound("ghost", None)),
+    ],
+)
+def test_page_views_let_their_refusals_out_to_the_same_answer(db, headers, address, refusal):
+    """Views that catch nothing: the tier view, a hygiene list, a memory's history."""
     auditor = signed_in(make_user("alice", roles.AUDITOR))
-    response = auditor.get("/memories/_agent/?project=nowhere", **headers)
-    assert response.status_code == 404
+    response = auditor.get(address, **headers)
+    assert response.status_code == refusal.status
     html = response.content.decode()
-    sentence = "There is no project named 'nowhere'."
     if headers:
-        assert Elements(html).texts("p", "flash-error") == [sentence]
+        assert Elements(html).texts("p", "flash-error") == [refusal.message]
     else:
-        assert sentence in Elements(html).texts("p")
+        assert refusal.message in Elements(html).texts("p")
