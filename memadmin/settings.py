@@ -104,6 +104,7 @@ MIDDLEWARE = [
     "memadmin.web.acting.ActingMiddleware",
     "memadmin.web.middleware.SecurityHeadersMiddleware",
     "memadmin.web.middleware.BusyStoreMiddleware",
+    "memadmin.web.middleware.DomainErrorPageMiddleware",
     "axes.middleware.AxesMiddleware",
 ]
 

@@ -17,7 +17,6 @@ from django_htmx.http import HttpResponseClientRedirect
 from memadmin.accounts import roles
 from memadmin.web import acting
 from memadmin.web.responses import error_response
-from memories.rules.errors import InvalidField
 from memories.writes import history
 
 RANK = {roles.AUDITOR: 1, roles.OPERATOR: 2, roles.ADMIN: 3}
@@ -76,11 +75,8 @@ def requires_role(read: str = roles.AUDITOR, write: str = roles.OPERATOR) -> Cal
                 return error_response(request, 403, message)
             if request.method in SAFE_METHODS:
                 return view(request, *args, **kwargs)
-            try:
-                reason = acting.posted_reason(request)
-            except InvalidField as error:
-                return error_response(request, 400, error.message)
-            with history.acting(reason=reason):
+            # A reason it cannot keep (InvalidField) is DomainErrorPageMiddleware's 400.
+            with history.acting(reason=acting.posted_reason(request)):
                 return view(request, *args, **kwargs)
 
         return wrapped

@@ -1,5 +1,5 @@
 """Security headers Django 5.2 does not set by itself, request bodies held to their view's
-limit before anything reads them, and the page answer to a busy store."""
+limit before anything reads them, and the page answers to a busy store and to a refusal."""
 
 from collections.abc import Callable
 
@@ -9,6 +9,7 @@ from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse
 
 from memadmin.web.responses import RETRY_AFTER_SECONDS, error_response, retry_sentence
+from memories.rules.errors import DomainError
 
 # Our own static files and nothing else: no inline script or style, no other origin, no
 # frames, no plugins; forms post only to us. htmx's requests are same-origin (connect-src).
@@ -61,6 +62,28 @@ class BusyStoreMiddleware:
         response = error_response(request, 503, sentence)
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
+
+
+# Paths whose views answer a refusal in their own protocol: /v1 its JSON error
+# (api.responses.methods), /mcp its tool error.
+OWN_REFUSALS = ("/v1", "/mcp")
+
+
+class DomainErrorPageMiddleware:
+    """A refusal (DomainError) a page view lets out answers as error_response: its status and
+    sentence, as a page, or for htmx in the page's flash area. A view catches one only to
+    answer otherwise (the refusal beside its form or row)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception):
+        if not isinstance(exception, DomainError) or request.path_info.startswith(OWN_REFUSALS):
+            return None
+        return error_response(request, exception.status, exception.message)
 
 
 class BodyTooLarge(RequestDataTooBig):

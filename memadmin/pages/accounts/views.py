@@ -63,7 +63,7 @@ def api_tokens(request: HtmxHttpRequest) -> HttpResponse:
         token, secret = tokens.create_token(
             request.user, form.cleaned_data["scope"], form.cleaned_data["label"]
         )
-    except DomainError as error:
+    except DomainError as error:  # the form again, the refusal beside the field it names
         form.refuse(error)
         return _tokens_page(request, status=error.status, form=form)
     return _tokens_page(request, status=201, created=token, secret=secret)
@@ -78,7 +78,7 @@ def api_token_revoke(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
             confirming = tokens.revocable_token(request.user, token_id)
             return _tokens_page(request, confirming=confirming.id)
         token = tokens.revoke_token(request.user, token_id)
-    except DomainError as error:
+    except DomainError as error:  # the token list again, the refusal above it
         return _tokens_page(request, status=error.status, error=error.message)
     if not request.htmx:
         messages.success(request, f"Revoked {token.prefix}….")
@@ -111,7 +111,7 @@ def accounts(request: HtmxHttpRequest) -> HttpResponse:
         return _accounts_page(request, status=InvalidField.status, form=form)
     try:
         user = users.create_account(**form.cleaned_data)
-    except DomainError as error:
+    except DomainError as error:  # the form again, the refusal beside the field it names
         form.refuse(error)
         return _accounts_page(request, status=error.status, form=form)
     return _answer_accounts(request, f"Made the account '{user.get_username()}'.")
@@ -135,7 +135,7 @@ def account_change(request: HtmxHttpRequest, user_id: int) -> HttpResponse:
             role = form.cleaned_data["role"]
             user = users.set_role(request.user, user_id, role)
             sentence = f"'{user.get_username()}' is now an {role}."
-    except DomainError as error:
+    except DomainError as error:  # the accounts again, the refusal beside the row
         return _accounts_page(request, status=error.status, errors={user_id: error.message})
     return _answer_accounts(request, sentence)
 

@@ -24,7 +24,13 @@ from memories.reads.history import AuditFilterForm, AuditFilters
 from memories.reads.params import tier_param
 from memories.rules import tiers
 from memories.rules.captions import record_caption
-from memories.rules.errors import AmbiguousName, DomainError, NotInTrash, RevisionNotFound
+from memories.rules.errors import (
+    AmbiguousName,
+    ChangeSetNotFound,
+    DomainError,
+    NotInTrash,
+    RevisionNotFound,
+)
 from memories.writes import undo
 from projects.models import Project
 
@@ -72,8 +78,6 @@ def memory_history(request: HtmxHttpRequest, name: str) -> HttpResponse:
             {"name": error.details["name"], "projects": error.details["projects"]},
             status=409,
         )
-    except DomainError as error:
-        return error_response(request, error.status, error.message)
     form = AuditFilterForm(
         {key: request.GET[key] for key in ("before", "after") if key in request.GET}
     )
@@ -235,8 +239,7 @@ def _revision_page(request: HtmxHttpRequest, revision: Revision, status: int = 2
 def revision_detail(request: HtmxHttpRequest, revision_id: int) -> HttpResponse:
     revision = history_reads.revision(revision_id)
     if revision is None:
-        error = RevisionNotFound(revision_id)
-        return error_response(request, error.status, error.message)
+        raise RevisionNotFound(revision_id)
     return _revision_page(request, revision)
 
 
@@ -245,9 +248,9 @@ def revision_detail(request: HtmxHttpRequest, revision_id: int) -> HttpResponse:
 def restore_version(request: HtmxHttpRequest, revision_id: int) -> HttpResponse:
     try:
         result = undo.restore_version(revision_id)
-    except RevisionNotFound as error:
-        return error_response(request, error.status, error.message)
-    except DomainError as error:
+    except RevisionNotFound:
+        raise  # no revision to draw again: the refusal's own page
+    except DomainError as error:  # the revision's page again, the refusal flashed above it
         revision = Revision.objects.get(id=revision_id)
         return _refused(request, error, lambda: _revision_page(request, revision))
     memory = result.memory
@@ -293,12 +296,12 @@ def _change_set_page(request: HtmxHttpRequest, group, *, refused=(), status: int
 def change_set_detail(request: HtmxHttpRequest, change_set_id: int) -> HttpResponse:
     group = history_reads.change_set(change_set_id)
     if group is None:
-        return error_response(request, 404, f"There is no change set {change_set_id}.")
+        raise ChangeSetNotFound(change_set_id)
     if request.method != "POST":
         return _change_set_page(request, group)
     try:
         undo_set = undo.undo(group.id)
-    except DomainError as error:
+    except DomainError as error:  # the change set's page again, its refused rows marked
         refused = error.details.get("refused", [])
         return _refused(request, error, lambda: _change_set_page(request, group, refused=refused))
     messages.success(
@@ -336,9 +339,9 @@ def trash(request: HtmxHttpRequest) -> HttpResponse:
 def trash_restore(request: HtmxHttpRequest, trashed_id: int) -> HttpResponse:
     try:
         memory = undo.restore(trashed_id)
-    except NotInTrash as error:
-        return error_response(request, error.status, error.message)
-    except DomainError as error:
+    except NotInTrash:
+        raise  # no row to draw again: the refusal's own page
+    except DomainError as error:  # the trash again, the refusal flashed above it
         return _refused(request, error, lambda: _trash_page(request))
     tier = tiers.label(memory.project_name)
     messages.success(request, f"Restored '{memory.name}' ({tier}) from the trash.")
@@ -351,13 +354,9 @@ def trash_purge(request: HtmxHttpRequest, trashed_id: int) -> HttpResponse:
     """A confirmation, then the purge: for good, the history's content with it."""
     row = history_reads.trash_row(trashed_id)
     if row is None:
-        error = NotInTrash(trashed_id)
-        return error_response(request, error.status, error.message)
+        raise NotInTrash(trashed_id)
     if request.method != "POST":
         return render_page(request, "history/purge.html", {"row": row})
-    try:
-        name = undo.purge(trashed_id, admin=has_role(request, roles.ADMIN))
-    except DomainError as error:
-        return error_response(request, error.status, error.message)
+    name = undo.purge(trashed_id, admin=has_role(request, roles.ADMIN))
     messages.success(request, f"Purged '{name}': it and the content of its history are gone.")
     return redirect("history:trash")

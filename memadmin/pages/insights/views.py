@@ -97,10 +97,7 @@ def graph_page(request: HtmxHttpRequest) -> HttpResponse:
         "table_url": _url("insights:graph", params, view="table"),
     }
     if table:
-        try:
-            context["graph"] = graph.store_graph(form.filters(), cap=form.cleaned_data["limit"])
-        except DomainError as error:
-            return error_response(request, error.status, error.message)
+        context["graph"] = graph.store_graph(form.filters(), cap=form.cleaned_data["limit"])
     response = render_page(request, "insights/graph.html", context, fragment="graph")
     return _pushed(request, response, context["table_url" if table else "picture_url"])
 
@@ -114,7 +111,7 @@ def graph_data(request: HtmxHttpRequest) -> HttpResponse:
         return _json_error(form.first_error(), 400)
     try:
         found = graph.store_graph(form.filters(), cap=form.cleaned_data["limit"])
-    except DomainError as error:
+    except DomainError as error:  # JSON for the page's script, not a page
         return _json_error(error.message, error.status)
     return plain_json(found.to_dict())
 
@@ -124,10 +121,7 @@ def _neighbourhood(request: HtmxHttpRequest, name: str):
     form = NeighbourhoodForm(request.GET)
     if not form.is_valid():
         return None, error_response(request, 400, form.first_error())
-    try:
-        memory = lookup.locate(name, tier_param(request.GET))
-    except DomainError as error:
-        return None, error_response(request, error.status, error.message)
+    memory = lookup.locate(name, tier_param(request.GET))
     depth, cap = form.cleaned_data["depth"], form.cleaned_data["limit"]
     return (memory, graph.neighbourhood(memory, depth, cap=cap), depth), None
 
@@ -164,7 +158,7 @@ def around_data(request: HtmxHttpRequest, name: str) -> HttpResponse:
         return _json_error(form.first_error(), 400)
     try:
         memory = lookup.locate(name, tier_param(request.GET))
-    except DomainError as error:
+    except DomainError as error:  # JSON for the page's script, not a page
         return _json_error(error.message, error.status)
     found = graph.neighbourhood(memory, form.cleaned_data["depth"], cap=form.cleaned_data["limit"])
     return plain_json(found.to_dict())
@@ -220,10 +214,7 @@ def budget_page(request: HtmxHttpRequest) -> HttpResponse:
     """Every band against the inline budget, one band in detail (`project`), and the drift
     of priorities."""
     projects = list(Project.objects.order_by("name"))
-    try:
-        project = session_project(request.GET, among=projects)
-    except DomainError as error:
-        return error_response(request, error.status, error.message)
+    project = session_project(request.GET, among=projects)
     now = timezone.now()
     reads = TierReads(now)
     reads.know_projects(projects)
@@ -277,10 +268,7 @@ def set_load_index(request: HtmxHttpRequest) -> HttpResponse:
     form = IdsForm(request.POST)
     if not form.is_valid():
         return error_response(request, 400, form.errors["id"][0])
-    try:
-        result = bulk.set_load(form.cleaned_data["id"], "index")
-    except DomainError as error:
-        return error_response(request, error.status, error.message)
+    result = bulk.set_load(form.cleaned_data["id"], "index")
     _bulk_done(request, result, "Set load: index on {count} {noun}; the band no longer spends it.")
     return redirect(safe_next(request, reverse("insights:budget")))
 
@@ -292,10 +280,7 @@ def set_priority(request: HtmxHttpRequest) -> HttpResponse:
     form = IdsForm(request.POST)
     if not form.is_valid():
         return error_response(request, 400, form.errors["id"][0])
-    try:
-        result = bulk.set_priority(form.cleaned_data["id"], drift.SUGGESTED_PRIORITY)
-    except DomainError as error:
-        return error_response(request, error.status, error.message)
+    result = bulk.set_priority(form.cleaned_data["id"], drift.SUGGESTED_PRIORITY)
     _bulk_done(request, result, f"Set priority {drift.SUGGESTED_PRIORITY} on {{count}} {{noun}}.")
     return redirect(safe_next(request, reverse("insights:budget")))
 
@@ -332,12 +317,9 @@ def hygiene_page(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return error_response(request, 400, form.first_error())
     context = _hygiene_context(request, form, params)
-    try:
-        context["report"] = hygiene.report(
-            form.scope(), period=form.cleaned_data["unverified"], limit=SUMMARY_ITEMS
-        )
-    except DomainError as error:
-        return error_response(request, error.status, error.message)
+    context["report"] = hygiene.report(
+        form.scope(), period=form.cleaned_data["unverified"], limit=SUMMARY_ITEMS
+    )
     response = render_page(request, "insights/hygiene.html", context, fragment="report")
     return _pushed(request, response, _url("insights:hygiene", params))
 
@@ -352,16 +334,13 @@ def hygiene_section(request: HtmxHttpRequest, section: str) -> HttpResponse:
     if not form.is_valid():
         return error_response(request, 400, form.first_error())
     context = _hygiene_context(request, form, params)
-    try:
-        context["found"] = hygiene.section(
-            section,
-            form.scope(),
-            period=form.cleaned_data["unverified"],
-            limit=form.cleaned_data["limit"],
-            offset=form.cleaned_data["offset"],
-        )
-    except DomainError as error:
-        return error_response(request, error.status, error.message)
+    context["found"] = hygiene.section(
+        section,
+        form.scope(),
+        period=form.cleaned_data["unverified"],
+        limit=form.cleaned_data["limit"],
+        offset=form.cleaned_data["offset"],
+    )
     context.update(section=section, title=HYGIENE_SECTIONS[section])
     paged = params.copy()
     paged.pop("offset", None)
@@ -377,10 +356,7 @@ def verify(request: HtmxHttpRequest) -> HttpResponse:
     form = IdsForm(request.POST)
     if not form.is_valid():
         return error_response(request, 400, form.errors["id"][0])
-    try:
-        result = bulk.verify(form.cleaned_data["id"])
-    except DomainError as error:
-        return error_response(request, error.status, error.message)
+    result = bulk.verify(form.cleaned_data["id"])
     _bulk_done(request, result, "Marked {count} {noun} verified.")
     return redirect(safe_next(request, reverse("insights:hygiene-section", args=["unverified"])))
 
@@ -420,12 +396,9 @@ def consolidation_page(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return error_response(request, 400, form.first_error())
     receipt = None
-    try:
-        if request.method == "POST":
-            receipt = consolidate.apply(request.POST.getlist("key"))
-        found = consolidation.plan(form.cleaned_data["project"], limit=form.cleaned_data["limit"])
-    except DomainError as error:
-        return error_response(request, error.status, error.message)
+    if request.method == "POST":
+        receipt = consolidate.apply(request.POST.getlist("key"))
+    found = consolidation.plan(form.cleaned_data["project"], limit=form.cleaned_data["limit"])
     context = {
         "params": params,
         "query": params.urlencode(),

@@ -65,13 +65,11 @@ def _ambiguous(request: HtmxHttpRequest, error: AmbiguousName) -> HttpResponse:
 
 
 def _locate(request: HtmxHttpRequest, name: str):
-    """The memory the URL names, or the answer to give instead."""
+    """The memory the URL names, or, for a name several projects hold, the page asking which."""
     try:
         return lookup.locate(name, tier_param(request.GET)), None
     except AmbiguousName as error:
         return None, _ambiguous(request, error)
-    except DomainError as error:
-        return None, error_response(request, error.status, error.message)
 
 
 def _body_context(memory: Memory, raw: bool) -> dict:
@@ -214,7 +212,7 @@ def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
         )
     except StaleBody as conflict:
         return _form_again(request, memory, form, status=409, conflict=conflict, yours=body)
-    except DomainError as error:
+    except DomainError as error:  # the form again, the refusal beside the field it names
         form.refuse(error)
         return _form_again(request, memory, form, status=error.status)
     if not result.changed:
@@ -264,10 +262,7 @@ def memory_delete(request: HtmxHttpRequest, name: str) -> HttpResponse:
     if answer is not None:
         return answer
     if request.method == "POST":
-        try:
-            result = doors.delete(memory.name, project=memory.project_name)
-        except DomainError as error:
-            return error_response(request, error.status, error.message)
+        result = doors.delete(memory.name, project=memory.project_name)
         sentence = f"Deleted '{result.name}'."
         if result.referenced_by:
             names = ", ".join(f"'{m.name}'" for m in result.referenced_by)
@@ -317,7 +312,7 @@ def memory_new(request: HtmxHttpRequest) -> HttpResponse:
             )
         except NameClash as error:
             form.add_error("name", error.message)
-        except DomainError as error:
+        except DomainError as error:  # the form again, the refusal beside the field it names
             form.refuse(error)
         else:
             messages.success(request, " ".join([f"Saved '{result.memory.name}'.", *result.notes]))

@@ -8,10 +8,8 @@ from django.views.decorators.http import require_GET
 
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
-from memadmin.web.responses import error_response
 from memories.reads.agent_view import TierReads, agent_view
 from memories.reads.params import session_project
-from memories.rules.errors import DomainError
 from projects.models import Project
 
 
@@ -20,10 +18,7 @@ from projects.models import Project
 def tier_view(request: HtmxHttpRequest) -> HttpResponse:
     """`project` names the session's project; absent or empty, a session on no project."""
     projects = list(Project.objects.order_by("name"))  # the tabs, the session's, row names
-    try:
-        project = session_project(request.GET, among=projects)
-    except DomainError as error:
-        return error_response(request, error.status, error.message)
+    project = session_project(request.GET, among=projects)
     reads = TierReads(timezone.now())
     reads.know_projects(projects)
     view = agent_view(project, reads.now, reads=reads)

@@ -76,7 +76,7 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
         name = form.cleaned_data["name"]
         try:
             project = project_writes.add(name)
-        except DomainError as error:
+        except DomainError as error:  # the table again, the refusal beside the name typed
             return _answer(request, add_error=error.message, added=name, status=error.status)
         return _answer(request, sentence=f"Added project '{project.name}'.")
     return render_page(request, "projects/list.html", _context(), fragment="table")
@@ -90,7 +90,7 @@ def project_rename(request: HtmxHttpRequest, name: str) -> HttpResponse:
     new_name = form.cleaned_data["new_name"]
     try:
         project = project_writes.rename(name, new_name)
-    except DomainError as error:
+    except DomainError as error:  # the table again, the refusal beside the row renamed
         return _answer(
             request, errors={name: error.message}, typed={name: new_name}, status=error.status
         )
@@ -107,6 +107,6 @@ def project_remove(request: HtmxHttpRequest, name: str) -> HttpResponse:
         if request.POST.get("confirm") != "true":
             return _answer(request, confirming=Project.objects.named(name).name)
         project_writes.remove(name)
-    except DomainError as error:
+    except DomainError as error:  # the table again, the refusal beside the row
         return _answer(request, errors={name: error.message}, status=error.status)
     return _answer(request, sentence=f"Removed project '{name}'.")

@@ -24,7 +24,6 @@ from memadmin.pages.snapshots.forms import ImportForm, PreviewForm
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memadmin.web.middleware import takes_upload
-from memadmin.web.responses import error_response
 from memories.reads.params import tier_param
 from memories.rules import tiers
 from memories.rules.errors import DomainError
@@ -86,13 +85,10 @@ def snapshots(request: HtmxHttpRequest) -> HttpResponse:
 @admins_only
 def snapshot_download(request: HtmxHttpRequest) -> HttpResponse:
     """`project` absent: every tier; empty: the global tier; a name: that project's."""
-    try:
-        project = tier_param(request.GET)
-        # Not a with block: FileResponse closes it once the zip has been sent.
-        spool = tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024)  # noqa: SIM115
-        snapshot.export_zip(spool, project=project)
-    except DomainError as error:
-        return error_response(request, error.status, error.message)
+    project = tier_param(request.GET)
+    # Not a with block: FileResponse closes it once the zip has been sent.
+    spool = tempfile.SpooledTemporaryFile(max_size=16 * 1024 * 1024)  # noqa: SIM115
+    snapshot.export_zip(spool, project=project)
     spool.seek(0)
     scope = "" if project is ANY_TIER else f"-{tiers.label(project)}"
     stamp = timezone.localtime().strftime("%Y%m%d-%H%M%S")
@@ -127,7 +123,7 @@ def snapshot_preview(request: HtmxHttpRequest) -> HttpResponse:
         with path.open("rb") as handle:
             entries = snapshot.read_zip(handle)
         plan = imports.preview_import(entries, force=force)
-    except DomainError as error:
+    except DomainError as error:  # the upload dropped, the refusal in the import panel
         path.unlink(missing_ok=True)
         return _import_panel(request, error.status, error=error.message, filename=upload.name)
     request.session[SESSION_KEY] = {"token": token, "name": upload.name}
@@ -152,12 +148,12 @@ def snapshot_import(request: HtmxHttpRequest) -> HttpResponse:
     try:
         with path.open("rb") as handle:
             entries = snapshot.read_zip(handle)
-    except DomainError as error:
+    except DomainError as error:  # the upload dropped, the refusal in the import panel
         _discard(request)
         return _import_panel(request, error.status, error=error.message)
     try:
         result = imports.import_memories(entries, force=force)
-    except DomainError as error:
+    except DomainError as error:  # the plan again beside the refusal, the upload kept to retry
         plan = imports.preview_import(entries, force=force)
         return _import_panel(
             request,
