@@ -248,6 +248,7 @@ class Batch:
         self.selects: list[str] = []
         self.params: list = []
         self.spelled: str | None = None  # the tag whose spellings the arms ask for
+        self.found: dict[str, list[tuple]] = {}  # what run() read
 
     def spellings(self, tag: str) -> str:
         """A subquery of the spellings of `tag` the tag tallies hold (the tag filter finds it
@@ -278,6 +279,7 @@ class Batch:
             cursor.execute(statement, params)
             for kind, *row in cursor.fetchall():
                 found.setdefault(kind, []).append(tuple(row))
+        self.found = found
         return found
 
 
@@ -574,4 +576,12 @@ def add_expired_tags(batch: Batch, tier: int | None, now: dt.datetime) -> str:
         f"{_NO_TIER}, {_NO_TEXT}, t.tag, count(*)",
         f"{TAGS} t WHERE {where} GROUP BY t.tag",
         params,
+    )
+
+
+def add_bounded(batch: Batch, kind: str, queryset: QuerySet, bound: int) -> str:
+    """How many rows of `queryset` there are, up to `bound` + 1, as an arm of the batch."""
+    sql, params = queryset.order_by().values("id")[: bound + 1].query.sql_with_params()
+    return batch.add(
+        kind, f"{_NO_TIER}, {_NO_TEXT}, {_NO_TEXT}, count(*)", f"({sql}) bounded", params
     )
