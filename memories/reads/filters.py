@@ -452,6 +452,11 @@ class _Filtering:
             return True
         return any(getattr(self, flt.key) != flt.default for flt in FILTERS)
 
+    def asks_only(self, *keys: str) -> bool:
+        """Whether the filters narrow by nothing but these (and the session's band), so that
+        a count kept for them (memories.reads.tallies) counts what the filters admit."""
+        return all(getattr(self, flt.key) == flt.default for flt in FILTERS if flt.key not in keys)
+
     def labels(self) -> list[str]:
         """Each active filter in words, for summaries such as '12 memories in webdev, ...'."""
         return [words for flt in FILTERS if (words := flt.words(self))]

@@ -96,7 +96,8 @@ def count(filters, now: dt.datetime) -> int | None:
     """
     if filters.unverified:
         return _unverified(filters, now)
-    if filters.referencing or filters.tag or filters.expired is True:
+    kept_by_bands = ("project", "load", "priority_min", "priority_max", "expired")
+    if not filters.asks_only(*kept_by_bands) or filters.expired is True:
         return None
     kept = BandTally.objects.all()
     tier, band = filters.tier_key(), filters.band_tiers()
@@ -149,9 +150,7 @@ def more_tagged_than(filters, bound: int) -> bool:
     A memory holding a tag in several spellings is in the tally of each, so the memories are
     at least the tallies' sum over the number of spellings.
     """
-    if not filters.tag or filters.unverified or filters.referencing:
-        return False
-    if filters.expired is not None or (filters.priority_min, filters.priority_max) != (None,) * 2:
+    if not filters.tag or not filters.asks_only("tag", "project", "load"):
         return False
     kept = tag_tallies(filters.tag)
     tier, band = filters.tier_key(), filters.band_tiers()
