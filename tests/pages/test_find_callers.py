@@ -11,6 +11,7 @@ import re
 import pytest
 from django.core.management import call_command
 from django.http import QueryDict
+from django.utils import timezone
 
 from memadmin.accounts import tokens
 from memadmin.api.openapi import document
@@ -91,7 +92,7 @@ def test_never_read_is_one_filter_everywhere(auditor, operator, store):
     assert '<a href="/memories/?read=never">never read</a> <span class="facet-count">4</span>' in (
         facet
     )
-    read = facets.facets(MemoryFilters(read="never"), facets.timezone.now())
+    read = facets.facets(MemoryFilters(read="never"), timezone.now())
     assert [(v.value, v.count) for f in read if f.key == "read" for v in f.values] == [("never", 4)]
 
     api = Api(tokens.create_token(make_user("script", "auditor"), "read")[1])
