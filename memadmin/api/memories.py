@@ -4,12 +4,11 @@ from urllib.parse import urlencode
 
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils import timezone
 
 from memadmin.api.auth import READ, WRITE, authorize
 from memadmin.api.responses import json_body, ok, query_tier, valid
 from memories.models import Memory
-from memories.reads import backlinks, listing, lookup, search
+from memories.reads import backlinks, find, lookup
 from memories.reads.filters import MemoryFilterForm
 from memories.rules import fields as f
 from memories.rules.errors import BadRequest
@@ -63,32 +62,16 @@ def _location(memory: Memory) -> str:
 @authorize(READ)
 def list_memories(request: HttpRequest):
     form = valid(MemoryFilterForm(request.GET))
-    filters = form.filters()
-    limit = form.cleaned_data["limit"] or DEFAULT_LIMIT
-    offset = form.cleaned_data["offset"] or 0
-    now = timezone.now()
-    queries = form.cleaned_data["q"]
-    if queries:
-        found = search.search(
-            queries, filters, limit=limit, offset=offset, now=now, mode=form.cleaned_data["mode"]
-        )
-        return ok(
-            {
-                "memories": [hit.to_dict(now) for hit in found.hits],
-                "count": found.count,
-                "summary": filters.summary(found.count, searched=True),
-                "last_resort": found.last_resort,
-                "capped": found.capped,
-            }
-        )
-    page = listing.list_dicts(filters, limit=limit, offset=offset, now=now)
-    return ok(
-        {
-            "memories": page.memories,
-            "count": page.count,
-            "summary": filters.summary(page.count),
-        }
+    page = find.Page(
+        limit=form.cleaned_data["limit"] or DEFAULT_LIMIT,
+        offset=form.cleaned_data["offset"] or 0,
+        rows="dicts",
     )
+    found = find.find(find.Question.of(form), page)
+    data = {"memories": list(found.dicts()), "count": found.count, "summary": found.summary}
+    if found.question.searched:
+        data.update(last_resort=found.last_resort, capped=found.capped)
+    return ok(data)
 
 
 @authorize(READ)

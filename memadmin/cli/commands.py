@@ -21,9 +21,8 @@ from django.utils import timezone
 from memadmin.cli.progress import Progress
 from memories import embedding, engine
 from memories.models import Memory
-from memories.reads import backlinks, listing, lookup
-from memories.reads.filters import MemoryFilterForm
-from memories.reads.search import search
+from memories.reads import backlinks, find, lookup
+from memories.reads.filters import FILTERS, MemoryFilterForm
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
 from memories.rules.captions import age, short_age, verified_since_recorded
@@ -94,10 +93,14 @@ def _table(out: OutputWrapper, header: list[str], rows: list[list[str]]) -> None
 def _filter_form(options: dict, **data) -> MemoryFilterForm:
     """The filter options of `memory list` and `memory search` read by the filter form the
     pages and /v1 use, so a bad value is refused in the same words."""
-    data["expired"] = "true" if options.get("expired") else ""
-    for key in ("project", "referencing", "unverified", "tag", "load", "mode"):
-        if options.get(key) is not None:
-            data[key] = options[key]
+    for flt in FILTERS:
+        value = options.get(flt.key)
+        if flt.argument_schema.get("type") == "boolean":
+            data[flt.key] = "true" if value else ""
+        elif value is not None:
+            data[flt.key] = value
+    if options.get("mode") is not None:
+        data["mode"] = options["mode"]
     form = MemoryFilterForm(data)
     if not form.is_valid():
         raise CommandError(form.first_error())
@@ -105,10 +108,10 @@ def _filter_form(options: dict, **data) -> MemoryFilterForm:
 
 
 def list_memories(out: OutputWrapper, *, format, **options) -> None:
-    filters = _filter_form(options).filters()
-    now = timezone.now()
     with refusals():
-        rows = list(listing.memories(filters, now=now))
+        found = find.find(find.Question.of(_filter_form(options)), find.EVERY)
+        rows = list(found.memories)
+    now = found.now
     if format == "json":
         _dump(out, {"memories": [memory.to_dict(now) for memory in rows]})
         return
@@ -130,26 +133,20 @@ def list_memories(out: OutputWrapper, *, format, **options) -> None:
                 for m in rows
             ],
         )
-    out.write(filters.summary(len(rows)) + ".")
+    out.write(found.summary + ".")
 
 
 def search_memories(out: OutputWrapper, *, queries, limit, format, **options) -> None:
     """`memory search`: hybrid unless --mode says words or meaning."""
     form = _filter_form(options, q=queries, limit=str(limit))
-    filters = form.filters()
     with refusals():
-        result = search(
-            form.cleaned_data["q"],
-            filters,
-            limit=form.cleaned_data["limit"],
-            mode=form.cleaned_data["mode"],
-        )
+        found = find.find(find.Question.of(form), find.Page(limit=form.cleaned_data["limit"]))
     if format == "json":
-        _dump(out, {"memories": [hit.to_dict() for hit in result.hits]})
+        _dump(out, {"memories": list(found.dicts())})
         return
-    for line in result.summary(form.cleaned_data["q"], filters):
+    for line in [found.summary, *found.notes]:
         out.write(line)
-    for hit in result.hits:
+    for hit in found.hits:
         memory = hit.memory
         marks = [f"{memory.read_count} reads", f"age {short_age(memory.created_at)}"]
         if hit.verified_since_recorded:

@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from memadmin.mcp.session import Session
 from memories.models import Memory
-from memories.reads import backlinks, listing, lookup, search
-from memories.reads.filters import MemoryFilterForm
+from memories.reads import backlinks, find, lookup, search
+from memories.reads.filters import FILTERS, Filter, MemoryFilterForm
 from memories.rules import fields as f
 from memories.rules import tiers
 from memories.rules.captions import age, relative
@@ -245,6 +245,18 @@ def _page(memory: Memory, read: doors.ReadResult) -> str:
 # memory_search --------------------------------------------------------------------------
 
 FORM_ARGUMENTS = {"q": "queries"}  # the filter form's names for the tool's arguments
+FILTER_ARGUMENTS = [flt for flt in FILTERS if flt.in_mcp]
+
+
+def _filter_argument(flt: Filter, value) -> str:
+    """A filter's argument as the filter form reads its parameter."""
+    if value is None:
+        return ""
+    if flt.argument_schema.get("type") == "boolean":
+        if not isinstance(value, bool):
+            raise InvalidField(flt.key, f"{flt.key} is true or false.")
+        return str(value).lower()
+    return value
 
 
 def memory_search(session: Session, args: dict) -> str:
@@ -253,15 +265,10 @@ def memory_search(session: Session, args: dict) -> str:
         queries = [queries]
     if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
         raise InvalidField("queries", "queries is a list of texts, read as synonyms.")
-    expired = args.get("expired")
-    if expired is not None and not isinstance(expired, bool):
-        raise InvalidField("expired", "expired is true or false.")
     form = MemoryFilterForm(
         {
             "q": queries,
-            "referencing": args.get("referencing") or "",
-            "unverified": args.get("unverified") or "",
-            "expired": "" if expired is None else str(expired).lower(),
+            **{flt.key: _filter_argument(flt, args.get(flt.key)) for flt in FILTER_ARGUMENTS},
             "limit": args.get("limit") or SEARCH_LIMIT,
             "offset": args.get("offset") or 0,
         }
@@ -271,25 +278,24 @@ def memory_search(session: Session, args: dict) -> str:
         name = FORM_ARGUMENTS.get(field, field)
         raise InvalidField(name, f"{name}: {errors[0]}")
     tier = _tier(session, args.get("tier"))
-    filters = form.filters()
+    question = find.Question.of(form)
     if tier is ANY_TIER:
-        filters = replace(filters, band=session.project_name)
+        filters = replace(question.filters, band=session.project_name)
     else:
-        filters = replace(filters, project=tier)
-    limit, offset = form.cleaned_data["limit"], form.cleaned_data["offset"]
+        filters = replace(question.filters, project=tier)
+    offset = form.cleaned_data["offset"]
+    page = find.Page(limit=form.cleaned_data["limit"], offset=offset)
     now = timezone.now()
-    queries = form.cleaned_data["q"]
-    if queries:
-        found = search.search(queries, filters, limit=limit, offset=offset, now=now)
-        heading, count = found.summary(queries, filters), found.count
-        rows = [(hit.memory, _sense(hit)) for hit in found.hits]
-    else:
-        page = listing.list_memories(filters, limit=limit, offset=offset, now=now)
-        heading, count = [filters.summary(page.count)], page.count
-        rows = [(memory, "") for memory in page.memories]
-    lines = [heading[0] + ".", *heading[1:]]
-    if rows and (offset or offset + len(rows) < count):
-        more = f" Pass offset {offset + len(rows)} for more." if offset + len(rows) < count else ""
+    found = find.find(replace(question, filters=filters), page, now=now)
+    hits = found.hits or [None] * len(found.memories)
+    rows = [(m, _sense(hit) if hit else "") for m, hit in zip(found.memories, hits, strict=True)]
+    lines = [found.summary + ".", *found.notes]
+    if rows and (offset or offset + len(rows) < found.count):
+        more = (
+            f" Pass offset {offset + len(rows)} for more."
+            if offset + len(rows) < found.count
+            else ""
+        )
         lines.append(f"Showing {offset + 1} to {offset + len(rows)}.{more}")
     entries = [_entry(session, memory, sense, now) for memory, sense in rows]
     return "\n\n".join(["\n".join(lines), *entries]) if entries else "\n".join(lines)
@@ -421,9 +427,10 @@ TOOLS = {
                     "description": 'Synonyms, e.g. ["terse", "brevity", "verbosity"].',
                 },
                 "tier": TIER,
-                "referencing": _text("Only memories referencing this memory, path, URL or id."),
-                "unverified": _text("Only memories not verified within this period: 90d, 12h, 2w."),
-                "expired": _flag("true: only expired memories; false: none of them."),
+                **{
+                    flt.key: {**flt.argument_schema, "description": flt.description}
+                    for flt in FILTER_ARGUMENTS
+                },
                 "limit": {
                     "type": "integer",
                     "minimum": 1,

@@ -25,7 +25,7 @@ from django.db.models import (
 from memories.engine.hints import Unindexed, likelihood
 from memories.models import Memory, Tag
 from memories.reads import tallies
-from memories.reads.filters import PERIOD_CHOICES, SPARSE, MemoryFilters
+from memories.reads.filters import FILTERS, PERIOD_CHOICES, SPARSE, MemoryFilters
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
 from memories.rules.tiers import ANY_TIER
@@ -33,6 +33,7 @@ from projects.models import Project
 
 TAGS_SHOWN = 20  # the most common tags; the next ones are behind "more"
 TAGS_MORE = 200  # at most this many more
+OWN_FACET_BOUND = 2000  # a filter counting its own facet counts each choice up to this
 # SQLite's lower(), which the tag filter folds with, folds ASCII letters alone.
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
@@ -42,6 +43,7 @@ class FacetValue:
     value: str  # the parameter's value its link sets
     label: str
     count: int
+    more: bool = False  # the count stopped at OWN_FACET_BOUND: there are more
 
 
 @dataclass
@@ -90,9 +92,12 @@ def facets(filters: MemoryFilters, now: dt.datetime) -> list[Facet]:
     filter finds counts them all, and a second its tags.
     """
     names = dict(Project.objects.values_list("id", "name"))
+    batch = tallies.Batch()
+    own_facets = _add_own_facets(batch, filters, now)
     if _tally_kept(filters):
-        counts = _tallied(filters, now)
+        counts = _tallied(filters, now, batch)
     else:
+        batch.run()
         counts = (
             _by_what_it_leaves_out(filters, now)
             or _tagged(filters, now)
@@ -143,8 +148,37 @@ def facets(filters: MemoryFilters, now: dt.datetime) -> list[Facet]:
         ),
         Facet("unverified", "Unverified for", unverified),
         _tag_facet(counts.tags),
+        *own_facets(batch.found),
     ]
     return [facet for facet in found if facet.values]
+
+
+def _add_own_facets(
+    batch: tallies.Batch, filters: MemoryFilters, now: dt.datetime
+) -> Callable[[dict], list[Facet]]:
+    """The facets of the filters that count their own (Filter.counts_own_facet): each choice
+    under the other filters, up to OWN_FACET_BOUND (a count past it reads "2,000+"), asked
+    of `batch`; returns what reads them off the batch's rows."""
+    asked = []
+    for flt in FILTERS:
+        if not flt.counts_own_facet:
+            continue
+        for value, words in flt.choices:
+            chosen = replace(filters, **{flt.key: value}).apply(Memory.objects.all(), now)
+            kind = tallies.add_bounded(batch, f"own-{flt.key}-{value}", chosen, OWN_FACET_BOUND)
+            asked.append((flt, value, words, kind))
+
+    def read(found: dict) -> list[Facet]:
+        by_filter: dict[str, Facet] = {}
+        for flt, value, words, kind in asked:
+            facet = by_filter.setdefault(flt.key, Facet(flt.key, flt.title, []))
+            counted = tallies.single(found, kind)
+            if counted:
+                more = counted > OWN_FACET_BOUND
+                facet.values.append(FacetValue(value, words, min(counted, OWN_FACET_BOUND), more))
+        return list(by_filter.values())
+
+    return read
 
 
 def _tally_kept(filters: MemoryFilters) -> bool:
@@ -176,12 +210,14 @@ def _expired(now: dt.datetime) -> Q:
     return Q(likelihood(Q(expires_at__lte=now), SPARSE))
 
 
-def _tallied(filters: MemoryFilters, now: dt.datetime) -> _Counts:
-    """The counts over every tier or one, in one statement: tiers, loads and tags off the
-    tallies; the expired a range of memory_expires, or of memory_tier_expiry for one tier;
-    the verification spans off the day tallies."""
+def _tallied(
+    filters: MemoryFilters, now: dt.datetime, batch: tallies.Batch | None = None
+) -> _Counts:
+    """The counts over every tier or one, in one statement with what `batch` asks: tiers,
+    loads and tags off the tallies; the expired a range of memory_expires, or of
+    memory_tier_expiry for one tier; the verification spans off the day tallies."""
     tier = filters.tier_key()
-    batch = tallies.Batch()
+    batch = batch or tallies.Batch()
     bands, tags = tallies.add_bands(batch, tier), tallies.add_tags(batch, tier)
     expired = tallies.add_expired(batch, tier, now)
     spans = _add_spans(batch, now, tier)

@@ -1,11 +1,19 @@
-"""The filters of the list, search, API and pages: one form parses them, one object applies them.
+"""The filters of the list, search, API, MCP and the commands, declared once.
+
+Each filter is an object in FILTERS holding its query parameter, the form field that reads
+it, its condition, its words ("unverified for 90 days"), its OpenAPI schema, its choices
+(which the list's form and facets show) and whether MCP and `memory list` offer it. The
+filters object (MemoryFilters, one field per filter), its form (MemoryFilterForm), its
+summary, the facets' links, the OpenAPI parameters and the tool's and the command's options
+are derived from that list, as Datasette's filters carry their `where_clause()` beside their
+`human_clause()`.
 
 Query parameter names and values are the API's (`project`, `expired=true`, `unverified=90d`,
-`referencing`, `tag`, `load`, `q`), so a URL moves between a page and /v1.
+`referencing`, `tag`, `load`, `read=never`, `q`), so a URL moves between a page and /v1.
 """
 
 import datetime as dt
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, make_dataclass, replace
 
 from django import forms
 from django.db.models import Exists, F, OuterRef, Q, QuerySet, Value
@@ -14,7 +22,7 @@ from django.utils import timezone
 
 from memories.engine.hints import Unindexed, likelihood
 from memories.models import Memory, Reference, Tag
-from memories.reads.params import TierForm
+from memories.reads.params import FirstErrorMixin
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
 from memories.rules.errors import InvalidField
@@ -23,21 +31,336 @@ from projects.models import Project
 
 # The share of rows a condition is declared to admit when it admits most of them, or few.
 DENSE, SPARSE = 0.9, 0.05
+NO_NUL = "^[^\\u0000]*$"  # a text parameter holds no NUL character (refused: 400)
+
+# The periods the pages offer for `unverified=`, which takes any period (`12h`, `2w`).
+PERIOD_CHOICES = [
+    ("7d", "a week"),
+    ("30d", "30 days"),
+    ("90d", "90 days"),
+    ("180d", "180 days"),
+    ("365d", "a year"),
+]
+BOOL_CHOICES = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 
 @dataclass(frozen=True)
-class MemoryFilters:
-    project: object = ANY_TIER  # ANY_TIER, None (the global tier) or a project name
-    # What a session sees: ANY_TIER (no session), None (a session on no project: the global
-    # tier) or a project name (its tier and the global one). A session's own scope, so no label.
-    band: object = ANY_TIER
-    expired: bool | None = None
-    unverified: str | None = None  # a period such as "90d"
-    referencing: str | None = None
-    tag: str | None = None
-    load: str | None = None
-    priority_min: int | None = None
-    priority_max: int | None = None
+class Scan:
+    """How the conditions of one query are written (see MemoryFilters.apply)."""
+
+    now: dt.datetime
+    walk_order: bool = False
+    sparse: bool = False
+
+    def compare(self, name: str, lookup: str, value) -> Q:
+        """`name <lookup> value` as a condition: walked (the planner will not look it up
+        through the column's index), declared sparse, or as it is."""
+        if self.walk_order:
+            column = Unindexed(F(name), output_field=Memory._meta.get_field(name))
+            return Q(column.get_lookup(lookup)(column, value))
+        condition = Q(**{f"{name}__{lookup}": value})
+        return Q(likelihood(condition, SPARSE)) if self.sparse else condition
+
+
+class Filter:
+    """One filter. `key` is its query parameter and its field on MemoryFilters; `default`
+    the value that filters nothing."""
+
+    key: str
+    default = None
+    title = ""  # the form's label and the facet's heading
+    description = ""  # the parameter in the OpenAPI document, MCP and the command's help
+    schema: dict = {"type": "string"}  # the query parameter's JSON schema (OpenAPI)
+    choices: tuple[tuple[str, str], ...] = ()  # (value, words) the list's form offers
+    any_choice = "any"  # the form's words for no value
+    # Whether the facets count each choice through the filter itself (bounded), rather than
+    # off the tallies with the others (memories.reads.facets).
+    counts_own_facet = False
+    in_mcp = False  # an argument of MCP's memory_search
+    argument_schema: dict = {"type": "string"}  # its JSON schema there
+    in_command = False  # an option of `memory list` and `memory search`
+    metavar: str | None = None  # the command option's placeholder
+
+    @property
+    def command_help(self) -> str:
+        return self.description
+
+    def form_field(self) -> forms.Field:
+        raise NotImplementedError
+
+    def condition(self, value, scan: Scan) -> Q:
+        raise NotImplementedError
+
+    def apply(self, queryset: QuerySet, filters, scan: Scan) -> QuerySet:
+        value = getattr(filters, self.key)
+        if value == self.default:
+            return queryset
+        return queryset.filter(self.condition(value, scan))
+
+    def words(self, filters) -> str | None:
+        """The filter in words when it narrows, for summaries ('12 memories, expired')."""
+        raise NotImplementedError
+
+    def choice_words(self, value) -> str:
+        return dict(self.choices).get(value, str(value))
+
+
+class _TierField(forms.Field):
+    """`project` absent is every tier (ANY_TIER), empty the global tier (None), else a name."""
+
+    def clean(self, value):
+        try:
+            return memory_fields.tier(value)
+        except InvalidField as error:
+            raise forms.ValidationError(error.message) from None
+
+
+class TierFilter(Filter):
+    key = "project"
+    default = ANY_TIER
+    title = "Tier"
+    description = "absent: every tier; empty: the global tier; a name: that tier"
+    schema = {
+        "type": "string",
+        "pattern": f"^({memory_fields.NAME_RE.pattern})?$",
+        "maxLength": memory_fields.PROJECT_NAME_MAX,
+    }
+
+    def form_field(self):
+        return _TierField(required=False)
+
+    def apply(self, queryset, filters, scan):
+        """The tier, and the band of the session the filters are asked within."""
+        tier = filters.tier_key()
+        if tier is not None:
+            queryset = queryset.filter(tier=tier)
+        band = filters.band_tiers()
+        return queryset if band is None else queryset.filter(tier__in=band)
+
+    def words(self, filters):
+        return None if filters.project is ANY_TIER else tiers.where(filters.project)
+
+
+class _TrueOrFalseField(forms.CharField):
+    def clean(self, value):
+        value = (value or "").strip().lower()
+        if value == "":
+            return None
+        if value not in BOOL_CHOICES:
+            raise forms.ValidationError("expired is true or false.")
+        return BOOL_CHOICES[value]
+
+
+class ExpiredFilter(Filter):
+    key = "expired"
+    title = "Expiry"
+    description = "true: only expired memories; false: only those in force"
+    schema = {"type": "string", "enum": ["", *BOOL_CHOICES]}
+    choices = (("true", "expired"), ("false", "in force"))
+    in_mcp = in_command = True
+    argument_schema = {"type": "boolean"}
+    command_help = "only expired memories"
+
+    def form_field(self):
+        return _TrueOrFalseField(required=False)
+
+    def condition(self, value, scan):
+        if value:
+            return scan.compare("expires_at", "lte", scan.now)
+        return Q(expires_at__isnull=True) | scan.compare("expires_at", "gt", scan.now)
+
+    def words(self, filters):
+        return {True: "expired", False: "not expired"}.get(filters.expired)
+
+
+class _PeriodField(forms.CharField):
+    def to_python(self, value):
+        value = super().to_python(value)
+        try:
+            memory_fields.period(value)
+        except InvalidField as error:
+            raise forms.ValidationError(error.message) from None
+        return value
+
+
+class UnverifiedFilter(Filter):
+    key = "unverified"
+    title = "Unverified for"
+    description = "not verified within this period: minutes, hours, days or weeks (90d, 12h, 2w)"
+    schema = {"type": "string", "pattern": f"^({memory_fields.PERIOD_RE.pattern})?$"}
+    choices = tuple(PERIOD_CHOICES)
+    any_choice = "any time"
+    in_mcp = in_command = True
+    metavar = "PERIOD"
+
+    def form_field(self):
+        return _PeriodField(required=False, max_length=10, strip=False, empty_value=None)
+
+    def apply(self, queryset, filters, scan):
+        if not filters.unverified:
+            return queryset
+        try:
+            cutoff = scan.now - memory_fields.period(filters.unverified)
+        except OverflowError:
+            # A period reaching back before year 1: nothing was verified that long ago.
+            return queryset.none()
+        return queryset.filter(scan.compare("verified_at", "lt", cutoff))
+
+    def words(self, filters):
+        if filters.unverified:
+            return f"unverified for {memory_fields.period_words(filters.unverified)}"
+        return None
+
+
+class ReferencingFilter(Filter):
+    key = "referencing"
+    title = "Referencing"
+    description = "memories whose references include this memory name, path, URL or id"
+    schema = {"type": "string", "maxLength": memory_fields.MAX_REFERENCE_LENGTH, "pattern": NO_NUL}
+    in_mcp = in_command = True
+    metavar = "TARGET"
+
+    def form_field(self):
+        return forms.CharField(
+            required=False, max_length=memory_fields.MAX_REFERENCE_LENGTH, empty_value=None
+        )
+
+    def condition(self, value, scan):
+        citing = Reference.objects.filter(target=value).values("memory_id")
+        return scan.compare("id", "in", citing)
+
+    def words(self, filters):
+        return f"referencing ‘{filters.referencing}’" if filters.referencing else None
+
+
+class TagFilter(Filter):
+    key = "tag"
+    title = "Tag"
+    description = "memories with this tag"
+    schema = {"type": "string", "maxLength": memory_fields.MAX_TAG_LENGTH, "pattern": NO_NUL}
+    in_command = True
+
+    def form_field(self):
+        return forms.CharField(
+            required=False, max_length=memory_fields.MAX_TAG_LENGTH, empty_value=None
+        )
+
+    @staticmethod
+    def rows(tag: str) -> QuerySet:
+        """The tag's rows in any spelling: the filter finds a tag in any case."""
+        return Tag.objects.alias(folded=Lower("tag")).filter(folded=Lower(Value(tag)))
+
+    def apply(self, queryset, filters, scan):
+        if not filters.tag:
+            return queryset
+        tagged = self.rows(filters.tag)
+        if scan.walk_order:
+            # Each row walked looks its own tags up: `id IN (...)` would first gather every
+            # memory carrying the tag (bench/results/2026-12-02-quiet-9).
+            return queryset.filter(Exists(tagged.filter(memory_id=OuterRef("id"))))
+        return queryset.filter(scan.compare("id", "in", tagged.values("memory_id")))
+
+    def words(self, filters):
+        return f"tagged {filters.tag}" if filters.tag else None
+
+
+class LoadFilter(Filter):
+    key = "load"
+    title = "Load"
+    description = "memories of this load"
+    schema = {"type": "string", "enum": ["", *memory_fields.LOADS]}
+    choices = tuple((load, load) for load in memory_fields.LOADS)
+    in_command = True
+    metavar = "{" + ",".join(memory_fields.LOADS) + "}"
+
+    def form_field(self):
+        return forms.TypedChoiceField(
+            required=False, choices=[("", "any load"), *self.choices], empty_value=None
+        )
+
+    def condition(self, value, scan):
+        return scan.compare("load", "exact", value)
+
+    def words(self, filters):
+        return f"load {filters.load}" if filters.load else None
+
+
+PRIORITY_BOUND = {
+    "type": "integer",
+    "minimum": memory_fields.PRIORITY_MIN,
+    "maximum": memory_fields.PRIORITY_MAX,
+}
+
+
+class PriorityBound(Filter):
+    """priority_min or priority_max; the lower bound's words say both."""
+
+    schema = PRIORITY_BOUND
+
+    def __init__(self, key: str, lookup: str, description: str):
+        self.key, self.lookup, self.description = key, lookup, description
+
+    def form_field(self):
+        return forms.IntegerField(
+            required=False,
+            min_value=memory_fields.PRIORITY_MIN,
+            max_value=memory_fields.PRIORITY_MAX,
+        )
+
+    def condition(self, value, scan):
+        return Q(**{f"priority__{self.lookup}": value})
+
+    def words(self, filters):
+        low, high = filters.priority_min, filters.priority_max
+        if self.lookup == "lte":
+            return f"priority {high} or less" if high is not None and low is None else None
+        if low is None:
+            return None
+        return f"priority {low}–{high}" if high is not None else f"priority {low} or more"
+
+
+class ReadFilter(Filter):
+    """Whether the agent ever read a memory through its read door."""
+
+    key = "read"
+    title = "Read by the agent"
+    description = "never: memories the agent has never read through its read door"
+    choices = (("never", "never read"),)
+    schema = {"type": "string", "enum": ["", *dict(choices)]}
+    argument_schema = {"type": "string", "enum": list(dict(choices))}
+    counts_own_facet = in_mcp = in_command = True
+    metavar = "{never}"
+
+    def form_field(self):
+        return forms.TypedChoiceField(
+            required=False, choices=[("", self.any_choice), *self.choices], empty_value=None
+        )
+
+    def condition(self, value, scan):
+        return Q(read_count=0)
+
+    def words(self, filters):
+        return self.choice_words(filters.read) if filters.read else None
+
+
+# In the order the form, the summary, the facets and the OpenAPI document list them.
+FILTERS: tuple[Filter, ...] = (
+    TierFilter(),
+    ExpiredFilter(),
+    UnverifiedFilter(),
+    ReferencingFilter(),
+    TagFilter(),
+    LoadFilter(),
+    PriorityBound("priority_min", "gte", "priority at least this"),
+    PriorityBound("priority_max", "lte", "priority at most this"),
+    ReadFilter(),
+)
+BY_KEY = {flt.key: flt for flt in FILTERS}
+TAG = BY_KEY["tag"]
+
+
+class _Filtering:
+    """The behaviour of MemoryFilters, whose fields are FILTERS' keys and `band`."""
 
     def tier_key(self) -> int | None:
         """The tier column's value for `project`, or None for every tier.
@@ -78,56 +401,16 @@ class MemoryFilters:
         so that SQLite cannot look them up through their own indexes, and walks the sort's
         index instead, testing each row. Same rows; for a filter that admits many memories
         (unverified for 90 days on an old store) a page then reads about its own rows, where
-        the lookup would fetch and sort every match (0.2 ms against 470 ms at 100,000).
+        the lookup would fetch and sort every match.
 
         `sparse` is the other way round: it declares those conditions to admit few rows
         (see `likelihood`), so that SQLite looks them up rather than walking the sort's index
-        past every row they reject (`load=inline`, 200 of 100,000 memories: 0.3 ms against
-        22 ms walked).
+        past every row they reject (`load=inline`, 200 of 100,000 memories).
         """
-        now = now or timezone.now()
-        column = _walked if walk_order else (_declared_sparse if sparse else F)
-        tier = self.tier_key()
-        if tier is not None:
-            queryset = queryset.filter(tier=tier)
-        band = self.band_tiers()
-        if band is not None:
-            queryset = queryset.filter(tier__in=band)
-        if self.expired is True:
-            queryset = queryset.filter(_compare(column, "expires_at", "lte", now))
-        elif self.expired is False:
-            queryset = queryset.filter(
-                Q(expires_at__isnull=True) | _compare(column, "expires_at", "gt", now)
-            )
-        if self.unverified:
-            try:
-                cutoff = now - memory_fields.period(self.unverified)
-            except OverflowError:
-                # A period reaching back before year 1: nothing was verified that long ago.
-                return queryset.none()
-            queryset = queryset.filter(_compare(column, "verified_at", "lt", cutoff))
-        if self.referencing:
-            citing = Reference.objects.filter(target=self.referencing).values("memory_id")
-            queryset = queryset.filter(_compare(column, "id", "in", citing))
-        if self.tag:
-            tagged = self._tag_rows()
-            if walk_order:
-                # Each row walked looks its own tags up: `id IN (...)` would first gather every
-                # memory carrying the tag (52 ms for a common one at 1,000,000; 1.4 walked).
-                queryset = queryset.filter(Exists(tagged.filter(memory_id=OuterRef("id"))))
-            else:
-                queryset = queryset.filter(_compare(column, "id", "in", tagged.values("memory_id")))
-        if self.load:
-            queryset = queryset.filter(_compare(column, "load", "exact", self.load))
-        if self.priority_min is not None:
-            queryset = queryset.filter(priority__gte=self.priority_min)
-        if self.priority_max is not None:
-            queryset = queryset.filter(priority__lte=self.priority_max)
+        scan = Scan(now or timezone.now(), walk_order, sparse and not walk_order)
+        for flt in FILTERS:
+            queryset = flt.apply(queryset, self, scan)
         return queryset
-
-    def _tag_rows(self) -> QuerySet:
-        """The tag's rows in any spelling: the filter finds a tag in any case."""
-        return Tag.objects.alias(folded=Lower("tag")).filter(folded=Lower(Value(self.tag)))
 
     def _without_tag(self) -> "MemoryFilters":
         """These filters but the tag, sharing the project ids they look up (once, here)."""
@@ -142,19 +425,19 @@ class MemoryFilters:
         """How many rows of `queryset` the filters admit, up to `bound` + 1.
 
         A tag's are read off its rows in the tag index, each memory tested, as far as the
-        bound: `id IN (...)` first gathered every memory of the tag (80 ms for one on 15% of
-        1,000,000 memories, to count 2,000 of its orphans), walking the memories testing the
-        tag read 27,000 rows for them (72 ms), and a rare tag's walk every memory.
+        bound: `id IN (...)` first gathered every memory of the tag, walking the memories
+        testing the tag read far more rows, and a rare tag's walk every memory
+        (bench/results/2026-12-03-run-17).
         """
         if not self.tag:
             return self.apply(queryset, now).order_by()[: bound + 1].count()
         others = self._without_tag().apply(queryset, now).filter(id=OuterRef("memory_id"))
         # A memory holding the tag in two spellings counts at its first: DISTINCT had SQLite
         # read the tag rows in memory order, every tag of every memory until the bound.
-        earlier = self._tag_rows().filter(
+        earlier = TAG.rows(self.tag).filter(
             memory_id=OuterRef("memory_id"), position__lt=OuterRef("position")
         )
-        tagged = self._tag_rows().filter(Exists(others.order_by().values("id")), ~Exists(earlier))
+        tagged = TAG.rows(self.tag).filter(Exists(others.order_by().values("id")), ~Exists(earlier))
         return tagged.order_by()[: bound + 1].count()
 
     def count_bounded(self, queryset: QuerySet, now: dt.datetime, bound: int) -> tuple[int, bool]:
@@ -165,35 +448,18 @@ class MemoryFilters:
     @property
     def active(self) -> bool:
         """Whether any filter narrows the store (the global tier, project None, does)."""
-        scopes = ("project", "band")
-        if any(getattr(self, name) is not ANY_TIER for name in scopes):
+        if self.band is not ANY_TIER:
             return True
-        return any(getattr(self, f.name) is not None for f in fields(self) if f.name not in scopes)
+        return any(getattr(self, flt.key) != flt.default for flt in FILTERS)
+
+    def asks_only(self, *keys: str) -> bool:
+        """Whether the filters narrow by nothing but these (and the session's band), so that
+        a count kept for them (memories.reads.tallies) counts what the filters admit."""
+        return all(getattr(self, flt.key) == flt.default for flt in FILTERS if flt.key not in keys)
 
     def labels(self) -> list[str]:
         """Each active filter in words, for summaries such as '12 memories in webdev, ...'."""
-        parts = []
-        if self.project is not ANY_TIER:
-            parts.append(tiers.where(self.project))
-        if self.expired is True:
-            parts.append("expired")
-        elif self.expired is False:
-            parts.append("not expired")
-        if self.unverified:
-            parts.append(f"unverified for {memory_fields.period_words(self.unverified)}")
-        if self.referencing:
-            parts.append(f"referencing ‘{self.referencing}’")
-        if self.tag:
-            parts.append(f"tagged {self.tag}")
-        if self.load:
-            parts.append(f"load {self.load}")
-        if self.priority_min is not None and self.priority_max is not None:
-            parts.append(f"priority {self.priority_min}–{self.priority_max}")
-        elif self.priority_min is not None:
-            parts.append(f"priority {self.priority_min} or more")
-        elif self.priority_max is not None:
-            parts.append(f"priority {self.priority_max} or less")
-        return parts
+        return [words for flt in FILTERS if (words := flt.words(self))]
 
     def summary(self, count: int, *, searched: bool = False, more: bool = False) -> str:
         """`more`: there are more than `count` (a bounded count)."""
@@ -203,23 +469,17 @@ class MemoryFilters:
         return text + ("" if searched else ", most important first")
 
 
-def _walked(name: str) -> Unindexed:
-    """The column's value, which the planner will not look up through an index."""
-    return Unindexed(F(name), output_field=Memory._meta.get_field(name))
-
-
-def _declared_sparse(name: str) -> F:
-    """The column as it is; `_compare` declares a condition on it sparse."""
-    return F(name)
-
-
-def _compare(column, name: str, lookup: str, value) -> Q:
-    """`column(name) <lookup> value` as a filter condition."""
-    expression = column(name)
-    if isinstance(expression, F):
-        condition = Q(**{f"{name}__{lookup}": value})
-        return Q(likelihood(condition, SPARSE)) if column is _declared_sparse else condition
-    return Q(expression.get_lookup(lookup)(expression, value))
+# One field per filter, and `band`: what a session sees, ANY_TIER (no session), None (a
+# session on no project: the global tier) or a project name (its tier and the global one).
+# A session's own scope, so no filter of its own and no words.
+MemoryFilters = make_dataclass(
+    "MemoryFilters",
+    [(flt.key, object, field(default=flt.default)) for flt in FILTERS]
+    + [("band", object, field(default=ANY_TIER))],
+    bases=(_Filtering,),
+    frozen=True,
+)
+MemoryFilters.__module__ = __name__
 
 
 class QueryListWidget(forms.MultipleHiddenInput):
@@ -251,76 +511,35 @@ class QueryListField(forms.Field):
         return [item.replace("\x00", " ") for item in value]
 
 
-# The periods the pages offer for `unverified=`, which takes any period (`12h`, `2w`).
-PERIOD_CHOICES = [
-    ("7d", "a week"),
-    ("30d", "30 days"),
-    ("90d", "90 days"),
-    ("180d", "180 days"),
-    ("365d", "a year"),
-]
-BOOL_CHOICES = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+class _ModeField(forms.CharField):
+    """Absent or empty: the default; given, exactly one of the modes (the document's enum)."""
 
-
-class MemoryFilterForm(TierForm):
-    expired = forms.CharField(required=False)
-    unverified = forms.CharField(required=False, max_length=10, strip=False)
-    referencing = forms.CharField(required=False, max_length=memory_fields.MAX_REFERENCE_LENGTH)
-    tag = forms.CharField(required=False, max_length=memory_fields.MAX_TAG_LENGTH)
-    load = forms.ChoiceField(
-        required=False, choices=[("", "any load")] + [(x, x) for x in memory_fields.LOADS]
-    )
-    priority_min = forms.IntegerField(
-        required=False, min_value=memory_fields.PRIORITY_MIN, max_value=memory_fields.PRIORITY_MAX
-    )
-    priority_max = forms.IntegerField(
-        required=False, min_value=memory_fields.PRIORITY_MIN, max_value=memory_fields.PRIORITY_MAX
-    )
-    q = QueryListField(required=False)
-    mode = forms.CharField(required=False, max_length=10)
-    limit = forms.IntegerField(required=False, min_value=1, max_value=500)
-    offset = forms.IntegerField(required=False, min_value=0, max_value=10_000_000)
-
-    def clean_expired(self):
-        value = self.cleaned_data["expired"].strip().lower()
-        if value == "":
-            return None
-        if value not in BOOL_CHOICES:
-            raise forms.ValidationError("expired is true or false.")
-        return BOOL_CHOICES[value]
-
-    def clean_unverified(self):
-        value = self.cleaned_data["unverified"]
-        if not value:
-            return None
-        try:
-            memory_fields.period(value)
-        except InvalidField as error:
-            raise forms.ValidationError(error.message) from None
-        return value
-
-    def clean_referencing(self):
-        return self.cleaned_data["referencing"].strip() or None
-
-    def clean_tag(self):
-        return self.cleaned_data["tag"].strip() or None
-
-    def clean_load(self):
-        return self.cleaned_data["load"] or None
-
-    def clean_mode(self):
-        # Absent or empty: the default; given, exactly one of the modes (the document's enum).
-        value = self.data.get("mode") or memory_fields.SEARCH_MODES[0]
+    def clean(self, value):
+        value = super().clean(value) or memory_fields.SEARCH_MODES[0]
         if value not in memory_fields.SEARCH_MODES:
             raise forms.ValidationError(memory_fields.SEARCH_MODE_MESSAGE)
         return value
 
+
+class _FilterFormBase(FirstErrorMixin, forms.Form):
     def filters(self) -> MemoryFilters:
         """The validated filters; call after is_valid()."""
         return MemoryFilters(
-            **{
-                f.name: self.cleaned_data.get(f.name)
-                for f in fields(MemoryFilters)
-                if f.name in self.fields
-            }
+            **{flt.key: self.cleaned_data[flt.key] for flt in FILTERS if flt.key in self.fields}
         )
+
+
+# The filters' fields, then a search's and a page's.
+MemoryFilterForm = type(
+    "MemoryFilterForm",
+    (_FilterFormBase,),
+    {
+        "__module__": __name__,
+        "__doc__": "Every filter's parameter, `q` (synonyms), `mode` and an offset page.",
+        **{flt.key: flt.form_field() for flt in FILTERS},
+        "q": QueryListField(required=False),
+        "mode": _ModeField(required=False, max_length=10, strip=False),
+        "limit": forms.IntegerField(required=False, min_value=1, max_value=500),
+        "offset": forms.IntegerField(required=False, min_value=0, max_value=10_000_000),
+    },
+)

@@ -63,7 +63,7 @@ class HygieneForm(MemoryFilterForm):
     section = forms.ChoiceField(required=False, choices=[(k, k) for k in hygiene.SECTIONS])
 
     def clean_unverified(self):
-        return super().clean_unverified() or hygiene.DEFAULT_PERIOD
+        return self.cleaned_data["unverified"] or hygiene.DEFAULT_PERIOD
 
     def clean_limit(self):
         limit = self.cleaned_data["limit"]

@@ -1,4 +1,5 @@
-"""Search: the one read behind the list page, the API's `q=` and `manage.py memory search`.
+"""Search: the ranked half of memories.reads.find, behind every `q=` of the pages, /v1, MCP and
+`manage.py memory search`.
 
 A search is a list of queries, read as synonyms (`["terse", "brevity", "verbosity"]`): one
 search over all of them, each memory listed once at its best score. Each query is split on
@@ -167,16 +168,6 @@ class SearchResult:
     count: int
     last_resort: bool  # True when the whole-query plain-text scan answered
     capped: bool = False  # a scan stopped at SCAN_LIMIT matches: count is a lower bound
-
-    def summary(self, queries: list[str], filters: MemoryFilters) -> list[str]:
-        """What was found, in words: a count of what matched which queries, and how."""
-        wanted = ", ".join(f"‘{query}’" for query in queries)
-        lines = [f"{filters.summary(self.count, searched=True)} matching {wanted}, best first"]
-        if self.last_resort:
-            lines.append("Nothing matched as words; the whole query was scanned as text.")
-        if self.capped:
-            lines.append("A text scan stopped at its limit: there may be more.")
-        return lines
 
 
 # Reading a query ---------------------------------------------------------------------------
@@ -355,12 +346,12 @@ def search(
     limit: int = 50,
     offset: int = 0,
     now=None,
-    mode: str = "words",
+    mode: str,
 ) -> SearchResult:
     """Memories matching any of the queries, within the filters, best first: by their words
     (`mode="words"`, below), by meaning (`"meaning"`, see `_by_meaning`), or both fused
-    (`"hybrid"`, see `_fused`). The pages, /v1 and the command ask for the mode their
-    request names, hybrid unless it names another (MemoryFilterForm).
+    (`"hybrid"`, see `_fused`). Every caller asks through memories.reads.find, which holds
+    the one default mode.
 
     The score of a memory for one query:
 

@@ -96,7 +96,8 @@ def count(filters, now: dt.datetime) -> int | None:
     """
     if filters.unverified:
         return _unverified(filters, now)
-    if filters.referencing or filters.tag or filters.expired is True:
+    kept_by_bands = ("project", "load", "priority_min", "priority_max", "expired")
+    if not filters.asks_only(*kept_by_bands) or filters.expired is True:
         return None
     kept = BandTally.objects.all()
     tier, band = filters.tier_key(), filters.band_tiers()
@@ -149,9 +150,7 @@ def more_tagged_than(filters, bound: int) -> bool:
     A memory holding a tag in several spellings is in the tally of each, so the memories are
     at least the tallies' sum over the number of spellings.
     """
-    if not filters.tag or filters.unverified or filters.referencing:
-        return False
-    if filters.expired is not None or (filters.priority_min, filters.priority_max) != (None,) * 2:
+    if not filters.tag or not filters.asks_only("tag", "project", "load"):
         return False
     kept = tag_tallies(filters.tag)
     tier, band = filters.tier_key(), filters.band_tiers()
@@ -248,6 +247,7 @@ class Batch:
         self.selects: list[str] = []
         self.params: list = []
         self.spelled: str | None = None  # the tag whose spellings the arms ask for
+        self.found: dict[str, list[tuple]] = {}  # what run() read
 
     def spellings(self, tag: str) -> str:
         """A subquery of the spellings of `tag` the tag tallies hold (the tag filter finds it
@@ -278,6 +278,7 @@ class Batch:
             cursor.execute(statement, params)
             for kind, *row in cursor.fetchall():
                 found.setdefault(kind, []).append(tuple(row))
+        self.found = found
         return found
 
 
@@ -574,4 +575,12 @@ def add_expired_tags(batch: Batch, tier: int | None, now: dt.datetime) -> str:
         f"{_NO_TIER}, {_NO_TEXT}, t.tag, count(*)",
         f"{TAGS} t WHERE {where} GROUP BY t.tag",
         params,
+    )
+
+
+def add_bounded(batch: Batch, kind: str, queryset: QuerySet, bound: int) -> str:
+    """How many rows of `queryset` there are, up to `bound` + 1, as an arm of the batch."""
+    sql, params = queryset.order_by().values("id")[: bound + 1].query.sql_with_params()
+    return batch.add(
+        kind, f"{_NO_TIER}, {_NO_TEXT}, {_NO_TEXT}, count(*)", f"({sql}) bounded", params
     )

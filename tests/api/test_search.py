@@ -15,7 +15,7 @@ def test_q_ranks_hits_with_score_and_matched_by(api, write):
     assert isinstance(hit["score"], float) and hit["score"] > 0
     assert hit["body"] == "Deploys go to host-7."
     assert (data["count"], data["last_resort"], data["capped"]) == (1, False, False)
-    assert data["summary"] == "1 memory"
+    assert data["summary"] == "1 memory matching ‘shipped’, best first"
 
 
 def test_repeated_q_is_one_search_over_synonyms(api, write):

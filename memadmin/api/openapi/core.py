@@ -3,6 +3,7 @@
 from memadmin.api.memories import SHOWN
 from memories.models import Action, Door
 from memories.reads import history as history_reads
+from memories.reads.filters import FILTERS
 from memories.reads.search import MATCHED_BY
 from memories.rules import diffs
 from memories.rules import fields as f
@@ -452,30 +453,7 @@ IF_MATCH = {
 NO_NUL = "^[^\\u0000]*$"  # a query's text holds no NUL character (refused: 400)
 PRIORITY_BOUND = {"type": "integer", "minimum": f.PRIORITY_MIN, "maximum": f.PRIORITY_MAX}
 LIST_PARAMETERS = [
-    {**TIER, "description": "absent: every tier; empty: the global tier; a name: that tier"},
-    _query(
-        "expired",
-        {"type": "string", "enum": ["", "true", "false", "1", "0", "yes", "no"]},
-        "true: only expired memories; false: only those in force",
-    ),
-    _query(
-        "unverified",
-        {"type": "string", "pattern": f"^({f.PERIOD_RE.pattern})?$"},
-        "not verified within this period: minutes, hours, days or weeks (90d, 12h, 2w)",
-    ),
-    _query(
-        "referencing",
-        {"type": "string", "maxLength": f.MAX_REFERENCE_LENGTH, "pattern": NO_NUL},
-        "memories whose references include this memory name, path, URL or id",
-    ),
-    _query(
-        "tag",
-        {"type": "string", "maxLength": f.MAX_TAG_LENGTH, "pattern": NO_NUL},
-        "memories with this tag",
-    ),
-    _query("load", {"type": "string", "enum": ["", *f.LOADS]}, "memories of this load"),
-    _query("priority_min", PRIORITY_BOUND, "priority at least this"),
-    _query("priority_max", PRIORITY_BOUND, "priority at most this"),
+    *(_query(flt.key, flt.schema, flt.description) for flt in FILTERS),
     _query(
         "q",
         {

@@ -6,6 +6,7 @@ in memadmin.cli.commands.
 
 from memadmin.cli import commands as cli
 from memadmin.cli.faults import StoreCommand
+from memories.reads.filters import FILTERS
 from memories.writes import history
 
 FORMATS = ("table", "json")
@@ -17,6 +18,17 @@ def _tier_option(parser, what: str) -> None:
         metavar="NAME",
         help=f'the tier {what}: a project\'s name, or "" for the global tier',
     )
+
+
+def _filter_options(parser) -> None:
+    """The filters `memory list` and `memory search` offer, as the filters declare them."""
+    for flt in FILTERS:
+        if not flt.in_command:
+            continue
+        if flt.argument_schema.get("type") == "boolean":
+            parser.add_argument(f"--{flt.key}", action="store_true", help=flt.command_help)
+        else:
+            parser.add_argument(f"--{flt.key}", metavar=flt.metavar, help=flt.command_help)
 
 
 class Command(StoreCommand):
@@ -44,13 +56,7 @@ class Command(StoreCommand):
 
         listing = commands.add_parser("list", help="list memories in index order")
         _tier_option(listing, "to list (absent: every tier)")
-        listing.add_argument("--referencing", metavar="TARGET", help="memories citing TARGET")
-        listing.add_argument(
-            "--unverified", metavar="PERIOD", help="not verified within PERIOD (90d, 12h, 2w)"
-        )
-        listing.add_argument("--expired", action="store_true", help="past their expiry")
-        listing.add_argument("--tag", help="carrying this tag")
-        listing.add_argument("--load", metavar="{inline,index,search}", help="of this load")
+        _filter_options(listing)
         listing.add_argument("--format", choices=FORMATS, default="table")
 
         get = commands.add_parser("get", help="every stored field of a memory, backlinks too")
@@ -134,11 +140,7 @@ class Command(StoreCommand):
         search.add_argument(
             "--project", help='one project\'s tier; "" for the global tier (default: every tier)'
         )
-        search.add_argument("--expired", action="store_true", help="only expired memories")
-        search.add_argument("--unverified", metavar="PERIOD", help="not verified within, e.g. 90d")
-        search.add_argument("--referencing", metavar="TARGET", help="a memory, path, URL or id")
-        search.add_argument("--tag")
-        search.add_argument("--load", choices=["inline", "index", "search"])
+        _filter_options(search)
         search.add_argument("--limit", type=int, default=50)
         search.add_argument(
             "--mode",

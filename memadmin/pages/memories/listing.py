@@ -1,9 +1,8 @@
 """The memory list: filters, sorting, keyset pages, inline edits of a row, bulk actions."""
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from urllib.parse import quote_plus, urlencode
+from urllib.parse import quote_plus
 
 from django.contrib import messages
 from django.http import HttpResponse, QueryDict
@@ -24,17 +23,17 @@ from memadmin.pages.memories.forms import (
     MemoryListForm,
     RowForm,
 )
-from memadmin.pages.query import ANY_TIER_VALUE, canonical_query
+from memadmin.pages.query import ANY_TIER_VALUE, canonical_query, query_string
 from memadmin.templatetags.dashboard import html_join
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
 from memadmin.web.refusals import refusal_html
 from memadmin.web.responses import error_response
 from memories.models import NAME_SLOT, Memory, memory_url, tier_query
-from memories.reads import backlinks, budget, facets, listing, lookup
-from memories.reads.filters import PERIOD_CHOICES
+from memories.reads import backlinks, budget, facets, find, lookup
+from memories.reads.filters import FILTERS
 from memories.reads.params import tier_param
-from memories.reads.search import SEMANTIC, Hit, looks_cited, search
+from memories.reads.search import SEMANTIC, Hit, looks_cited
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
 from memories.rules.budget import band_words
@@ -42,20 +41,6 @@ from memories.rules.errors import DomainError, InlineBudgetExceeded
 from memories.writes import bulk, doors
 from projects.models import Project
 
-SORT_WORDS = {
-    "name": "name",
-    "-name": "name, Z to A",
-    "tier": "tier",
-    "-priority": "priority, least important first",
-    "created": "age, oldest first",
-    "-created": "age, newest first",
-    "verified": "verification, longest unverified first",
-    "-verified": "verification, most recently verified first",
-    "expires": "expiry, soonest first",
-    "-expires": "expiry, latest first",
-    "read_count": "read count, least read first",
-    "-read_count": "read count, most read first",
-}
 # The list's columns: (label, the sorts a click on it picks going up and going down).
 COLUMNS = [
     ("Name", ("name", "-name")),
@@ -111,6 +96,22 @@ class Row:
         self.tag_links = [(tag, links.listed("tag", tag)) for tag in memory.tags]
 
 
+def _choice_filters(params: QueryDict) -> list[dict]:
+    """The filters of few values, each drawn as a select of its choices (filters.FILTERS)."""
+    return [
+        {
+            "key": flt.key,
+            "title": flt.title,
+            "any": flt.any_choice,
+            "options": [
+                (value, words, params.get(flt.key) == value) for value, words in flt.choices
+            ],
+        }
+        for flt in FILTERS
+        if flt.choices
+    ]
+
+
 def _recalled(hits: list[Hit]) -> bool:
     """Whether any hit was found by the query's words or references, not guessed by meaning
     alone (the fusion ranks the words' first hit first)."""
@@ -119,17 +120,8 @@ def _recalled(hits: list[Hit]) -> bool:
 
 def _list_url(params: QueryDict, view: str = "memories:list", **changes: str | None) -> str:
     """The list's address (or `view`'s) for these parameters, some replaced (a None value
-    drops one).
-
-    Built from the parameters' pairs rather than a changed copy of the QueryDict, whose deep
-    copy cost a page a dozen times over.
-    """
-    pairs = [
-        (key, value) for key, values in params.lists() if key not in changes for value in values
-    ]
-    pairs += [(key, value) for key, value in changes.items() if value is not None]
-    encoded = urlencode(pairs)
-    return reverse(view) + ("?" + encoded if encoded else "")
+    drops one)."""
+    return reverse(view) + query_string(params, **changes)
 
 
 def _headers(params: QueryDict, sort: str | None) -> list[dict]:
@@ -158,7 +150,8 @@ def _headers(params: QueryDict, sort: str | None) -> list[dict]:
 
 
 def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None, saved=()) -> dict:
-    """Everything the list's results show, for the page and for the fragments that redraw it."""
+    """Everything the list's results show, for the page and for the fragments that redraw it:
+    the find read's page (a search's hits, ranked and paged by offset; else a keyset page)."""
     now = timezone.now()
     form = MemoryListForm(params)
     projects = list(Project.objects.order_by("name"))
@@ -172,30 +165,48 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         # A class: the template makes the form (0.1 ms) only when it draws the bulk controls,
         # which it keeps drawn per process.
         "bulk_form": BulkForm,
-        "period_choices": PERIOD_CHOICES,
+        "choice_filters": _choice_filters(params),
         "mode_choices": MODE_CHOICES,
         "loads": memory_fields.LOADS,
         "bulk_actions": BULK_ACTIONS,
         "status": 200,
         "listing": None,
         "error": "",
+        # Called by the template when it draws the budget strip, which a results fragment
+        # does not.
+        "bands": partial(budget.bands, now, projects),
     }
     if not form.is_valid():
-        context.update(
-            error=form.first_error(), status=400, bands=partial(budget.bands, now, projects)
-        )
+        context.update(error=form.first_error(), status=400)
         return context
-    filters = form.filters()
-    sort = form.cleaned_data["sort"]
-    limit = form.cleaned_data["limit"]
+    question = find.Question.of(form)
+    limit, offset = form.cleaned_data["limit"], form.cleaned_data["offset"] or 0
+    page = find.Page(
+        limit=limit,
+        offset=offset,
+        after=form.cleaned_data["after"] or None,
+        before=form.cleaned_data["before"] or None,
+        keyset=not question.searched,
+    )
+    try:
+        found = find.find(question, page, now=now, projects={p.id: p for p in projects})
+    except DomainError as error:
+        # A cursor no row has: the list says so where its rows would be, as a form error
+        # does, so the bulk answers that redraw it keep their own status.
+        context.update(error=error.message, status=error.status)
+        return context
     whole = {"after": None, "before": None, "offset": None, "limit": None}
+    memories = found.memories
+    cited_by = found.cited_by or backlinks.citation_counts(memories)
+    refusals, links = refusals or {}, RowLinks()
+    hits = found.hits or [None] * len(memories)
     context.update(
         csv_url=_list_url(params, format="csv", **whole),
         json_url=_list_url(params, format="json", **whole),
         facets_url=_list_url(params, "memories:facets", sort=None, **whole),
-        filters=filters,
-        sort=sort,
-        headers=_headers(params, None if form.cleaned_data["q"] else sort),
+        filters=question.filters,
+        sort=question.sort,
+        headers=_headers(params, None if question.searched else question.sort),
         limit=limit,
         page_size_links=[
             (
@@ -206,108 +217,59 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
             )
             for size in PAGE_SIZES
         ],
-        # Called by the template when it draws the budget strip, which a results fragment
-        # does not.
-        bands=partial(budget.bands, now, projects),
-    )
-    if form.cleaned_data["q"]:
-        return _search_context(context, form, filters, refusals or {}, saved, now)
-    try:
-        page = listing.page_memories(
-            filters,
-            sort=sort,
-            limit=form.cleaned_data["limit"],
-            after=form.cleaned_data["after"] or None,
-            before=form.cleaned_data["before"] or None,
-            now=now,
-            projects={project.id: project for project in projects},
-        )
-    except DomainError as error:
-        context.update(error=error.message, status=error.status)
-        return context
-    refusals = refusals or {}
-    summary = filters.summary(page.count, searched=sort != "index", more=page.more)
-    if sort != "index":
-        summary += f", sorted by {SORT_WORDS[sort]}"
-    links = RowLinks()
-    context.update(
-        listing=page,
-        count=page.count,
-        count_more=page.more,
-        summary=summary,
+        listing=found,
+        searching=question.searched,
+        count=found.count,
+        count_more=found.more,
+        summary=" ".join([found.summary, *found.notes]),
         rows=[
             Row(
                 memory=memory,
-                cited_by=page.cited_by[memory.id],
+                cited_by=cited_by[memory.id],
                 expired=memory.is_expired(now),
                 links=links,
                 refusal=refusals.get(memory.id, ""),
                 saved=memory.id in saved,
-            )
-            for memory in page.memories
-        ],
-        first_page_url=_list_url(params, after=None, before=None),
-        next_page_url=_list_url(params, after=page.next_cursor, before=None)
-        if page.next_cursor
-        else None,
-        previous_page_url=_list_url(params, before=page.previous_cursor, after=None)
-        if page.previous_cursor
-        else None,
-    )
-    return context
-
-
-def _search_context(context, form, filters, refusals, saved, now) -> dict:
-    """The list as a search: ranked hits, each saying which sense found it, paged by offset."""
-    params = context["params"]
-    queries = form.cleaned_data["q"]
-    limit = form.cleaned_data["limit"]
-    offset = form.cleaned_data["offset"] or 0
-    try:
-        result = search(
-            queries, filters, limit=limit, offset=offset, now=now, mode=form.cleaned_data["mode"]
-        )
-    except DomainError as error:
-        context.update(error=error.message, status=error.status)
-        return context
-    memories = [hit.memory for hit in result.hits]
-    cited_by = backlinks.citation_counts(memories)
-    noun = "memory" if result.count == 1 else "memories"
-    quoted = " or ".join(f"‘{query}’" for query in queries)
-    links = RowLinks()
-    summary = f"{'at least ' if result.capped else ''}{result.count} {noun} matching {quoted}"
-    summary = ", ".join([summary, *filters.labels()]) + ", best first"
-    if result.last_resort:
-        summary += " (no word matched: found by scanning the text for the whole query)"
-    cited = [query for query in queries if looks_cited(query)]
-    context.update(
-        referencing_offer=_list_url(params, q=None, offset=None, referencing=cited[0])
-        if cited and not filters.referencing and not _recalled(result.hits)
-        else None,
-        searching=True,
-        count=result.count,
-        summary=summary,
-        rows=[
-            Row(
-                memory=hit.memory,
-                cited_by=cited_by[hit.memory.id],
-                expired=hit.memory.is_expired(now),
-                links=links,
-                refusal=refusals.get(hit.memory.id, ""),
-                saved=hit.memory.id in saved,
                 hit=hit,
             )
-            for hit in result.hits
+            for memory, hit in zip(memories, hits, strict=True)
         ],
-        first_page_url=_list_url(params, offset=None) if offset else None,
-        next_page_url=_list_url(params, offset=str(offset + limit))
-        if offset + limit < result.count
-        else None,
-        previous_page_url=_list_url(params, offset=str(offset - limit) if offset > limit else None)
-        if offset
-        else None,
+    )
+    context.update(
+        _search_links(params, found, offset, limit)
+        if question.searched
+        else {
+            "first_page_url": _list_url(params, after=None, before=None),
+            "next_page_url": _list_url(params, after=found.next_cursor, before=None)
+            if found.next_cursor
+            else None,
+            "previous_page_url": _list_url(params, before=found.previous_cursor, after=None)
+            if found.previous_cursor
+            else None,
+        }
     )
     return context
+
+
+def _search_links(params: QueryDict, found: find.Found, offset: int, limit: int) -> dict:
+    """A search's pages by offset, and the Referencing filter offered for a query that reads
+    as a path, URL or id when nothing holds it as text."""
+    queries, filters = found.question.queries, found.question.filters
+    cited = [query for query in queries if looks_cited(query)]
+    return {
+        "referencing_offer": _list_url(params, q=None, offset=None, referencing=cited[0])
+        if cited and not filters.referencing and not _recalled(found.hits)
+        else None,
+        "first_page_url": _list_url(params, offset=None) if offset else None,
+        "next_page_url": _list_url(params, offset=str(offset + limit))
+        if offset + limit < found.count
+        else None,
+        "previous_page_url": _list_url(
+            params, offset=str(offset - limit) if offset > limit else None
+        )
+        if offset
+        else None,
+    }
 
 
 @require_GET
@@ -330,57 +292,35 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
 
 def _facet_links(params: QueryDict, found: list[facets.Facet]) -> list[dict]:
     """Each facet's values as links adding their filter to the list's (a value already
-    filtered on: a link taking it off), keyset and offset dropped.
-
-    As _list_url builds them, with the list reversed and the other parameters encoded once
-    for each facet rather than for each of its values (up to 220 tags).
-    """
+    filtered on: a link taking it off), keyset and offset dropped."""
     path = reverse("memories:list")
-    dropped = {"after", "before", "offset"}
+    dropped = {"after": None, "before": None, "offset": None}
 
-    def links(facet: facets.Facet) -> Callable[[facets.FacetValue], dict]:
+    def link(facet: facets.Facet, value: facets.FacetValue) -> dict:
         current = params.get(facet.key)
-        kept = urlencode(
-            [
-                (key, value)
-                for key, values in params.lists()
-                if key != facet.key and key not in dropped
-                for value in values
-            ]
+        # A tag is filtered on in any case (reads.filters), and counted in lower case.
+        selected = current is not None and (
+            current.lower() == value.value if facet.key == "tag" else current == value.value
         )
+        changes = {facet.key: None if selected else value.value}
+        return {
+            "label": value.label,
+            "count": value.count,
+            "more": value.more,
+            "selected": selected,
+            "url": path + query_string(params, **dropped, **changes),
+        }
 
-        def link(value: facets.FacetValue) -> dict:
-            # A tag is filtered on in any case (reads.filters), and counted in lower case.
-            selected = current is not None and (
-                current.lower() == value.value if facet.key == "tag" else current == value.value
-            )
-            query = (
-                kept
-                if selected
-                else "&".join(filter(None, [kept, urlencode([(facet.key, value.value)])]))
-            )
-            return {
-                "label": value.label,
-                "count": value.count,
-                "selected": selected,
-                "url": path + ("?" + query if query else ""),
-            }
-
-        return link
-
-    found_links = []
-    for facet in found:
-        link = links(facet)
-        found_links.append(
-            {
-                "key": facet.key,
-                "title": facet.title,
-                "values": [link(value) for value in facet.values],
-                "more": [link(value) for value in facet.more],
-                "others": facet.others,
-            }
-        )
-    return found_links
+    return [
+        {
+            "key": facet.key,
+            "title": facet.title,
+            "values": [link(facet, value) for value in facet.values],
+            "more": [link(facet, value) for value in facet.more],
+            "others": facet.others,
+        }
+        for facet in found
+    ]
 
 
 @require_GET
@@ -566,21 +506,13 @@ def _refused_sentence(result: bulk.BulkResult) -> tuple[SafeString, dict[int, Sa
 
 def _matching_ids(form: MemoryListForm) -> list[int]:
     """Every memory the list shows across its pages: the search's hits when it is a search."""
-    filters, queries = form.filters(), form.cleaned_data["q"]
-    if queries:
-        result = search(queries, filters, limit=bulk.BULK_LIMIT + 1, mode=form.cleaned_data["mode"])
-        ids, count = [hit.memory.id for hit in result.hits], result.count
-    else:
-        ids = listing.matching_ids(filters, limit=bulk.BULK_LIMIT + 1)
-        count = len(ids)
-        if count > bulk.BULK_LIMIT:
-            count = listing.memories(filters).count()
-    if count > bulk.BULK_LIMIT:
+    found = find.find(find.Question.of(form), find.Page(limit=bulk.BULK_LIMIT + 1, rows="ids"))
+    if found.count > bulk.BULK_LIMIT:
         raise DomainError(
-            f"{count:,} memories match; a bulk action takes at most {bulk.BULK_LIMIT:,} at a "
-            "time: narrow the filters or the search."
+            f"{found.count:,} memories match; a bulk action takes at most {bulk.BULK_LIMIT:,} "
+            "at a time: narrow the filters or the search."
         )
-    return ids
+    return found.memories
 
 
 @require_POST

@@ -21,10 +21,11 @@ def days_ago(days: float) -> dt.datetime:
 
 @pytest.fixture
 def find(db):
-    """search() with no filters unless given; returns the result."""
+    """search() with no filters unless given, by words unless a mode is given; returns the
+    result."""
 
-    def _find(*queries, filters=None, **options):
-        return search(list(queries), filters or MemoryFilters(), **options)
+    def _find(*queries, filters=None, mode="words", **options):
+        return search(list(queries), filters or MemoryFilters(), mode=mode, **options)
 
     return _find
 

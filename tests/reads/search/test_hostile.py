@@ -78,7 +78,7 @@ def store(write):
 
 @pytest.mark.parametrize("query", HOSTILE, ids=[repr(q)[:40] for q in HOSTILE])
 def test_hostile_queries_never_raise(store, query):
-    result = search([query], MemoryFilters())
+    result = search([query], MemoryFilters(), mode="words")
     assert result.count >= len(result.hits)
     assert all(hit.matched_by in SENSES for hit in result.hits)
 
@@ -88,20 +88,20 @@ def test_hostile_queries_never_raise(store, query):
     ['"deploy"', "deploy*", "(deploy host)", "(deploy", "deploy)", "^deploy", "[deploy]"],
 )
 def test_syntax_around_words_is_read_as_words(store, query):
-    result = search([query], MemoryFilters())
+    result = search([query], MemoryFilters(), mode="words")
     assert names(result) == ["deploy-host"]
     assert result.hits[0].matched_by == "word"
 
 
 @pytest.mark.parametrize("query", ["50%", "off_peak", 'body: "quoted"', '"quoted"'])
 def test_punctuation_is_matched_as_the_text_it_is(store, query):
-    assert names(search([query], MemoryFilters())) == ["tokyo"]
+    assert names(search([query], MemoryFilters(), mode="words")) == ["tokyo"]
 
 
 def test_a_like_wildcard_is_a_literal(store):
-    assert search(["%"], MemoryFilters()).hits[0].memory.name == "tokyo"
-    assert search(["_"], MemoryFilters()).hits[0].memory.name == "tokyo"
-    assert search(["a%z"], MemoryFilters()).hits == []
+    assert search(["%"], MemoryFilters(), mode="words").hits[0].memory.name == "tokyo"
+    assert search(["_"], MemoryFilters(), mode="words").hits[0].memory.name == "tokyo"
+    assert search(["a%z"], MemoryFilters(), mode="words").hits == []
 
 
 @settings(
@@ -137,5 +137,5 @@ def test_the_escaper_never_raises_for_any_text(db, text):
 )
 @given(st.lists(st.text(max_size=40), max_size=4))
 def test_search_never_raises_for_any_queries(store, queries):
-    result = search(queries, MemoryFilters())
+    result = search(queries, MemoryFilters(), mode="words")
     assert all(hit.matched_by in SENSES for hit in result.hits)
