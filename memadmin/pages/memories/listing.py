@@ -332,10 +332,7 @@ def memory_facets(request: HtmxHttpRequest) -> HttpResponse:
     form = MemoryListForm(params)
     if not form.is_valid():
         return error_response(request, 400, form.first_error())
-    try:
-        found = facets.facets(form.filters(), timezone.now())
-    except DomainError as error:
-        return error_response(request, error.status, error.message)
+    found = facets.facets(form.filters(), timezone.now())
     context = {"facets": _facet_links(params, found), "list_url": _list_url(params)}
     return render_page(request, "memories/facets.html", context, fragment="facets")
 
@@ -357,10 +354,7 @@ def _row_response(request: HtmxHttpRequest, row: Row, status: int) -> HttpRespon
 def memory_row(request: HtmxHttpRequest, name: str) -> HttpResponse:
     """An inline edit of one row's priority or load, through the write door."""
     back = safe_next(request, reverse("memories:list"))
-    try:
-        project = tier_param(request.GET)
-    except DomainError as error:
-        return error_response(request, error.status, error.message)
+    project = tier_param(request.GET)
     form = RowForm(request.POST)
     refusal, notice, status = "", "", 200
     if not form.is_valid():
@@ -373,7 +367,7 @@ def memory_row(request: HtmxHttpRequest, name: str) -> HttpResponse:
                 priority=form.cleaned_data["priority"],
                 load=form.cleaned_data["load"] or None,
             )
-        except DomainError as error:
+        except DomainError as error:  # shown beside the row, which is drawn again
             refusal, status = refusal_html(error), error.status
         else:
             notice = "" if result.changed else result.notes[0]
@@ -385,10 +379,7 @@ def memory_row(request: HtmxHttpRequest, name: str) -> HttpResponse:
         else:
             messages.success(request, f"Saved '{name}'.")
         return redirect(back)
-    try:
-        memory = lookup.locate(name, project)
-    except DomainError as error:
-        return error_response(request, error.status, error.message)
+    memory = lookup.locate(name, project)
     row = Row(
         memory=memory,
         cited_by=backlinks.citation_counts([memory])[memory.id],
@@ -530,7 +521,7 @@ def memory_bulk(request: HtmxHttpRequest) -> HttpResponse:
             return _bulk_answer(request, params, filters_form.first_error(), status=400)
         try:
             ids = _matching_ids(filters_form)
-        except DomainError as error:
+        except DomainError as error:  # in the list's flash area, the list drawn again
             return _bulk_answer(request, params, error.message, status=error.status)
     else:
         ids = data["id"]
@@ -538,7 +529,7 @@ def memory_bulk(request: HtmxHttpRequest) -> HttpResponse:
         return _confirm_delete(request, params, ids, data["scope"])
     try:
         result = BULK_DOORS[data["action"]](ids, data)
-    except DomainError as error:
+    except DomainError as error:  # in the list's flash area, the list drawn again
         return _bulk_answer(request, params, error.message, status=error.status)
     if result.refused:
         sentence, refusals = _refused_sentence(result)
