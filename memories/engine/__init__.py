@@ -70,7 +70,10 @@ from types import ModuleType
 
 from django.core.exceptions import ImproperlyConfigured
 
-# What the docstring lists, by module: every engine provides each name.
+# What the docstring lists, by module: every engine's module provides exactly these names
+# (its `__all__`), each callable taking the same parameters on every engine, so that an
+# engine cannot grow a name of its own that callers come to lean on
+# (tests/engine/test_engine_seam.py holds them to it).
 PROVIDES = {
     "config": ("database", "is_busy", "is_lost", "without_waiting", "change_counter"),
     "index": ("migrated", "missing_triggers", "check", "rebuild", "REBUILD_STEPS"),

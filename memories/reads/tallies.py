@@ -237,7 +237,6 @@ DANGLING_TARGET = "memories_danglingtarget"
 DANGLING_TOTAL = "memories_danglingtotal"
 MEMORIES = "memories_memory"
 TAGS = "memories_tag"
-_ROWS = "(kind, tier, load, name, n)"
 
 
 class Batch:

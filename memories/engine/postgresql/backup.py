@@ -14,6 +14,9 @@ from django.db import connection
 
 from memories.engine import BackupReport
 
+# What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
+__all__ = ["backup", "check", "SUFFIX", "RESTORE"]
+
 SUFFIX = ".dump"
 RESTORE = (
     "To restore it into an empty database, run `pg_restore --no-owner -d NAME` on it, point "

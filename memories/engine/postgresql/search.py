@@ -20,6 +20,9 @@ from memories.engine.ranking import SENSES, Formula, Part, Plan
 from memories.engine.sql import Sql as _Sql
 from memories.engine.sql import like_pattern, scan_cte
 
+# What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
+__all__ = ["ranking_statement", "ranked_rows"]
+
 MIN_PREFIX = 3  # shorter prefixes would match a large part of the vocabulary
 MIN_SHORTENED = 4
 SHORTEN_TO = 0.6  # a query word is shortened to no less than this share of its length

@@ -13,6 +13,9 @@ from django.db import connection
 
 from memories.engine import BackupReport
 
+# What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
+__all__ = ["backup", "check", "SUFFIX", "RESTORE"]
+
 SUFFIX = ".sqlite3"
 RESTORE = (
     "To restore it, stop the server, put it in place of the store and run "

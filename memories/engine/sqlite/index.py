@@ -13,6 +13,9 @@ from django.db import connection, transaction
 
 from memories.engine import IndexReport, sql
 
+# What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
+__all__ = ["migrated", "missing_triggers", "check", "rebuild", "REBUILD_STEPS"]
+
 MEMORY_TABLE = "memories_memory"
 FTS_TABLE = "memories_fts"
 
