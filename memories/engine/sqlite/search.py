@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memories.engine.ranking import SENSES, Formula, Part, Plan
+from memories.engine.ranking import SENSES, Formula, Part, Plan, Spelling
 from memories.engine.sql import Sql as _Sql
 from memories.engine.sql import like_pattern, scan_cte
 from memories.engine.sqlite.index import FTS_TABLE, MEMORY_TABLE
@@ -148,18 +148,25 @@ class _Terms:
     scan_limit: int
 
 
+# The memory as the ranking's weight reads it: its own row.
+WEIGHED = Spelling(
+    table=M,
+    priority=f"{M}.priority",
+    read_count=f"{M}.read_count",
+    days=f"%s - julianday({M}.verified_at)",
+    half_life="%s",
+    number=lambda value: repr(float(value)),
+    power="pow",
+    greatest="max",
+)
+
+
 @lru_cache(maxsize=16)
 def _terms(f: Formula) -> _Terms:
     # r / (1 + r) with r = -bm25 (never negative), written to call bm25() once.
     relevance = f"(1.0 - 1.0 / (1.0 - {bm25(f)}))"
     return _Terms(
-        weight=(
-            f"(1.0 - {f.reads_scale} * {M}.priority"
-            f" / (({M}.priority + {f.priority_scale}) * ({M}.read_count + {f.reads_scale})))"
-            f" * (CASE WHEN {M}.priority <= 1 THEN 1.0 ELSE {f.freshness_floor}"
-            f" + {1 - f.freshness_floor} * pow(0.5, max(0.0, %s - julianday({M}.verified_at))"
-            " / %s) END)"
-        ),
+        weight=f.weight_sql(WEIGHED),
         # The column sets are FTS5 column filters, each read once per statement.
         index_relevance=(
             f"({relevance} * (CASE WHEN rowid IN (SELECT rowid FROM {FTS_TABLE}"
