@@ -15,10 +15,11 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memories.engine.postgresql.index import CONFIG, MEMORY_TABLE, SEARCH_COLUMN, SEARCH_TABLE
+from memories.engine.postgresql.index import CONFIG, SEARCH_COLUMN, SEARCH_TABLE
 from memories.engine.ranking import SENSES, Formula, Part, Plan, Spelling
 from memories.engine.sql import Sql as _Sql
 from memories.engine.sql import like_pattern, scan_cte
+from memories.engine.tables import MEMORY_TABLE, PROJECT_TABLE
 
 # What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
 __all__ = ["ranking_statement", "ranked_rows"]
@@ -30,7 +31,7 @@ MAX_SHORTENINGS = 8
 
 M = MEMORY_TABLE
 S = SEARCH_TABLE
-PROJECTS = "projects_project"
+PROJECTS = PROJECT_TABLE
 SENSE_RANK = " ".join(f"WHEN '{sense}' THEN {rank}" for rank, sense in enumerate(SENSES))
 # The relevance is ts_rank's rather than ts_rank_cd's: as in SQLite's BM25, a word's weight
 # saturates as it repeats, where ts_rank_cd adds each occurrence alike; and it costs less a

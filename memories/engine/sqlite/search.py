@@ -18,7 +18,8 @@ from functools import lru_cache
 from memories.engine.ranking import SENSES, Formula, Part, Plan, Spelling
 from memories.engine.sql import Sql as _Sql
 from memories.engine.sql import like_pattern, scan_cte
-from memories.engine.sqlite.index import FTS_TABLE, MEMORY_TABLE
+from memories.engine.sqlite.index import FTS_TABLE
+from memories.engine.tables import MEMORY_TABLE, PROJECT_TABLE
 
 # What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
 __all__ = ["ranking_statement", "ranked_rows"]
@@ -29,7 +30,7 @@ SHORTEN_TO = 0.6  # a query word is shortened to no less than this share of its 
 MAX_SHORTENINGS = 8
 
 M = MEMORY_TABLE
-PROJECTS = "projects_project"
+PROJECTS = PROJECT_TABLE
 NOTHING = '""'  # an FTS5 expression (an empty phrase) that matches no row
 SENSE_RANK = " ".join(f"WHEN '{sense}' THEN {rank}" for rank, sense in enumerate(SENSES))
 
