@@ -58,8 +58,9 @@ write's own transaction; the migrations create them, frozen
     SUFFIX: the file name ending of a backup; RESTORE: the sentence saying how to restore one.
 
 Beside the engines, this package holds what every engine shares: `ranking` (the plan a
-search hands `ranking_statement`), `hints` and `lookups` (ORM expressions whose SQL the
-connection's engine writes), and `checks` (the system check on the triggers).
+search hands `ranking_statement`, and the formula each engine's SQL is written from),
+`tables` (the models' table names raw SQL uses), `hints` and `lookups` (ORM expressions
+whose SQL the connection's engine writes), and `checks` (the system check on the triggers).
 """
 
 import functools
