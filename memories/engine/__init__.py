@@ -58,8 +58,9 @@ write's own transaction; the migrations create them, frozen
     SUFFIX: the file name ending of a backup; RESTORE: the sentence saying how to restore one.
 
 Beside the engines, this package holds what every engine shares: `ranking` (the plan a
-search hands `ranking_statement`), `hints` and `lookups` (ORM expressions whose SQL the
-connection's engine writes), and `checks` (the system check on the triggers).
+search hands `ranking_statement`, and the formula each engine's SQL is written from),
+`tables` (the models' table names raw SQL uses), `hints` and `lookups` (ORM expressions
+whose SQL the connection's engine writes), and `checks` (the system check on the triggers).
 """
 
 import functools
@@ -70,7 +71,10 @@ from types import ModuleType
 
 from django.core.exceptions import ImproperlyConfigured
 
-# What the docstring lists, by module: every engine provides each name.
+# What the docstring lists, by module: every engine's module provides exactly these names
+# (its `__all__`), each callable taking the same parameters on every engine, so that an
+# engine cannot grow a name of its own that callers come to lean on
+# (tests/engine/test_engine_seam.py holds them to it).
 PROVIDES = {
     "config": ("database", "is_busy", "is_lost", "without_waiting", "change_counter"),
     "index": ("migrated", "missing_triggers", "check", "rebuild", "REBUILD_STEPS"),

@@ -14,9 +14,80 @@ the page is empty, one row of NULLs past `count` and `capped`, so the count come
 """
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 
 SENSES = ("word", "prefix", "plain_text", "last_resort")
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """How an engine's statement spells the weight: the memory's values as the row it weighs
+    (`table`) holds them, its numbers and its functions."""
+
+    table: str
+    priority: str
+    read_count: str
+    days: str  # the days since the memory was verified; %s: the Julian day now
+    half_life: str  # %s: the half-life in days
+    number: Callable[[float], str]
+    power: str  # base, exponent
+    greatest: str  # of two
+
+
+class _Expression:
+    """SQL text as the formula's arithmetic builds it, each operation in parentheses (the
+    order of evaluation is the formula's, whatever the dialect's precedence)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def _apply(self, operator: str, other: "_Expression") -> "_Expression":
+        return _Expression(f"({self.text} {operator} {other.text})")
+
+    def __add__(self, other):
+        return self._apply("+", other)
+
+    def __sub__(self, other):
+        return self._apply("-", other)
+
+    def __mul__(self, other):
+        return self._apply("*", other)
+
+    def __truediv__(self, other):
+        return self._apply("/", other)
+
+
+@dataclass(frozen=True)
+class _Arithmetic:
+    """What the formula is computed over: its numbers, power, greater of two, and the choice
+    of `one` for a memory whose priority keeps it from fading, else `fading`."""
+
+    number: Callable
+    power: Callable
+    greatest: Callable
+    unless_pinned: Callable
+
+
+_PYTHON = _Arithmetic(
+    number=float,
+    power=pow,
+    greatest=max,
+    unless_pinned=lambda priority, one, fading: one if priority <= 1 else fading,
+)
+
+
+def _sql_arithmetic(s: Spelling) -> _Arithmetic:
+    return _Arithmetic(
+        number=lambda value: _Expression(s.number(value)),
+        power=lambda base, exponent: _Expression(f"{s.power}({base.text}, {exponent.text})"),
+        greatest=lambda a, b: _Expression(f"{s.greatest}({a.text}, {b.text})"),
+        unless_pinned=lambda priority, one, fading: _Expression(
+            f"(CASE WHEN {priority.text} <= 1 THEN {one.text} ELSE {fading.text} END)"
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -39,16 +110,32 @@ class Formula:
     def weight(self, priority: int, read_count: int, verified_at, now, half_life_days) -> float:
         """importance × freshness of one memory, as the engines' statements compute it (for
         the hits a search by meaning ranks outside the statement)."""
-        importance = 1.0 - self.reads_scale * priority / (
-            (priority + self.priority_scale) * (read_count + self.reads_scale)
+        days = (now - verified_at).total_seconds() / 86400
+        return self._weight(_PYTHON, priority, read_count, days, half_life_days)
+
+    def weight_sql(self, spelling: Spelling) -> str:
+        """importance × freshness of the memory the engine's `spelling` reads, as SQL; its
+        parameters: the Julian day now, then the half-life in days."""
+        return self._weight(
+            _sql_arithmetic(spelling),
+            _Expression(spelling.priority),
+            _Expression(spelling.read_count),
+            _Expression(spelling.days),
+            _Expression(spelling.half_life),
+        ).text
+
+    def _weight(self, a, priority, read_count, days, half_life_days):
+        """The formula, once: over floats (`_PYTHON`) it is the weight, over SQL text it is
+        the statement's expression, so the two cannot part."""
+        n = a.number
+        importance = n(1.0) - n(self.reads_scale) * priority / (
+            (priority + n(self.priority_scale)) * (read_count + n(self.reads_scale))
         )
-        if priority <= 1:
-            return importance
-        days = max(0.0, (now - verified_at).total_seconds() / 86400)
-        freshness = self.freshness_floor + (1 - self.freshness_floor) * 0.5 ** (
-            days / half_life_days
+        freshness = n(self.freshness_floor) + n(1 - self.freshness_floor) * a.power(
+            n(0.5), a.greatest(n(0.0), days) / half_life_days
         )
-        return importance * freshness
+        # Priority 0-1 does not fade (the seed: no decay for the most important memories).
+        return importance * a.unless_pinned(priority, n(1.0), freshness)
 
 
 @dataclass(slots=True)  # made per query on every search: not frozen, which is slower

@@ -3,6 +3,18 @@ together, a substring as a LIKE pattern, and the bounded scan of the plain-text 
 
 from collections.abc import Callable
 
+from memories.engine.tables import (
+    DANGLING_TALLY,
+    DANGLING_TARGET,
+    DANGLING_TOTAL,
+    MEMORY_TABLE,
+    ORPHAN,
+    ORPHAN_TALLY,
+    REFERENCE_TABLE,
+    WORDING,
+    WORDING_TALLY,
+)
+
 LIKE_ESCAPE = "\\"
 
 
@@ -87,7 +99,7 @@ def derived_problems(
     return problems
 
 
-def resolves(target: str, tier: str, memories: str = "memories_memory") -> str:
+def resolves(target: str, tier: str, memories: str = MEMORY_TABLE) -> str:
     """Whether a reference of `tier` to `target` names a memory of its band: one of the
     global tier or its own, or for a global reference the one memory holding the name
     (reads.backlinks.resolve_in_band). The same SQL on either engine, for the dangling tally
@@ -115,15 +127,10 @@ def recount_dangling(tally: str, name: str, row: str, citing: str | None, items:
     DELETE FROM {tally} WHERE target = {name};
     INSERT INTO {tally} (target, tier, refs)
     SELECT {name}, c.tier, count(*) FROM (
-        SELECT r.tier AS tier FROM memories_reference AS r
+        SELECT r.tier AS tier FROM {REFERENCE_TABLE} AS r
         WHERE r.target = {name} AND r.memory_id <> {row}.id{own}
     ) AS c
     GROUP BY c.tier HAVING NOT {resolves(name, "c.tier")};"""
-
-
-DANGLING_TALLY = "memories_danglingtally"
-DANGLING_TARGET = "memories_danglingtarget"
-DANGLING_TOTAL = "memories_danglingtotal"
 
 
 def carry_to_target(target: str, delta: str) -> str:
@@ -170,7 +177,7 @@ def dangling_sums(new: str, old: str) -> dict[str, tuple[str, dict[str, str]]]:
 
 
 _DANGLING_RECOUNT = (
-    "SELECT r.target AS target, r.tier AS tier, count(*) AS refs FROM memories_reference AS r "
+    f"SELECT r.target AS target, r.tier AS tier, count(*) AS refs FROM {REFERENCE_TABLE} AS r "
     f"WHERE NOT {resolves('r.target', 'r.tier')} GROUP BY r.target, r.tier"
 )
 _TARGET_RECOUNT = (
@@ -194,10 +201,6 @@ DANGLING_COLUMNS = {
 }
 
 
-ORPHAN = "memories_orphan"
-ORPHAN_TALLY = "memories_orphantally"
-
-
 def cited(memory: str, writer: str | None = None, items: str | None = None) -> str:
     """Whether a reference resolves to the memory `memory` (a row alias), by the graph's rule
     (reads.graph's links): any naming a global memory, and a project memory's name when the
@@ -207,7 +210,7 @@ def cited(memory: str, writer: str | None = None, items: str | None = None) -> s
     not have written yet: every other memory's from the reference table, the writer's own
     from its row's `items` (None: it is gone), the engine's rows `j(value)` of its refs."""
     sole = f"""NOT EXISTS (
-            SELECT 1 FROM memories_memory AS o WHERE o.name = {memory}.name AND o.id <> {memory}.id
+            SELECT 1 FROM {MEMORY_TABLE} AS o WHERE o.name = {memory}.name AND o.id <> {memory}.id
         )"""
 
     def naming(tier: str) -> str:
@@ -218,7 +221,7 @@ def cited(memory: str, writer: str | None = None, items: str | None = None) -> s
 
     others = f" AND r.memory_id <> {writer}.id" if writer else ""
     test = f"""EXISTS (
-        SELECT 1 FROM memories_reference AS r
+        SELECT 1 FROM {REFERENCE_TABLE} AS r
         WHERE r.target = {memory}.name{others} AND {naming("r.tier")}
     )"""
     if writer and items:
@@ -242,8 +245,8 @@ def refresh_orphans(rows: list[str], writer: str, gone: bool, empty: str, items:
     and itself. A row of ORPHAN carries its memory's tier, so one that moves is taken out and
     put back."""
     touched = " UNION ".join(
-        f"SELECT h.id FROM memories_memory AS h WHERE h.name = {row}.name"
-        f" UNION SELECT h.id FROM memories_memory AS h, {items.format(row=row)}"
+        f"SELECT h.id FROM {MEMORY_TABLE} AS h WHERE h.name = {row}.name"
+        f" UNION SELECT h.id FROM {MEMORY_TABLE} AS h, {items.format(row=row)}"
         " WHERE h.name = j.value"
         for row in rows
     )
@@ -251,11 +254,11 @@ def refresh_orphans(rows: list[str], writer: str, gone: bool, empty: str, items:
     own = None if gone else items
     return f"""
     DELETE FROM {ORPHAN} WHERE memory_id IN ({touched}) AND NOT EXISTS (
-        SELECT 1 FROM memories_memory AS m WHERE m.id = {ORPHAN}.memory_id
+        SELECT 1 FROM {MEMORY_TABLE} AS m WHERE m.id = {ORPHAN}.memory_id
         AND coalesce(m.project_id, 0) = {ORPHAN}.tier AND {orphan("m", empty, writer, own)}
     );
     INSERT INTO {ORPHAN} (memory_id, tier)
-    SELECT m.id, coalesce(m.project_id, 0) FROM memories_memory AS m
+    SELECT m.id, coalesce(m.project_id, 0) FROM {MEMORY_TABLE} AS m
     WHERE m.id IN ({touched}) AND {orphan("m", empty, writer, own)}
     ON CONFLICT (memory_id) DO NOTHING;"""
 
@@ -285,7 +288,7 @@ def orphan_recounts(empty: str) -> dict[str, str]:
     refills them (ORPHAN's triggers move the tally)."""
     orphans = (
         "SELECT m.id AS memory_id, coalesce(m.project_id, 0) AS tier"
-        f" FROM memories_memory AS m WHERE {orphan('m', empty)}"
+        f" FROM {MEMORY_TABLE} AS m WHERE {orphan('m', empty)}"
     )
     return {
         ORPHAN: orphans,
@@ -294,10 +297,6 @@ def orphan_recounts(empty: str) -> dict[str, str]:
 
 
 ORPHAN_COLUMNS = {ORPHAN: "memory_id, tier", ORPHAN_TALLY: "tier, memories"}
-
-
-WORDING = "memories_wording"
-WORDING_TALLY = "memories_wordingtally"
 
 
 def carry_wording(wording: str, delta: str) -> str:
@@ -325,11 +324,11 @@ def gone_wording(memory: str) -> str:
 
 
 _WORDING_STRAYS = (
-    f"FROM {WORDING} AS w WHERE NOT EXISTS (SELECT 1 FROM memories_memory AS m"
+    f"FROM {WORDING} AS w WHERE NOT EXISTS (SELECT 1 FROM {MEMORY_TABLE} AS m"
     " WHERE m.id = w.memory_id)"
 )
 _WORDING_MISSING = (
-    f"FROM memories_memory AS m WHERE NOT EXISTS (SELECT 1 FROM {WORDING} AS w"
+    f"FROM {MEMORY_TABLE} AS m WHERE NOT EXISTS (SELECT 1 FROM {WORDING} AS w"
     " WHERE w.memory_id = m.id)"
 )
 

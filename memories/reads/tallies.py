@@ -18,6 +18,17 @@ from django.db.models import BigIntegerField, QuerySet, Sum, Value
 from django.db.models.functions import Cast, Lower
 
 from memories import engine
+from memories.engine.tables import (
+    BAND_TALLY,
+    DANGLING_TARGET,
+    DANGLING_TOTAL,
+    MEMORY_TABLE,
+    TAG_PAIR_TALLY,
+    TAG_TABLE,
+    TAG_TALLY,
+    TAG_VERIFIED_TALLY,
+    VERIFIED_TALLY,
+)
 from memories.models import BandTally, Load, Memory, TagTally
 from memories.reads.filters import SPARSE, MemoryFilters
 from memories.reads.rows import db_time
@@ -58,9 +69,9 @@ def tier_tallies(tiers, now: dt.datetime) -> dict[int, TierTally]:
     counts = {True: {}, False: {}}
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT tier, 0, {tallied} FROM memories_bandtally "
+            f"SELECT tier, 0, {tallied} FROM {BAND_TALLY} "
             f"WHERE tier IN ({marks}) GROUP BY tier UNION ALL "
-            f"SELECT tier, 1, {counted} FROM memories_memory "
+            f"SELECT tier, 1, {counted} FROM {MEMORY_TABLE} "
             f"WHERE {_expired_sql()} AND tier IN ({marks}) GROUP BY tier",
             [*loads, *tiers, *loads, db_time(now), *tiers],
         )
@@ -171,7 +182,7 @@ def priorities() -> list[tuple[int, int, int]]:
     tier_tallies is: its queryset's SQL cost the budget page four times running it)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT tier, priority, CAST(SUM(memories) AS BIGINT) FROM memories_bandtally "
+            f"SELECT tier, priority, CAST(SUM(memories) AS BIGINT) FROM {BAND_TALLY} "
             "GROUP BY tier, priority"
         )
         return cursor.fetchall()
@@ -191,13 +202,13 @@ def left_out_tags(
     """
     marks = ", ".join(["%s"] * len(tiers))
     parts = [
-        "SELECT tag, CAST(SUM(memories) AS BIGINT) FROM memories_tagtally "
+        f"SELECT tag, CAST(SUM(memories) AS BIGINT) FROM {TAG_TALLY} "
         f"WHERE load = %s AND tier IN ({marks}) GROUP BY tag"
     ]
     params = [load, *tiers]
     if listed:
         parts.append(
-            "SELECT tag, -COUNT(*) FROM memories_tag "
+            f"SELECT tag, -COUNT(*) FROM {TAG_TABLE} "
             f"WHERE memory_id IN ({', '.join(['%s'] * len(listed))}) GROUP BY tag"
         )
         params += listed
@@ -205,12 +216,12 @@ def left_out_tags(
     # alone, less those of the other loads' expired memories: a tag row holds no load, and
     # the index load is most of a tier (7.8 ms against 4.3 for a tier of 300,000 memories).
     parts.append(
-        "SELECT tag, -COUNT(*) FROM memories_tag "
+        f"SELECT tag, -COUNT(*) FROM {TAG_TABLE} "
         f"WHERE {_expired_sql()} AND tier IN ({marks}) GROUP BY tag"
     )
     parts.append(
-        "SELECT tag, COUNT(*) FROM memories_tag WHERE memory_id IN (SELECT id FROM "
-        f"memories_memory WHERE {_expired_sql()} AND tier IN ({marks}) AND load != %s) "
+        f"SELECT tag, COUNT(*) FROM {TAG_TABLE} WHERE memory_id IN (SELECT id FROM "
+        f"{MEMORY_TABLE} WHERE {_expired_sql()} AND tier IN ({marks}) AND load != %s) "
         "GROUP BY tag"
     )
     now_value = db_time(now)
@@ -227,16 +238,6 @@ def left_out_tags(
 # The facets' counts, read in one statement (Batch): plain SQL, the same on either engine.
 # Built with the ORM, each of a facets view's dozen counts cost 0.3-1 ms of Python to build,
 # more than the database took to count it off a tally or an index.
-BAND_TALLY = "memories_bandtally"
-TAG_TALLY = "memories_tagtally"
-VERIFIED_TALLY = "memories_verifiedtally"
-TAG_VERIFIED_TALLY = "memories_tagverifiedtally"
-TAG_PAIR_TALLY = "memories_tagpairtally"
-DANGLING_TARGET = "memories_danglingtarget"
-DANGLING_TOTAL = "memories_danglingtotal"
-MEMORIES = "memories_memory"
-TAGS = "memories_tag"
-_ROWS = "(kind, tier, load, name, n)"
 
 
 class Batch:
@@ -307,7 +308,10 @@ def _db_day(moment: dt.datetime):
 def _carrying(batch: Batch, tag: str) -> str:
     """The condition that the memory `m` carries a spelling of `tag`."""
     spelled = batch.spellings(tag)
-    return f" AND EXISTS (SELECT 1 FROM {TAGS} t WHERE t.memory_id = m.id AND t.tag IN ({spelled}))"
+    return (
+        f" AND EXISTS (SELECT 1 FROM {TAG_TABLE} t"
+        f" WHERE t.memory_id = m.id AND t.tag IN ({spelled}))"
+    )
 
 
 def single(found: dict, kind: str) -> int:
@@ -383,14 +387,14 @@ def add_expired(
     keep the memory's expiry), when given."""
     if tag is None:
         where, params = _expired_where(tier, now, "m")
-        counted, rows = "count(*)", f"{MEMORIES} m"
+        counted, rows = "count(*)", f"{MEMORY_TABLE} m"
         if verified_before is not None:
             where += " AND m.verified_at < %s"
             params.append(db_time(verified_before))
     else:
         where, params = _expired_where(tier, now, "t")
         where = f"t.tag IN ({batch.spellings(tag)}) AND {where}"
-        counted, rows = "count(DISTINCT t.memory_id)", f"{TAGS} t"
+        counted, rows = "count(DISTINCT t.memory_id)", f"{TAG_TABLE} t"
     return batch.add(
         "expired", f"{_NO_TIER}, {_NO_TEXT}, {_NO_TEXT}, {counted}", f"{rows} WHERE {where}", params
     )
@@ -432,7 +436,7 @@ def add_verified_since(
         batch.add(
             edge,
             f"{number}, {_NO_TEXT}, {_NO_TEXT}, count(*)",
-            f"{MEMORIES} m WHERE m.verified_at >= %s AND m.verified_at < %s{rows_where}",
+            f"{MEMORY_TABLE} m WHERE m.verified_at >= %s AND m.verified_at < %s{rows_where}",
             [db_time(start), db_time(end), *rows_params],
         )
 
@@ -488,7 +492,7 @@ def add_verified_since_per_band(batch: Batch, cutoff: dt.datetime, tier: int | N
         ),
         (
             f"m.tier, m.load, {_NO_TEXT}, count(*)",
-            f"{MEMORIES} m WHERE {{where}} GROUP BY m.tier, m.load",
+            f"{MEMORY_TABLE} m WHERE {{where}} GROUP BY m.tier, m.load",
         ),
     )
 
@@ -507,7 +511,8 @@ def add_tags_verified_since(batch: Batch, cutoff: dt.datetime, tier: int | None)
         ),
         (
             f"{_NO_TIER}, {_NO_TEXT}, t.tag, count(*)",
-            f"{TAGS} t WHERE t.memory_id IN (SELECT m.id FROM {MEMORIES} m WHERE {{where}})"
+            f"{TAG_TABLE} t WHERE t.memory_id IN"
+            f" (SELECT m.id FROM {MEMORY_TABLE} m WHERE {{where}})"
             " GROUP BY t.tag",
         ),
     )
@@ -561,7 +566,7 @@ def add_expired_by_span(
     return batch.add(
         "expired_spans",
         f"m.tier, m.load, CASE WHEN m.verified_at >= %s THEN NULL {buckets} END, count(*)",
-        f"{MEMORIES} m WHERE {where} GROUP BY 2, 3, 4",  # after the kind
+        f"{MEMORY_TABLE} m WHERE {where} GROUP BY 2, 3, 4",  # after the kind
         [db_time(now), *bounds, *params],
     )
 
@@ -573,7 +578,7 @@ def add_expired_tags(batch: Batch, tier: int | None, now: dt.datetime) -> str:
     return batch.add(
         "expired_tags",
         f"{_NO_TIER}, {_NO_TEXT}, t.tag, count(*)",
-        f"{TAGS} t WHERE {where} GROUP BY t.tag",
+        f"{TAG_TABLE} t WHERE {where} GROUP BY t.tag",
         params,
     )
 

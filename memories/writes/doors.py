@@ -8,7 +8,6 @@ the tier, name and budget rules, and raises a typed DomainError that lands nothi
 """
 
 import datetime as dt
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -35,38 +34,22 @@ from memories.rules.errors import (
     StaleBody,
 )
 from memories.rules.tiers import ANY_TIER
-from memories.writes import history, vectors, wordings
+from memories.writes import history, row_codec, vectors, wordings
 from projects.models import Project
 
 READ_PAGE_CHARS = 16_000
 
 # created_at appears in the VALUES of a new row and nowhere in DO UPDATE: the statement
 # itself keeps the first stamp, whatever a door passes on a later write.
-UPSERT = """
-INSERT INTO memories_memory (
-    name, project_id, description, body, tags, refs, priority, load, source,
-    created_at, updated_at, verified_at, expires_at, read_count
-) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 0)
-ON CONFLICT (tier, name) DO UPDATE SET
-    description = excluded.description,
-    body = excluded.body,
-    tags = excluded.tags,
-    refs = excluded.refs,
-    priority = excluded.priority,
-    load = excluded.load,
-    source = excluded.source,
-    updated_at = excluded.updated_at,
-    verified_at = excluded.verified_at,
-    expires_at = excluded.expires_at
-RETURNING id
-"""
-
-MOVE = """
-UPDATE memories_memory SET
-    project_id = %s, description = %s, body = %s, tags = %s, refs = %s, priority = %s,
-    load = %s, source = %s, updated_at = %s, verified_at = %s, expires_at = %s
-WHERE id = %s
-"""
+UPSERT_COLUMNS = ("name", "project_id", *row_codec.CONTENT, *row_codec.STAMPS)
+_REWRITTEN = (*row_codec.CONTENT, "updated_at", "verified_at", "expires_at")
+UPSERT = (
+    row_codec.insert(UPSERT_COLUMNS, unread=True)
+    + " ON CONFLICT (tier, name) DO UPDATE SET "
+    + ", ".join(f"{column} = excluded.{column}" for column in _REWRITTEN)
+    + " RETURNING id"
+)
+MOVE, MOVE_COLUMNS = row_codec.update(("project_id", *_REWRITTEN))
 
 UNSET = ANY_TIER  # an argument left out: keep what is there / find the name in any tier
 # The fields write() takes under the names a PUT body or a tool's arguments give them; each
@@ -131,11 +114,6 @@ class _State:
     source: str
     expires_at: dt.datetime | None
     verified_at: dt.datetime
-
-
-def db_datetime(moment):
-    """A datetime as the raw SQL of the doors binds it."""
-    return None if moment is None else connection.ops.adapt_datetimefield_value(moment)
 
 
 def _clash_across_tiers(name: str, project_id: int | None, exclude_id: int | None) -> str | None:
@@ -413,43 +391,23 @@ def _store(
     """The row written, and read back: a move updates it in its new tier by id; any other
     write is the upsert, which never assigns created_at on update. A name the store's own
     constraints refuse (a writer beside this one took it) is a NameClash."""
-    values = [
-        state.description,
-        state.body,
-        json.dumps(state.tags, ensure_ascii=False),
-        json.dumps(state.references, ensure_ascii=False),
-        state.priority,
-        state.load,
-        state.source,
-    ]
+    row = {
+        **row_codec.content(vars(state)),
+        "id": existing.id if existing else None,
+        "name": name,
+        "project_id": target_id,
+        "created_at": now,
+        "updated_at": now,
+        "verified_at": state.verified_at,
+        "expires_at": state.expires_at,
+    }
     try:
         with connection.cursor() as cursor:
             if moving:
-                cursor.execute(
-                    MOVE,
-                    [
-                        target_id,
-                        *values,
-                        db_datetime(now),
-                        db_datetime(state.verified_at),
-                        db_datetime(state.expires_at),
-                        existing.id,
-                    ],
-                )
+                cursor.execute(MOVE, row_codec.bound(row, MOVE_COLUMNS))
                 memory_id = existing.id
             else:
-                cursor.execute(
-                    UPSERT,
-                    [
-                        name,
-                        target_id,
-                        *values,
-                        db_datetime(now),
-                        db_datetime(now),
-                        db_datetime(state.verified_at),
-                        db_datetime(state.expires_at),
-                    ],
-                )
+                cursor.execute(UPSERT, row_codec.bound(row, UPSERT_COLUMNS))
                 memory_id = cursor.fetchone()[0]
     except IntegrityError as error:
         raise NameClash(

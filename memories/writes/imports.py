@@ -6,7 +6,6 @@ or refused, with the reason) against the store and the rest of the snapshot; the
 """
 
 import datetime as dt
-import json
 from dataclasses import dataclass, field
 
 from django.db import connection, transaction
@@ -18,8 +17,7 @@ from memories.rules import fields as f
 from memories.rules import tiers
 from memories.rules.budget import InlineContribution
 from memories.rules.errors import ImportRefused, InlineBudgetExceeded, InvalidField
-from memories.writes import history, vectors, wordings
-from memories.writes.doors import db_datetime
+from memories.writes import history, row_codec, vectors, wordings
 from projects.models import Project
 
 
@@ -278,20 +276,12 @@ def preview_import(entries: list[ImportEntry], *, force: bool = False) -> Import
     return _plan(entries, force=force, now=timezone.now())
 
 
-IMPORT_INSERT = """
-INSERT INTO memories_memory (
-    name, project_id, description, body, tags, refs, priority, load, source,
-    created_at, updated_at, verified_at, expires_at, read_count
-) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
-"""
-
+IMPORT_INSERT_COLUMNS = ("name", "project_id", *row_codec.CONTENT, *row_codec.STAMPS, "read_count")
+IMPORT_INSERT = row_codec.insert(IMPORT_INSERT_COLUMNS)
 # Only an import assigns created_at on an existing row: it restores the snapshot's stamp.
-IMPORT_OVERWRITE = """
-UPDATE memories_memory SET
-    description = %s, body = %s, tags = %s, refs = %s, priority = %s, load = %s, source = %s,
-    created_at = %s, updated_at = %s, verified_at = %s, expires_at = %s, read_count = %s
-WHERE id = %s
-"""
+IMPORT_OVERWRITE, IMPORT_OVERWRITE_COLUMNS = row_codec.update(
+    (*row_codec.CONTENT, *row_codec.STAMPS, "read_count")
+)
 
 IMPORT_BATCH = 500
 
@@ -317,25 +307,21 @@ def import_memories(
         inserts, updates = [], []
         for p in plan.entries:
             e = p.entry
-            values = [
-                e.description,
-                e.body,
-                json.dumps(e.tags, ensure_ascii=False),
-                json.dumps(e.references, ensure_ascii=False),
-                e.priority,
-                e.load,
-                e.source,
-            ]
-            dates = [
-                db_datetime(e.created_at),
-                db_datetime(now),
-                db_datetime(e.verified_at),
-                db_datetime(e.expires_at),
-            ]
+            row = {
+                **row_codec.content(vars(e)),
+                "id": p.existing_id,
+                "name": e.name,
+                "project_id": p.project_id,
+                "created_at": e.created_at,
+                "updated_at": now,
+                "verified_at": e.verified_at,
+                "expires_at": e.expires_at,
+                "read_count": e.read_count,
+            }
             if p.action == OVERWRITE:
-                updates.append([*values, *dates, e.read_count, p.existing_id])
+                updates.append(row_codec.bound(row, IMPORT_OVERWRITE_COLUMNS))
             else:
-                inserts.append([e.name, p.project_id, *values, *dates, e.read_count])
+                inserts.append(row_codec.bound(row, IMPORT_INSERT_COLUMNS))
         with connection.cursor() as cursor:
             for statement, rows in ((IMPORT_OVERWRITE, updates), (IMPORT_INSERT, inserts)):
                 for start in range(0, len(rows), IMPORT_BATCH):

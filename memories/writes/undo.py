@@ -7,7 +7,6 @@ decision as its `admin` argument.
 """
 
 import datetime as dt
-import json
 from dataclasses import dataclass
 
 from django.db import connection, transaction
@@ -27,34 +26,19 @@ from memories.rules.errors import (
     UndoRefused,
     VersionUnavailable,
 )
-from memories.writes import doors, history, vectors, wordings
+from memories.writes import doors, history, row_codec, vectors, wordings
 from projects.models import Project
 
-PUT_BACK_INSERT = """
-INSERT INTO memories_memory (
-    id, name, project_id, description, body, tags, refs, priority, load, source,
-    created_at, updated_at, verified_at, expires_at, read_count
-) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
-"""
-
+_PUT_BACK = ("project_id", *row_codec.CONTENT, *row_codec.STAMPS, "read_count")
+PUT_BACK_INSERT_COLUMNS = ("id", "name", *_PUT_BACK)
+PUT_BACK_INSERT = row_codec.insert(PUT_BACK_INSERT_COLUMNS)
 # Only a put-back assigns created_at on an existing row: it restores a recorded stamp (one
 # an import overwrote), never a new one.
-PUT_BACK_UPDATE = """
-UPDATE memories_memory SET
-    project_id = %s, description = %s, body = %s, tags = %s, refs = %s, priority = %s,
-    load = %s, source = %s, created_at = %s, updated_at = %s, verified_at = %s,
-    expires_at = %s, read_count = %s
-WHERE id = %s
-"""
+PUT_BACK_UPDATE, PUT_BACK_UPDATE_COLUMNS = row_codec.update(_PUT_BACK)
 
 
 def _time(value: str | None) -> dt.datetime | None:
     return None if value is None else dt.datetime.fromisoformat(value)
-
-
-def _db(value: str | dt.datetime | None):
-    """A recorded time (text) or a datetime, bound as the doors bind it."""
-    return doors.db_datetime(_time(value) if isinstance(value, str) else value)
 
 
 def _project_of(state: dict) -> Project | None:
@@ -89,26 +73,22 @@ def _put_back(state: dict, current: Memory | None, *, read_count: int) -> Memory
     )
     before = [] if current is None else [InlineContribution.of_memory(current, now)]
     budget.refuse_if_past_budget(before, [after], now)
-    values = [
-        target_id,
-        state["description"],
-        state["body"],
-        json.dumps(state["tags"], ensure_ascii=False),
-        json.dumps(state["references"], ensure_ascii=False),
-        state["priority"],
-        state["load"],
-        state["source"],
-        _db(state["created_at"]),
-        _db(now),
-        _db(state["verified_at"]),
-        _db(expires_at),
-        read_count,
-    ]
+    row = {
+        **row_codec.content(state),
+        "id": state["id"],
+        "name": state["name"],
+        "project_id": target_id,
+        "created_at": _time(state["created_at"]),
+        "updated_at": now,
+        "verified_at": _time(state["verified_at"]),
+        "expires_at": expires_at,
+        "read_count": read_count,
+    }
     with connection.cursor() as cursor:
         if current is None:
-            cursor.execute(PUT_BACK_INSERT, [state["id"], state["name"], *values])
+            cursor.execute(PUT_BACK_INSERT, row_codec.bound(row, PUT_BACK_INSERT_COLUMNS))
         else:
-            cursor.execute(PUT_BACK_UPDATE, [*values, state["id"]])
+            cursor.execute(PUT_BACK_UPDATE, row_codec.bound(row, PUT_BACK_UPDATE_COLUMNS))
     memory = Memory.objects.select_related("project").get(id=state["id"])
     vectors.keep_written(memory, current)
     wordings.keep_written(memory, current)

@@ -1,6 +1,7 @@
 """The engine seam: the dialect stays inside memories/engine, and every engine provides
 what the seam promises."""
 
+import inspect
 import os
 import re
 import subprocess
@@ -73,6 +74,44 @@ def test_every_engine_provides_what_the_seam_lists(vendor):
     for module, names in engine.PROVIDES.items():
         for name in names:
             assert name in engine.__doc__, f"{module}.{name} is not in the seam's docstring"
+
+
+@pytest.mark.parametrize("vendor", _engine_packages())
+def test_every_engine_module_provides_exactly_what_the_seam_lists(vendor):
+    provided = engine.for_vendor(vendor)
+    for module, names in engine.PROVIDES.items():
+        declared = getattr(getattr(provided, module), "__all__", None)
+        assert declared is not None, f"{vendor}.{module} declares no __all__"
+        assert sorted(declared) == sorted(names), f"{vendor}.{module} drifts from the seam"
+
+
+def _parameters(function) -> list[tuple[str, object]]:
+    return [(p.name, p.kind) for p in inspect.signature(function).parameters.values()]
+
+
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [(module, name) for module, names in engine.PROVIDES.items() for name in names],
+)
+def test_every_engine_takes_the_same_parameters(module, name):
+    found = {
+        vendor: getattr(getattr(engine.for_vendor(vendor), module), name)
+        for vendor in _engine_packages()
+    }
+    callables = {vendor: value for vendor, value in found.items() if callable(value)}
+    if not callables:
+        return  # a constant
+    assert len(callables) == len(found), f"{module}.{name} is a callable on some engines only"
+    shapes = {vendor: _parameters(function) for vendor, function in callables.items()}
+    if (module, name) == ("config", "database"):
+        # Its options are the engine's own (a file's folder, a server's URL): the settings
+        # name them per vendor. The busy timeout is every engine's.
+        shapes = {
+            vendor: [p for p in shape if p[0] == "busy_timeout_ms"]
+            for vendor, shape in shapes.items()
+        }
+        assert all(shapes.values()), shapes
+    assert len({repr(shape) for shape in shapes.values()}) == 1, shapes
 
 
 @pytest.mark.parametrize(

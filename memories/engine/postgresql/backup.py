@@ -13,13 +13,16 @@ from pathlib import Path
 from django.db import connection
 
 from memories.engine import BackupReport
+from memories.engine.tables import MEMORY_TABLE
+
+# What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
+__all__ = ["backup", "check", "SUFFIX", "RESTORE"]
 
 SUFFIX = ".dump"
 RESTORE = (
     "To restore it into an empty database, run `pg_restore --no-owner -d NAME` on it, point "
     "MEMADMIN_DATABASE_URL there and run `manage.py memory verify`."
 )
-MEMORY_TABLE = "memories_memory"
 
 
 def _program(name: str) -> str:

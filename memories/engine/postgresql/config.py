@@ -11,6 +11,9 @@ from urllib.parse import unquote, urlsplit
 
 import psycopg
 
+# What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
+__all__ = ["database", "is_busy", "is_lost", "without_waiting", "change_counter"]
+
 SCHEMES = ("postgres", "postgresql")
 # Lock timeout, deadlock, serialization failure.
 BUSY_STATES = ("55P03", "40P01", "40001")

@@ -33,8 +33,18 @@ disposable: `rebuild()` puts back what is missing and regenerates the contents.
 from django.db import connection, transaction
 
 from memories.engine import IndexReport, sql
+from memories.engine.tables import (
+    BAND_TALLY,
+    MEMORY_TABLE,
+    TAG_PAIR_TALLY,
+    TAG_TALLY,
+    TAG_VERIFIED_TALLY,
+    VERIFIED_TALLY,
+)
 
-MEMORY_TABLE = "memories_memory"
+# What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
+__all__ = ["migrated", "missing_triggers", "check", "rebuild", "REBUILD_STEPS"]
+
 SEARCH_TABLE = "memories_search"
 SEARCH_COLUMN = "search"
 # The Julian day of a row's verified_at, as the ranking's freshness reads it (date_part gives
@@ -203,8 +213,6 @@ BEGIN
 END $$""",
 }
 
-BAND_TALLY = "memories_bandtally"
-TAG_TALLY = "memories_tagtally"
 _TIER = "coalesce({row}.project_id, 0)"
 
 
@@ -246,9 +254,6 @@ BEGIN
     RETURN NULL;
 END $$"""
 
-VERIFIED_TALLY = "memories_verifiedtally"
-TAG_VERIFIED_TALLY = "memories_tagverifiedtally"
-TAG_PAIR_TALLY = "memories_tagpairtally"
 _DAY = "({row}.verified_at AT TIME ZONE 'UTC')::date"
 _PAIRS = (
     "jsonb_array_elements_text({row}.tags) AS a(value),"

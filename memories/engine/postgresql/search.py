@@ -15,10 +15,14 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memories.engine.postgresql.index import CONFIG, MEMORY_TABLE, SEARCH_COLUMN, SEARCH_TABLE
-from memories.engine.ranking import SENSES, Formula, Part, Plan
+from memories.engine.postgresql.index import CONFIG, SEARCH_COLUMN, SEARCH_TABLE
+from memories.engine.ranking import SENSES, Formula, Part, Plan, Spelling
 from memories.engine.sql import Sql as _Sql
 from memories.engine.sql import like_pattern, scan_cte
+from memories.engine.tables import MEMORY_TABLE, PROJECT_TABLE
+
+# What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
+__all__ = ["ranking_statement", "ranked_rows"]
 
 MIN_PREFIX = 3  # shorter prefixes would match a large part of the vocabulary
 MIN_SHORTENED = 4
@@ -27,7 +31,7 @@ MAX_SHORTENINGS = 8
 
 M = MEMORY_TABLE
 S = SEARCH_TABLE
-PROJECTS = "projects_project"
+PROJECTS = PROJECT_TABLE
 SENSE_RANK = " ".join(f"WHEN '{sense}' THEN {rank}" for rank, sense in enumerate(SENSES))
 # The relevance is ts_rank's rather than ts_rank_cd's: as in SQLite's BM25, a word's weight
 # saturates as it repeats, where ts_rank_cd adds each occurrence alike; and it costs less a
@@ -130,20 +134,27 @@ class _Terms:
     scan_limit: int
 
 
+# The memory as the ranking's weight reads it: the search index's copy of its fields (the
+# Julian day of verified_at worked out by the trigger that writes the row).
+WEIGHED = Spelling(
+    table=S,
+    priority=f"{S}.priority",
+    read_count=f"{S}.read_count",
+    days=f"%s::float8 - {S}.verified_day",
+    half_life="%s::float8",
+    number=_float,
+    power="power",
+    greatest="greatest",
+)
+
+
 @lru_cache(maxsize=16)
 def _terms(f: Formula) -> _Terms:
     weights = WEIGHTS.format(
         body=f.body_weight / f.name_weight, description=f.description_weight / f.name_weight
     )
     return _Terms(
-        weight=(
-            f"(1.0::float8 - {_float(f.reads_scale)} * {S}.priority"
-            f" / (({S}.priority + {_float(f.priority_scale)})"
-            f" * ({S}.read_count + {_float(f.reads_scale)})))"
-            f" * (CASE WHEN {S}.priority <= 1 THEN 1.0::float8 ELSE {_float(f.freshness_floor)}"
-            f" + {_float(1 - f.freshness_floor)} * power(0.5::float8,"
-            f" greatest(0.0::float8, %s::float8 - {S}.verified_day) / %s::float8) END)"
-        ),
+        weight=f.weight_sql(WEIGHED),
         rank=f"({_float(f.name_weight)} * ts_rank({weights}, {S}.{SEARCH_COLUMN}, {{query}}))",
         text_relevance=(
             f"({_float(f.text_strength)} * (CASE WHEN {M}.name ILIKE hits.pattern"

@@ -1,8 +1,8 @@
 """PostgreSQL's spelling of the pieces of the reads and writes that each dialect spells its
 own way."""
 
-from memories.engine.postgresql.index import CONFIG, SEARCH_COLUMN, SEARCH_TABLE
-from memories.engine.postgresql.search import lexeme
+# What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
+__all__ = ["values", "byte_length", "likelihood", "unindexed", "glob", "KEYS_HOLD_ID_ORDER"]
 
 # A B-tree's entries of one key are in the order of their place in the heap, not of the id.
 KEYS_HOLD_ID_ORDER = False
@@ -13,18 +13,6 @@ def values(items) -> tuple[str, list]:
     items = list(items)
     kind = "text[]" if any(isinstance(item, str) for item in items) else "bigint[]"
     return f"SELECT unnest(%s::{kind}) AS value", [items]
-
-
-def description_matches(word_sets: list[list[str]], limit: int) -> tuple[str, list]:
-    """The ids of memories whose description (weight B) holds every word of one of the sets."""
-    query = " | ".join(
-        "(" + " & ".join(lexeme(word) + ":B" for word in words) + ")" for words in word_sets
-    )
-    return (
-        f"SELECT id FROM {SEARCH_TABLE} WHERE {SEARCH_COLUMN} @@ to_tsquery('{CONFIG}', %s)"
-        f" LIMIT {int(limit)}",
-        [query],
-    )
 
 
 def byte_length(sql: str) -> str:

@@ -12,6 +12,10 @@ from pathlib import Path
 from django.db import connection
 
 from memories.engine import BackupReport
+from memories.engine.tables import MEMORY_TABLE
+
+# What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
+__all__ = ["backup", "check", "SUFFIX", "RESTORE"]
 
 SUFFIX = ".sqlite3"
 RESTORE = (
@@ -46,7 +50,7 @@ def check(path: Path) -> BackupReport:
     copy = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         problems = [row[0] for row in copy.execute("PRAGMA integrity_check")]
-        memories = copy.execute("SELECT count(*) FROM memories_memory").fetchone()[0]
+        memories = copy.execute(f"SELECT count(*) FROM {MEMORY_TABLE}").fetchone()[0]
     finally:
         copy.close()
     return BackupReport(

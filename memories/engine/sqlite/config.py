@@ -8,6 +8,9 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+# What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
+__all__ = ["database", "is_busy", "is_lost", "without_waiting", "change_counter"]
+
 STORE = "memadmin.sqlite3"
 
 

@@ -12,15 +12,19 @@ regenerates them from the table and puts back any trigger a table rebuild droppe
 from django.db import connection, transaction
 
 from memories.engine import IndexReport, sql
+from memories.engine.tables import (
+    BAND_TALLY,
+    MEMORY_TABLE,
+    TAG_PAIR_TALLY,
+    TAG_TALLY,
+    TAG_VERIFIED_TALLY,
+    VERIFIED_TALLY,
+)
 
-MEMORY_TABLE = "memories_memory"
+# What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
+__all__ = ["migrated", "missing_triggers", "check", "rebuild", "REBUILD_STEPS"]
+
 FTS_TABLE = "memories_fts"
-
-BAND_TALLY = "memories_bandtally"
-TAG_TALLY = "memories_tagtally"
-VERIFIED_TALLY = "memories_verifiedtally"
-TAG_VERIFIED_TALLY = "memories_tagverifiedtally"
-TAG_PAIR_TALLY = "memories_tagpairtally"
 
 
 def _tally(row: str, sign: str) -> str:

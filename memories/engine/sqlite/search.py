@@ -15,10 +15,14 @@ import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memories.engine.ranking import SENSES, Formula, Part, Plan
+from memories.engine.ranking import SENSES, Formula, Part, Plan, Spelling
 from memories.engine.sql import Sql as _Sql
 from memories.engine.sql import like_pattern, scan_cte
-from memories.engine.sqlite.index import FTS_TABLE, MEMORY_TABLE
+from memories.engine.sqlite.index import FTS_TABLE
+from memories.engine.tables import MEMORY_TABLE, PROJECT_TABLE
+
+# What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
+__all__ = ["ranking_statement", "ranked_rows"]
 
 MIN_PREFIX = 3  # shorter stems would match a large part of the vocabulary
 MIN_SHORTENED = 4
@@ -26,7 +30,7 @@ SHORTEN_TO = 0.6  # a query word is shortened to no less than this share of its 
 MAX_SHORTENINGS = 8
 
 M = MEMORY_TABLE
-PROJECTS = "projects_project"
+PROJECTS = PROJECT_TABLE
 NOTHING = '""'  # an FTS5 expression (an empty phrase) that matches no row
 SENSE_RANK = " ".join(f"WHEN '{sense}' THEN {rank}" for rank, sense in enumerate(SENSES))
 
@@ -145,18 +149,25 @@ class _Terms:
     scan_limit: int
 
 
+# The memory as the ranking's weight reads it: its own row.
+WEIGHED = Spelling(
+    table=M,
+    priority=f"{M}.priority",
+    read_count=f"{M}.read_count",
+    days=f"%s - julianday({M}.verified_at)",
+    half_life="%s",
+    number=lambda value: repr(float(value)),
+    power="pow",
+    greatest="max",
+)
+
+
 @lru_cache(maxsize=16)
 def _terms(f: Formula) -> _Terms:
     # r / (1 + r) with r = -bm25 (never negative), written to call bm25() once.
     relevance = f"(1.0 - 1.0 / (1.0 - {bm25(f)}))"
     return _Terms(
-        weight=(
-            f"(1.0 - {f.reads_scale} * {M}.priority"
-            f" / (({M}.priority + {f.priority_scale}) * ({M}.read_count + {f.reads_scale})))"
-            f" * (CASE WHEN {M}.priority <= 1 THEN 1.0 ELSE {f.freshness_floor}"
-            f" + {1 - f.freshness_floor} * pow(0.5, max(0.0, %s - julianday({M}.verified_at))"
-            " / %s) END)"
-        ),
+        weight=f.weight_sql(WEIGHED),
         # The column sets are FTS5 column filters, each read once per statement.
         index_relevance=(
             f"({relevance} * (CASE WHEN rowid IN (SELECT rowid FROM {FTS_TABLE}"

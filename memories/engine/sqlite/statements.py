@@ -2,6 +2,9 @@
 
 import json
 
+# What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
+__all__ = ["values", "byte_length", "likelihood", "unindexed", "glob", "KEYS_HOLD_ID_ORDER"]
+
 # An index's key is followed by the rowid, the table's INTEGER PRIMARY KEY.
 KEYS_HOLD_ID_ORDER = True
 
