@@ -144,7 +144,7 @@ class Part:
 
     query: int  # the query's position in the search
     sense: str  # one of SENSES
-    words: tuple[str, ...] = ()  # word, prefix: the query's words, all of which must match
+    words: tuple[str, ...] = ()  # word, prefix: the query's words, any of which matches
     term: str | None = None  # plain_text, last_resort: the text matched as text
     scan: bool = False  # term scanned for in the memories rather than found through the index
 

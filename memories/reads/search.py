@@ -5,8 +5,8 @@ A search is a list of queries, read as synonyms (`["terse", "brevity", "verbosit
 search over all of them, each memory listed once at its best score. Each query is split on
 whitespace into
 
-* words (runs of letters and digits, as the index's tokenizer splits them), all of which must
-  match, and
+* words (runs of letters and digits, as the index's tokenizer splits them), any of which
+  matches, a memory holding more of the query's rarer words ranking first, and
 * plain-text terms: a run of a script written without spaces (Chinese, Japanese, Thai, Lao,
   Khmer, Myanmar, Tibetan) or a long identifier, path or URL (letters and digits joined by
   punctuation: `/etc/nginx/nginx.conf`, `deploy-host`, `MEMADMIN_INLINE_MAX_BYTES`).

@@ -91,16 +91,12 @@ def _either(*queries: tuple[str, list]) -> tuple[str, list]:
     return "(" + " || ".join(q for q, _ in queries) + ")", [p for _, ps in queries for p in ps]
 
 
-def _all(*queries: tuple[str, list]) -> tuple[str, list]:
-    return "(" + " && ".join(q for q, _ in queries) + ")", [p for _, ps in queries for p in ps]
-
-
 def word_query(words: list[str], weight: str = "", joiner: str = " & ") -> tuple[str, list]:
     return _stemmed(joiner.join(lexeme(word) + (":" + weight if weight else "") for word in words))
 
 
 def prefix_query(words: list[str]) -> tuple[str, list]:
-    """Each word, or one of its prefixes; all words needed."""
+    """Each word, or one of its prefixes; any word's forms match, as any word does."""
     groups = []
     for word in words:
         prefixes = _prefixes(word)
@@ -109,7 +105,7 @@ def prefix_query(words: list[str]) -> tuple[str, list]:
             text = " | ".join(lexeme(p) + ":*" for p in prefixes)
             forms += [_stemmed(text), _unstemmed(text)]
         groups.append(_either(*forms))
-    return _all(*groups)
+    return _either(*groups)
 
 
 def prefix_placement_query(words: list[str], weight: str) -> tuple[str, list]:
@@ -203,7 +199,7 @@ def _index_hit(
     # Placed by one test of the name and description together, which a match in the body
     # alone (most matches of a common word) fails, and then by the name.
     if part.sense == "word":
-        query = word_query(words)
+        query = word_query(words, "", " | ")
         placed = [word_query(words, weight, " | ") for weight in ("AB", "A")]
     else:
         query = prefix_query(words)
@@ -241,7 +237,7 @@ def _index_hit(
         # evaluated once before any row is read. Above the scan's subquery (OFFSET 0 keeps
         # the planner from pushing it down), so that it also stops a parallel scan before
         # its workers are started, not in each of them.
-        guard = word_query(words)
+        guard = word_query(words, "", " | ")
         sql.add(
             f" OFFSET 0) AS tried WHERE NOT EXISTS"
             f" (SELECT 1 FROM {flt.searched} WHERE {column} @@ {guard[0]} AND {flt.where})",

@@ -52,13 +52,14 @@ def _shortest(word: str) -> int:
 
 
 def prefix_expression(words: list[str]) -> str:
-    """Each word as the start of a stored word, or shortened toward one; all words needed.
+    """Each word as the start of a stored word, or shortened toward one.
 
     Forward: the longest start of the word porter leaves alone, as a prefix (`deplo*` for
     `deploy`, since `deploy*` would be searched as `deploi*`). Backward: the word shortened
     a letter at a time down to SHORTEN_TO of its length, each as a prefix the stemmer reads
-    as it reads a stored word (`deploy*` from `deployment` finds `Deploys`). A memory matching
-    several of the forms ranks above one matching a single short one.
+    as it reads a stored word (`deploy*` from `deployment` finds `Deploys`). Any word's forms
+    match, as any word does; a memory matching several of the forms ranks above one matching
+    a single short one.
     """
     groups = []
     for word in words:
@@ -70,7 +71,7 @@ def prefix_expression(words: list[str]) -> str:
             for length in range(len(word) - 1, _shortest(word) - 1, -1)[:MAX_SHORTENINGS]:
                 forms.append(quote(word[:length]) + "*")
         groups.append("(" + " OR ".join(dict.fromkeys(forms)) + ")")
-    return " AND ".join(groups)
+    return " OR ".join(groups)
 
 
 def prefix_placement_expression(words: list[str]) -> str:
@@ -214,7 +215,7 @@ def _match(part: Part) -> _Match:
         return _Match(
             part.query,
             part.sense,
-            expression=word_expression(words),
+            expression=word_expression(words, " OR "),
             any_expression=word_expression(words, " OR "),
         )
     if part.sense == "prefix":
@@ -223,7 +224,7 @@ def _match(part: Part) -> _Match:
             part.sense,
             expression=prefix_expression(words),
             any_expression=prefix_placement_expression(words),
-            guard=word_expression(words),
+            guard=word_expression(words, " OR "),
         )
     if part.scan:
         return _Match(part.query, part.sense, term=part.term, scan=True)

@@ -68,7 +68,7 @@ def test_freshness_does_not_apply_to_priorities_0_and_1(write, find):
         set_fields(new.memory, created_at=days_ago(1), verified_at=days_ago(1))
         result = find(f"egret {priority}")
         assert [hit.score for hit in result.hits][0] == pytest.approx(result.hits[1].score)
-        assert names(result) == [f"new-{priority}", f"old-{priority}"], "ties: newest first"
+        assert names(result)[:2] == [f"new-{priority}", f"old-{priority}"], "ties: newest first"
 
 
 def test_the_half_life_setting_moves_the_order(write, find, settings):
