@@ -84,16 +84,16 @@ JOINED_MIN_CHARS = 8  # `deploy-host` is an identifier; `e-mail` is two words
 REFERENCE_SENSE = "reference"  # found by a reference alone: a sense outside the engine
 
 # Search by meaning (mode hybrid and meaning; bench/meaning gives the figures these were
-# chosen by). A memory is similar in meaning to a query from this cosine up:
+# chosen by). A memory is similar in meaning to a query from this cosine up: below it a
+# guess is not returned, so a unique word brings no junk along.
 MEANING_FLOOR = 0.1
-# Reciprocal rank fusion (`_fused`): a hit scores 1 / (RRF_K + its rank); 60 is the
-# constant of the method's paper.
-RRF_K = 60
-# A hit by meaning is ranked by cosine × (importance × freshness) ^ WEIGHT_POWER. The cosines
-# of static word vectors lie close together (a paraphrase's target: 0.08-0.37 for the middle
-# 80%), so the whole weight (0.25-1) would outrank meaning with importance: recall@5 of the
-# paraphrase set 0.41 with it, 0.50 with its square root, 0.53 with its fourth root, 0.55
-# with none. The fourth root keeps the seed's blend as a tie-breaker between near equals.
+# Hybrid (`_fused`): a hit's relevance is WORDS_SHARE of its words' relevance plus the rest
+# of its meaning's, the meaning's being its cosine's height above MEANING_FLOOR as a share of
+# the way to 1; both then weighed by importance × freshness as words mode weighs them.
+WORDS_SHARE = 0.5
+# A hit by meaning alone is ranked by cosine × (importance × freshness) ^ WEIGHT_POWER among
+# the meaning's candidates: the cosines lie close together, so the whole weight would outrank
+# meaning with importance; the fourth root keeps the blend a tie-breaker between near equals.
 WEIGHT_POWER = 0.25
 FUSED_CANDIDATES = 100  # the words' best hits fused with the meaning's (more for deep pages)
 SEMANTIC = "semantic"  # matched_by of a hit found by meaning alone
@@ -388,7 +388,7 @@ def search(
     close, complete = _by_meaning(parsed, filters, now, window)
     if mode == "meaning":
         return _meaning_page(close, complete, limit, offset)
-    return _fused(_by_words(parsed, flt, filters, now, window, 0), close, limit, offset)
+    return _fused(_by_words(parsed, flt, filters, now, window, 0), close, limit, offset, now)
 
 
 def _by_words(parsed, flt, filters, now, limit, offset) -> SearchResult:
@@ -502,47 +502,50 @@ def _meaning_page(close: list[_Close], complete: bool, limit: int, offset: int) 
     return SearchResult(hits=hits, count=len(close), last_resort=False, capped=not complete)
 
 
-def _fused(words: SearchResult, close: list[_Close], limit: int, offset: int) -> SearchResult:
-    """The words' best hits and the meaning's fused by their reciprocal ranks: a hit the
-    words found scores 1 / (RRF_K + its rank among them), one found by meaning alone
-    1 / (RRF_K + its rank among the meaning's), each ranking already blended with
-    importance and freshness; a tie goes to the words, then to the most recently created.
+def _fused(words: SearchResult, close: list[_Close], limit: int, offset: int, now) -> SearchResult:
+    """The words' best hits and the meaning's, each scored by one blend that keeps the seed's
+    rules: relevance × importance × freshness, the relevance being WORDS_SHARE of the words'
+    and the rest of the meaning's (`_meaning_relevance`). So memories equal in all that ranks
+    score equal, importance, reads and freshness decide among equally relevant hits as in
+    words mode, and a guess below MEANING_FLOOR is not returned. When nothing but the
+    whole-query scan answered by words, its hits come first, as the seed says.
 
-    Unlike plain Reciprocal Rank Fusion, meaning adds nothing to a hit the words found: a
-    recalled word is never reordered by a guess, so the words' first hit stays first (with
-    the sum, a short memory near the query in meaning overtook the one named for the word),
-    and a guess ranks with the words' hit of its own place. Such a hit keeps its sense and
-    gains its similarity; one found by meaning alone is `semantic`. `count` is the words'
-    count plus the memories found by meaning alone among the meaning's best.
+    A hit the words found keeps its sense and gains its similarity; one found by meaning
+    alone is `semantic`. `count` is the words' count plus the memories found by meaning
+    alone among the meaning's best.
     """
+    half_life = float(settings.MEMADMIN_SEARCH_HALF_LIFE_DAYS)
+    cosine = {c.memory_id: c.cosine for c in close}
     by_words = {hit.memory.id: hit for hit in words.hits}
-    fused: dict[int, tuple[float, int, dt.datetime]] = {}
-    for rank, hit in enumerate(words.hits, start=1):
-        fused[hit.memory.id] = (1.0 / (RRF_K + rank), 1, hit.memory.created_at)
-    similarity: dict[int, float] = {}
-    only_meaning = []
-    for c in close:
-        similarity[c.memory_id] = c.cosine
-        if c.memory_id not in by_words:
-            only_meaning.append(c)
-    for rank, c in enumerate(only_meaning, start=1):
-        fused[c.memory_id] = (1.0 / (RRF_K + rank), 0, c.created_at)
-    order = sorted(fused, key=lambda m: (*fused[m], m), reverse=True)
-    page = order[offset : offset + limit]
-    loaded = _memories([m for m in page if m not in by_words])
-    hits = []
-    for memory_id in page:
-        hit = by_words.get(memory_id)
-        if hit is None and memory_id in loaded:
-            hit = Hit(loaded[memory_id], 0.0, SEMANTIC)
-        if hit is None:
-            continue  # deleted since the vectors were read
-        hit.score = fused[memory_id][0]
-        hit.similarity = similarity.get(memory_id)
-        hits.append(hit)
+    only_meaning = [c.memory_id for c in close if c.memory_id not in by_words]
+    loaded = _memories(only_meaning)
+    hits = list(words.hits) + [
+        Hit(loaded[memory_id], 0.0, SEMANTIC) for memory_id in only_meaning if memory_id in loaded
+    ]
+    first = 1.0 if words.last_resort else 0.0  # the scan's hits above every guess
+    for hit in hits:
+        memory = hit.memory
+        hit.similarity = cosine.get(memory.id)
+        meaning = (1 - WORDS_SHARE) * _meaning_relevance(hit.similarity)
+        weight = FORMULA.weight(
+            memory.priority, memory.read_count, memory.verified_at, now, half_life
+        )
+        if hit.matched_by == SEMANTIC:
+            hit.score = meaning * weight
+        else:
+            hit.score = first + WORDS_SHARE * hit.score + meaning * weight
+    hits.sort(key=lambda h: (h.score, h.memory.created_at, h.memory.id), reverse=True)
     return SearchResult(
-        hits=hits,
+        hits=hits[offset : offset + limit],
         count=words.count + len(only_meaning),
         last_resort=words.last_resort,
         capped=words.capped,
     )
+
+
+def _meaning_relevance(cosine: float | None) -> float:
+    """A cosine as a relevance in [0, 1): its height above MEANING_FLOOR as a share of the
+    way to 1 (0 below the floor, or when the meaning did not reach the memory)."""
+    if cosine is None or cosine <= MEANING_FLOOR:
+        return 0.0
+    return min((cosine - MEANING_FLOOR) / (1.0 - MEANING_FLOOR), 0.999)

@@ -1,9 +1,17 @@
 """Search by words, by meaning and both: what each mode finds and how a guess is told apart."""
 
 import pytest
+from django.conf import settings
+from django.utils import timezone
 
 from memories.reads.filters import MemoryFilterForm, MemoryFilters
-from memories.reads.search import MEANING_FLOOR, SEMANTIC
+from memories.reads.search import (
+    FORMULA,
+    MEANING_FLOOR,
+    SEMANTIC,
+    WORDS_SHARE,
+    _meaning_relevance,
+)
 
 PARAPHRASE = "which server receives prod releases"  # no word of deploy-host
 
@@ -55,19 +63,25 @@ def test_hybrid_finds_the_paraphrase_as_a_semantic_hit(find, store):
     assert result.hits[0].matched_by in {"prefix", SEMANTIC}
 
 
-def test_hybrid_keeps_the_words_hits_in_their_order_and_interleaves_the_guesses(find, store):
+def test_hybrid_blends_words_and_meaning_by_one_formula(find, store):
     words = find("production", mode="words")
     hybrid = find("production", mode="hybrid")
-    by_words = [hit for hit in hybrid.hits if hit.matched_by != SEMANTIC]
-    guesses = [hit for hit in hybrid.hits if hit.matched_by == SEMANTIC]
-    assert [hit.memory.name for hit in by_words] == _names(words)
-    assert hybrid.hits[0].memory.name == _names(words)[0], "a guess never goes first"
-    assert guesses and hybrid.hits[1] is guesses[0], "the first guess ranks with the second word"
-    assert "gpu-quota" not in _names(words) and "gpu-quota" in [h.memory.name for h in guesses]
-    assert hybrid.count == words.count + len(guesses)
-    assert all(hit.similarity is not None for hit in by_words), "found by words, with similarity"
+    by_words = {hit.memory.name: hit.score for hit in words.hits}
+    now = timezone.now()
+    half_life = float(settings.MEMADMIN_SEARCH_HALF_LIFE_DAYS)
+    for hit in hybrid.hits:
+        m = hit.memory
+        weight = FORMULA.weight(m.priority, m.read_count, m.verified_at, now, half_life)
+        meaning = (1 - WORDS_SHARE) * _meaning_relevance(hit.similarity) * weight
+        if hit.matched_by == SEMANTIC:
+            assert hit.similarity > MEANING_FLOOR and hit.score == pytest.approx(meaning)
+        else:
+            expected = WORDS_SHARE * by_words[m.name] + meaning
+            assert hit.score == pytest.approx(expected, rel=1e-3)
+    assert set(by_words) <= {hit.memory.name for hit in hybrid.hits}
     scores = [hit.score for hit in hybrid.hits]
     assert scores == sorted(scores, reverse=True)
+    assert hybrid.count == words.count + sum(h.matched_by == SEMANTIC for h in hybrid.hits)
 
 
 def test_filters_narrow_meaning_exactly_as_they_narrow_words(find, store):
