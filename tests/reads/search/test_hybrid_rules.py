@@ -11,7 +11,6 @@ from memories.reads.filters import MemoryFilters
 from memories.reads.find import Question, find
 from tests.reads.search.conftest import days_ago, set_fields
 
-
 DESCRIPTION = "Herons nest by the lake"
 
 
