@@ -227,6 +227,7 @@ def checkout_state(out: Path | None) -> dict:
     subject = git("log", "-1", "--format=%s")
     return {
         "commit": git("rev-parse", "HEAD"),
+        "code": git("log", "-1", "--format=%H", "--", ".", ":(exclude)bench/results"),
         "branch": git("rev-parse", "--abbrev-ref", "HEAD"),
         "subject": subject if len(subject) <= 80 else subject[:79] + "…",
         "dirty": dirty,
@@ -355,17 +356,21 @@ def prepare_store(options, conversations, state) -> tuple[Api, dict]:
     wanted = {
         "engine": options.engine,
         "database": safe_url(database_url),
-        "commit": state["commit"],
-        "dirty": bool(state["dirty"]),
+        # the last commit that changed the code (results committed since change nothing)
+        "code": state["code"],
         "data": data_digest(conversations),
     }
     reuse = (
         options.reuse
+        and not state["dirty"]
         and marker_path.exists()
         and json.loads(marker_path.read_text()).get("store") == wanted
     )
     if options.reuse and not reuse:
-        print("No store of this commit, engine and data to reuse: building one.", file=sys.stderr)
+        print(
+            "No store of this code (committed, unchanged), engine and data to reuse: building one.",
+            file=sys.stderr,
+        )
     if not reuse:
         if options.engine == "sqlite" and data_dir.exists():
             shutil.rmtree(data_dir)
@@ -705,7 +710,7 @@ def summary(results: dict) -> str:
         f"{', '.join(f'{x:.2f}' for x in load_after)} after (1, 5, 15 min; 2 cores shared)",
         f"- data: {r['data']} — {r['conversations']} conversations, {w['turns']} turns, "
         f"{r['questions']} questions asked ({r['questions_scored']} outside category 5)",
-        f"- store: {'reused from a run at this commit' if w['reused'] else 'built in this run'}: "
+        f"- store: {'reused from a run of the same code' if w['reused'] else 'built in this run'}: "
         f"{w['turns']} PUTs in {w['seconds']} s (median {w['put_median_ms']} ms, p90 "
         f"{w['put_p90_ms']} ms), statuses {w['statuses']}, refused {len(w['refused'])}; "
         f"{w.get('embed', '')}",
@@ -751,7 +756,11 @@ def main() -> None:
         help="PostgreSQL's (default: $MEMADMIN_DATABASE_URL)",
     )
     parser.add_argument("--data-dir", type=Path, help="default: var/bench/locomo-<engine>/")
-    parser.add_argument("--reuse", action="store_true", help="reuse the store this commit built")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="ask on the store a run of the same committed code built (else build it)",
+    )
     parser.add_argument("--out", type=Path, help="write summary.md and results.json there")
     parser.add_argument(
         "--dense",
