@@ -280,6 +280,7 @@ def build(conversations: list[Conversation], api: Api) -> dict:
     statuses = collections.Counter()
     notes = collections.Counter()
     noted_examples: dict[str, str] = {}
+    near_copies = []  # (turn, the earlier turn the door's note says it nearly copies)
     refused = []
     started = time.perf_counter()
     timings = []
@@ -317,6 +318,10 @@ def build(conversations: list[Conversation], api: Api) -> dict:
                 noted_examples.setdefault(
                     kind, f"{turn.dia_id} ({len(turn.description)} chars): {note}"
                 )
+                copied = re.match(r"'(turn-d\d+-\d+)' already says something very similar", note)
+                if copied:
+                    earlier = copied[1][len("turn-d") :].replace("-", ":")
+                    near_copies.append(f"{conversation.key} D{earlier} ~ {turn.dia_id}")
     took = time.perf_counter() - started
     return {
         "turns": sum(len(c.turns) for c in conversations),
@@ -324,6 +329,7 @@ def build(conversations: list[Conversation], api: Api) -> dict:
         "refused": refused,
         "notes": dict(notes.most_common()),
         "note_examples": noted_examples,
+        "near_copies": near_copies,
         "seconds": round(took, 1),
         "put_median_ms": round(statistics.median(timings) * 1000, 2),
         "put_p90_ms": round(percentile(timings, 0.9) * 1000, 2),
@@ -715,6 +721,8 @@ def summary(results: dict) -> str:
         f"{w['put_p90_ms']} ms), statuses {w['statuses']}, refused {len(w['refused'])}; "
         f"{w.get('embed', '')}",
         f"- write notes: {w['notes'] or 'none'}",
+        f"- turns the write door called a near copy of an earlier turn: "
+        f"{len(w.get('near_copies', []))} ({', '.join(w.get('near_copies', [])[:8])}, ...)",
         f"- dense baseline: {r['baselines']['dense_encoder']}"
         + (
             f" ({'; '.join(r['baselines']['dense_notes'])})"
