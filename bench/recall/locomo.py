@@ -209,7 +209,7 @@ def data_digest(conversations: list[Conversation]) -> str:
 
 def git(*args: str) -> str:
     result = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
-    return result.stdout.strip()
+    return result.stdout.rstrip()  # not lstrip: a status line may start with a space
 
 
 def checkout_state(out: Path | None) -> dict:
