@@ -9,10 +9,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
 
 application = get_wsgi_application()
 
-# What setting Django up made and the URLconf imports (every view and read: some 130,000 to
-# 150,000 objects, modules, models, settings) lives as long as the process: frozen out of the
-# collector's full passes, each of which walked it all (90 ms every thousand or so requests;
-# 4 ms a request on average for the store-wide graph, whose 1,500 nodes promote thousands of
-# short-lived objects to the oldest generation).
+# What setting Django up made and the URLconf imports (every view and read: its objects,
+# modules, models, settings) lives as long as the process: frozen out of the collector's full
+# passes, each of which walked it all (most often for the store-wide graph, whose nodes
+# promote thousands of short-lived objects to the oldest generation;
+# bench/results/2026-12-01-graph-6, bench/results/2026-12-01-detail-6).
 import_module(settings.ROOT_URLCONF)
 gc.freeze()

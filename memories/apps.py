@@ -15,8 +15,8 @@ def _one_blas_thread() -> None:
     """Numpy's products (the search by meaning, the pairs of near-copies) on one thread: on
     two, OpenBLAS's helper thread spins for a fraction of a second after each product
     returns, a second core's CPU taken from the requests beside it, for a product that is
-    no faster (hybrid search at 100,000 memories: 1.9x the words' CPU on two threads, 1.2x
-    on one; bench/results/2026-12-01-meaning-4)."""
+    no faster (hybrid search's CPU against the words' on two threads and on one:
+    bench/results/2026-12-01-meaning-4)."""
     import numpy  # noqa: F401  (loads the BLAS library whose threads are set)
     from threadpoolctl import threadpool_limits
 

@@ -15,7 +15,8 @@ from projects.models import Project
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 # A memory's view reversed once with this for the name serves every memory of a page: a
-# reverse() takes 14 us, 1.4 ms for the two links of each of a list's 50 rows.
+# reverse() for each of the two links of each of a list's rows cost the page more
+# (bench/results/2026-12-04-figures-from-comments).
 NAME_SLOT = "__name__"
 
 
@@ -23,7 +24,8 @@ NAME_SLOT = "__name__"
 def tier_query(project_name: str | None) -> str:
     """`?project=...` naming a memory's tier as the API names it (empty: the global tier).
 
-    Kept per tier: quoting it afresh for each link made building 50 rows a quarter slower.
+    Kept per tier: quoting it afresh for each link slowed building a page's rows
+    (bench/results/2026-12-04-figures-from-comments).
     """
     return "?project=" + quote_plus(project_name or "")
 
@@ -43,7 +45,8 @@ def _slot_path(viewname: str, script_prefix: str) -> str:
 
 def memory_view_url(viewname: str, name: str, project_name: str | None) -> str:
     """A memory's address at one of its views, its tier named: the view reversed once for
-    each script prefix, where a reverse() for each link cost 3 ms on the budget page."""
+    each script prefix, where a reverse() for each link was a measurable share of the budget
+    page (bench/results/2026-12-04-figures-from-comments)."""
     return memory_url(_slot_path(viewname, get_script_prefix()), name, project_name)
 
 
@@ -120,7 +123,8 @@ class Memory(models.Model):
             models.Index(fields=["verified_at"], name="memory_verified"),
             # The drift sections (reads.drift) in their order off one range: the never read
             # by priority and age, the most read first; load and expiry on it too, so the
-            # sections' bounded counts (1,001 matches) read no row (10 ms at 100,000).
+            # sections' bounded counts read no row (bench/results/2026-12-01-pages;
+            # bench/results/2026-12-04-figures-from-comments).
             models.Index(
                 fields=["read_count", "priority", "created_at", "id", "load", "expires_at"],
                 name="memory_read_order",
@@ -181,8 +185,8 @@ class Memory(models.Model):
 
 
 # The stored fields of a memory's list form (to_dict), in its order; a page of /v1's list
-# reads them as plain rows (values_list), a model object built for each row costing more
-# than the statement (12x at 100,000 memories).
+# reads them as plain rows (values_list), a model object built for each row costing several
+# times the statement (bench/results/2026-12-04-figures-from-comments).
 LIST_FIELDS = (
     "name",
     "project_id",
@@ -236,7 +240,7 @@ class Reference(models.Model):
     tier = models.BigIntegerField(null=True)
     # And its place in the index order, kept as its priority changes: a dangling target's
     # first citers are the first rows of reference_citer_order, where ranking every citer
-    # of the 50 most cited took 779 ms at 1,000,000 memories.
+    # of the 50 most cited grew with the store (bench/results/2026-12-02-targets-11).
     priority = models.IntegerField(null=True)
     created_at = models.DateTimeField(null=True)
 
@@ -264,12 +268,12 @@ class Tag(models.Model):
     tag = models.TextField()
     # The memory's tier and verification, kept by the triggers as it moves and is verified:
     # the facets count a tag's memories per tier and verification span off tag_facets alone,
-    # where reading each memory's row cost a row per match (20,600 for unverified 90d).
+    # where reading each memory's row cost a row per match (bench/results/2026-12-01-facets-4).
     tier = models.BigIntegerField(null=True)
     verified_at = models.DateTimeField(null=True)
     # And its expiry: the facets count the expired memories' tags and a tag's expired memories
-    # off tag_expiry / tag_tier_expiry, where seeking each expired memory's tags cost 2.4 ms
-    # for the 2,006 expired at 100,000 memories (0.4 off the index).
+    # off tag_expiry / tag_tier_expiry, where seeking each expired memory's tags cost several
+    # times the index's range (bench/results/2026-12-01-facets-5).
     expires_at = models.DateTimeField(null=True)
 
     class Meta:
@@ -331,7 +335,7 @@ class VerifiedTally(models.Model):
     """How many memories of one load in a tier were last verified on one day (UTC); kept as
     BandTally is. The facets' verification spans read a few of these rows and count the
     memories of the span's edge days alone, where counting a span's memories stepped every
-    index entry of it (65,000 for the five spans at 100,000 memories)."""
+    index entry of it (bench/results/2026-12-01-facets-4)."""
 
     tier = models.BigIntegerField()
     load = models.CharField(max_length=6)
@@ -343,8 +347,8 @@ class VerifiedTally(models.Model):
             models.UniqueConstraint(fields=["tier", "day", "load"], name="verified_tally_once"),
         ]
         # Covering: the days since a moment over every tier, and one tier's (read off the
-        # constraint's index, each day's row was looked up for its count: 0.9 ms against 0.5
-        # for 90 days of every tier at 100,000 memories).
+        # constraint's index, each day's row was looked up for its count, nearly twice as slow:
+        # bench/results/2026-12-04-figures-from-comments).
         indexes = [
             models.Index(fields=["day", "tier", "load", "memories"], name="verified_tally_day"),
             models.Index(fields=["tier", "day", "load", "memories"], name="verified_tally_tier"),
@@ -380,8 +384,7 @@ class TagVerifiedTally(models.Model):
 class TagPairTally(models.Model):
     """How many memories of a tier carry both `tag` and `other` (each pair in both orders);
     kept as BandTally is. A tag's facets read its memories' other tags here, where reading
-    them off the tag table sought each memory's tags (15,189 memories for one tag at
-    100,000)."""
+    them off the tag table sought each memory's tags (bench/results/2026-12-01-facets-5)."""
 
     tier = models.BigIntegerField()
     tag = models.TextField()
@@ -402,7 +405,7 @@ class DanglingTally(models.Model):
     holds it (the rule of reads.backlinks.resolve_in_band); kept as BandTally is, its rows
     only for targets that dangle. The hygiene section of a tier reads these rows, and the
     overview their sums (DanglingTarget, DanglingTotal), where resolving every reference
-    cost 611 ms at 1,000,000 memories.
+    grew with the store (bench/results/2026-12-04-figures-from-comments).
 
     A write moves it by the references it adds or takes off, and a memory added, removed,
     renamed or moved recounts the references naming it, whose resolution that changes.
@@ -426,7 +429,7 @@ class DanglingTarget(models.Model):
     """Each dangling target's references over every tier: the sum of its DanglingTally rows,
     kept by the tally's own triggers, a row only while the sum is above 0. The overview's ten
     most cited are the first ten of its index, where summing the tally's rows per target
-    followed the dangling targets (225 ms at 1,000,000 memories, 214,964 targets)."""
+    followed the dangling targets (bench/results/2026-12-02-dangling-10)."""
 
     target = models.TextField(unique=True)
     refs = models.BigIntegerField()
@@ -452,7 +455,7 @@ class Orphan(models.Model):
     with its tier: kept by triggers deciding again, on each write, the memories it can
     change (itself and the holders of its names and of the names it cites). The hygiene
     page walks its memories in index order testing this table, where resolving every
-    reference to find them took 4.1 s at 1,000,000 memories."""
+    reference to find them grew with the store (bench/results/2026-12-04-figures-from-comments)."""
 
     # No constraint in the database: the triggers take a memory's row out in the statement
     # deleting it, after the check an immediate constraint would make.
@@ -474,8 +477,8 @@ class Wording(models.Model):
     """Each memory's wording key (rules.similarity.wording of its description), NULL until a
     door or `memory verify --rebuild` works it out: the triggers give a new memory a row and
     empty it when the description changes. The hygiene page's near-copies read only the
-    memories whose key another shares, or is unknown, where numbering every description took
-    1.7 s at 1,000,000 memories."""
+    memories whose key another shares, or is unknown, where numbering every description grew
+    with the store (bench/results/2026-12-04-figures-from-comments)."""
 
     # No constraint in the database, as Orphan's: the triggers keep and drop the rows.
     memory = models.OneToOneField(

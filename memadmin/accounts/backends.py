@@ -1,6 +1,6 @@
 """The accounts' sign-in backend: Django's ModelBackend, with the signed-in user of each
 request read by a statement the ORM compiles once per process (a queryset built and
-compiled per request cost some 250 µs where the statement takes 10)."""
+compiled per request cost many times the statement: bench/results/2026-12-01-detail-5)."""
 
 import functools
 

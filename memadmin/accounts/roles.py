@@ -36,8 +36,9 @@ def strongest(user, group_names) -> str | None:
 def _group_names_statement() -> str:
     """The query of a user's group names, compiled by the ORM once per process.
 
-    It runs on every request: a queryset built and compiled on each call took some 140 µs,
-    the compiled statement run alone 14. Its text is the same for every user; the user is its
+    It runs on every request: a queryset built and compiled on each call took about ten
+    times the compiled statement run alone (bench/results/2026-12-04-figures-from-comments). Its
+    text is the same for every user; the user is its
     one parameter.
     """
     query = Group.objects.filter(user__pk=0).values_list("name", flat=True).query

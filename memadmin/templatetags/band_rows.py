@@ -5,7 +5,8 @@ sections' memories, and the tier view's inline bodies.
 Built here as the memory list's rows are (dashboard.memory_rows), from templates parsed once
 and escaped as Django's templates escape: the budget page draws about 200 rows, and as
 template loops (a link reversed, a number grouped and a reason worded per row) they cost it
-5 ms of CPU of its 28 at 100,000 memories.
+a sixth of its CPU (bench/results/2026-12-01-budget-5;
+bench/results/2026-12-04-figures-from-comments).
 """
 
 from urllib.parse import urlencode

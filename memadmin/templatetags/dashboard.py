@@ -507,9 +507,10 @@ def memory_rows(context, rows) -> str:
 
     Built here rather than in a template, as Django's admin builds its change list's rows
     (items_for_result with format_html), and from templates parsed once: a row costs about
-    45 nodes of Django's template engine, and a 50-row page at 100,000 memories spent 13 ms
-    of its 22 ms in them (bench/run.py); a template loop over a row partial still cost a
-    page 0.9 ms. This is the same HTML, escaped as Django's templates would escape it.
+    45 nodes of Django's template engine, and a 50-row page spent more than half its time in
+    them; a template loop over a row partial still cost a page more than this
+    (bench/results/2026-12-04-figures-from-comments). This is the same HTML, escaped as Django's
+    templates would escape it.
     """
     if not rows:
         return NO_ROWS

@@ -18,8 +18,8 @@ def field_input(field: BoundField, **attrs) -> str:
     Laid out as the templates wrote it (`id`, `name`, `type`, `value`, then the rest), where
     the widget's own template puts the type first; without the aria-describedby that
     BoundField.as_widget points at an error element these templates do not have; and with
-    html.escape, as the list's rows are drawn: format_html and flatatt took 67 us an input,
-    this 5 us.
+    html.escape, as the list's rows are drawn: format_html and flatatt took over ten times
+    as long an input (bench/results/2026-12-04-figures-from-comments).
     """
     drawn = field.field.widget.get_context(field.html_name, field.value(), attrs)["widget"]
     laid_out = {

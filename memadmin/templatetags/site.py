@@ -2,9 +2,10 @@
 addresses of pages in every page's frame (base.html), each worked out once per process, and
 fragments kept by what they show (`{% drawn_once %}`).
 
-Timed node by node on a memory's page, a `{% url %}` took some 15 µs and the menu's fragment
-from Django's cache (`{% cache %}`: the key hashed, the backend looked up, the value
-unpickled) some 40 µs, where that page is held to twice a plain Django view's time.
+Timed node by node on a memory's page, a `{% url %}` and the menu's fragment from Django's
+cache (`{% cache %}`: the key hashed, the backend looked up, the value unpickled) were
+measurable shares of a page held to twice a plain Django view's time
+(bench/results/2026-12-01-detail-6).
 """
 
 import threading
@@ -99,7 +100,8 @@ def drawn_once(parser, token):
     """`{% drawn_once key %}...{% end_drawn_once %}`: the fragment drawn again only when `key`
     changes. `key` is a tuple of everything the fragment shows (None or empty: drawn each
     time). Django's `{% cache %}` hashes its key's text, looks its backend up and unpickles
-    the fragment: on a memory's page it took 0.31 ms where this lookup takes 0.04 (load 5)."""
+    the fragment: on a memory's page it took several times this lookup
+    (bench/results/2026-12-04-figures-from-comments)."""
     bits = token.split_contents()
     if len(bits) != 2:
         raise template.TemplateSyntaxError(f"{bits[0]} takes one key: what the fragment shows.")

@@ -2,7 +2,8 @@
 forms draw most written out in Python.
 
 The memory edit form alone draws some twenty widgets and their options, each a template
-with nested includes; through the template engine they add some 2 ms to a 5 ms page. The
+with nested includes; through the template engine they were a large share of the page
+(bench/results/2026-12-01-detail-5). The
 widgets keep Django's own context (`Widget.get_context`: the attributes come from the field
 definitions, `aria-*` and `required` from the bound field) and only the last step, the
 widget's template, is replaced by the same markup built with `format_html`, escaped alike.

@@ -32,7 +32,8 @@ def render_markdown(text: str) -> SafeString:
 
 
 # The HTML of a body is the same for as long as the body is: the last bodies drawn are kept
-# by their text (a short body's rendering and sanitizing cost some 0.1 ms of a 2 ms page).
+# by their text (a short body's rendering and sanitizing was a share of the memory's page:
+# bench/results/2026-12-01-detail-5).
 MEMO_MAX_CHARS = 16_384
 MEMO_BODIES = 256
 

@@ -60,6 +60,7 @@ def error_response(request: HttpRequest, status: int, message: str) -> HttpRespo
 def plain_json(data: dict) -> HttpResponse:
     """A JSON answer of plain values (text, whole numbers, booleans, null, lists and objects),
     what JsonResponse(data, json_dumps_params={"ensure_ascii": False}) says but written without
-    the spaces after its separators, in a tenth of the time: a store-wide graph's 1,500 nodes
-    (600 KB) took json 4.5 ms and ujson 1.9, orjson 0.4."""
+    the spaces after its separators, in a fraction of json's and ujson's time for a
+    store-wide graph (bench/results/2026-12-01-graph-6;
+    bench/results/2026-12-04-figures-from-comments)."""
     return HttpResponse(orjson.dumps(data), content_type="application/json")

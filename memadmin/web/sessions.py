@@ -1,6 +1,7 @@
 """Django's database sessions, each read by a statement the ORM compiles once per process
 (settings.SESSION_ENGINE): every page reads its session first, and a queryset built and
-compiled per request cost some 250 µs where the statement takes 10. Saving, expiry and
+compiled per request cost many times the statement (bench/results/2026-12-01-detail-5).
+Saving, expiry and
 everything else are Django's own."""
 
 import functools

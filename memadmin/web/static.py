@@ -12,7 +12,7 @@ class StaticFilesStorage(CompressedManifestStaticFilesStorage):
     rather than every page failing on the missing manifest entry.
 
     A file's address is the same for as long as its manifest is: it is worked out once per
-    process (each {% static %} cost some 20 µs, seven of them a memory's page)."""
+    process (a memory's page draws seven: bench/results/2026-12-01-detail-5)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

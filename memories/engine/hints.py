@@ -27,7 +27,8 @@ def likelihood(condition: Q, share: float) -> Likelihood:
     Without statistics on how values spread, the planner guesses that a range admits a
     quarter of the rows. "In force" (`expires_at IS NULL OR expires_at > ?`) admits nearly
     every memory: left to guess, the planner read a band's rows as two ranges of the expiry
-    index, and its counts took 150 ms at 100,000 memories where the band index takes 2 ms.
+    index, and its counts took many times what the band index takes
+    (bench/results/2026-12-04-figures-from-comments).
     """
     return Likelihood(condition, share)
 

@@ -35,7 +35,7 @@ FIRST_READ = 96
 class Entry:
     """A memory as the inline band and the index show it, read as a plain row: a view reads
     hundreds a tier, and the budget report a view of every band, where model objects cost
-    several times the statements (2,000 of them, 25 ms at 100,000 memories)."""
+    several times the statements (bench/results/2026-12-04-figures-from-comments)."""
 
     id: int
     name: str
@@ -179,7 +179,8 @@ class TierReads:
     A band is the global tier and a project's, so the budget report, which builds the view of
     every band, would otherwise read the global tier once a band. Each tier's rows come in
     index order off one range of the band index (memory_band); `tier IN (...)` instead reads
-    every row of the tiers and sorts them (70 ms against 0.6 ms for a band of 30,000).
+    every row of the tiers and sorts them, a hundred times slower
+    (bench/results/2026-12-04-figures-from-comments).
     """
 
     def __init__(self, now: dt.datetime):
@@ -222,8 +223,8 @@ class TierReads:
         PostgreSQL each statement's round trip costs more than what a tier's arm reads.
 
         The arms read whole (no limit: the inline bodies) are one select for every tier: each
-        select of a union is planned apart, and PostgreSQL spent 2 ms planning the budget
-        report's eighteen."""
+        select of a union is planned apart, and PostgreSQL spent longer planning the budget
+        report's eighteen than running them (bench/results/2026-12-01-budget-5)."""
         names = self._once(("projects",), self._project_names)
         statements = engine.of(connection).statements
         in_force = statements.likelihood("(expires_at IS NULL OR expires_at > %s)", DENSE)
@@ -233,9 +234,10 @@ class TierReads:
         in_force_listed = f"({expires_at} IS NULL OR {expires_at} > %s)"
         moment = db_time(self.now)
         # The moment as text, parsed by _moment: Django's loader of PostgreSQL's timestamps
-        # cost 3 µs a row, 3 ms of the budget report's 1,100 (fromisoformat: a tenth of it).
+        # cost a row many times what fromisoformat does (bench/results/2026-12-01-budget-5).
         # Named apart: PostgreSQL names the cast `created_at`, and an ORDER BY then sorted the
-        # text, each tier's whole priorities, not read in the band index's order (7.4 ms).
+        # text, each tier's whole priorities, not read in the band index's order
+        # (bench/results/2026-12-04-figures-from-comments).
         columns = (
             "tier, load, id, name, project_id, priority, CAST(created_at AS TEXT) AS created, "
             "description"

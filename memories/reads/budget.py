@@ -65,7 +65,8 @@ def largest_inline(tiers, now, *, limit=3, replacing=(), adding=()) -> list[dict
     placeholders = ", ".join(["%s"] * len(tiers))
     statements = engine.of(connection).statements
     # Through the band index (load, tier): with every tier in the list the planner would
-    # rather read the whole store through the expiry index (57 ms against 0.2 ms at 100,000).
+    # rather read the whole store through the expiry index
+    # (bench/results/2026-12-04-figures-from-comments).
     expires_at = statements.unindexed("m.expires_at")
     with connection.cursor() as cursor:
         cursor.execute(

@@ -98,10 +98,10 @@ def _mismatches(where: str, params: list, order, describe, limit: int, now) -> M
     """The first `limit` memories in force and not inline that match `where` (a condition on
     the memory table's columns), in `order` (memory_read_order's), and their count bounded at
     COUNT_BOUND: the matches grow with the store (a tenth of it never read, at priority 0-2),
-    and counting them all took 280 ms at 1,000,000 memories.
+    and counting them all grew with the store (bench/results/2026-12-01-pages).
 
-    Plain statements: the budget page spent 2 ms of its 25 at 100,000 memories compiling the
-    two sections' querysets, ten times what running them took."""
+    Plain statements: compiling the two sections' querysets cost the budget page several
+    times what running them took (bench/results/2026-12-04-figures-from-comments)."""
     where = (
         f'({rows.M}."expires_at" IS NULL OR {rows.M}."expires_at" > %s) '
         f"AND {rows.M}.\"load\" != 'inline' AND {where}"

@@ -4,8 +4,9 @@ unverified for each of the pages' periods.
 
 The counts are under the filters' own conditions (MemoryFilters.apply), so a count is what
 its link then lists. Where a filter admits most of the store, a pass over its rows costs a
-row read per match (unverified for 90 days: 79,400 at 100,000 memories, 140 ms against a
-20 ms list); the filters the pages offer most (every tier or one, alone or with a tag, an
+row read per match, several times the list itself (unverified for 90 days:
+bench/results/2026-12-01-facets; bench/results/2026-12-04-figures-from-comments); the filters the
+pages offer most (every tier or one, alone or with a tag, an
 unverified period or expired) are counted off the tallies the database keeps
 (memories.reads.tallies) and short ranges of indexes, in one statement; any other filter by
 one pass over its rows and a second over their tags, with the ORM.
@@ -205,7 +206,7 @@ def _span_conditions(now: dt.datetime) -> dict[str, Q]:
 
 
 # Declared sparse: left to guess, the planner tested the expiry of every row another filter's
-# index found (unverified for 90 days: 535 ms against 13 ms at 100,000).
+# index found (unverified for 90 days: bench/results/2026-12-01-facets).
 def _expired(now: dt.datetime) -> Q:
     return Q(likelihood(Q(expires_at__lte=now), SPARSE))
 
@@ -348,8 +349,8 @@ def _tagged(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
 def _expired_alone(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
     """The expired, over the store or one tier, in one statement: one pass over them,
     declared few, off memory_tier_expiry (tier, expiry, load, verification), grouped by tier,
-    load and span (3.6 ms reading each memory's row for its project at 100,000, 0.6 off the
-    index), and their tags. None under any other filter."""
+    load and span (reading each memory's row for its project cost several times the index:
+    bench/results/2026-12-04-figures-from-comments), and their tags. None under any other filter."""
     if filters.expired is not True or not _tally_kept(replace(filters, expired=None)):
         return None
     tier = filters.tier_key()

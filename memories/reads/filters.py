@@ -405,7 +405,8 @@ class _Filtering:
 
         `sparse` is the other way round: it declares those conditions to admit few rows
         (see `likelihood`), so that SQLite looks them up rather than walking the sort's index
-        past every row they reject (`load=inline`, 200 of 100,000 memories).
+        past every row they reject (`load=inline`, 0.2% of the benchmark's store:
+        bench/results/2026-12-01-pages).
         """
         scan = Scan(now or timezone.now(), walk_order, sparse and not walk_order)
         for flt in FILTERS:

@@ -83,8 +83,8 @@ class Link(NamedTuple):
 # triggers), so a project's memory means the global holder or its own project's, and a global
 # memory means the one memory of that name when only one exists. The citing memory's band is
 # the reference row's own tier (kept by the triggers, checked by `memory verify`): joining the
-# citing memory's row for its project cost 3 ms of 7 for the newest 3,000 references at
-# 100,000 memories, its rows scattered over the file.
+# citing memory's row for its project cost about half the statement, its rows scattered over
+# the file (bench/results/2026-12-01-graph-6).
 _LINKS = f"""
 SELECT r.memory_id, r.target, d.id{{flags}}
 FROM memories_reference r
@@ -177,8 +177,8 @@ def links(filters: MemoryFilters | None = None, now: dt.datetime | None = None) 
 
 @dataclass(slots=True)
 class Node:
-    # In the order a store-wide graph's nodes are built, by position: its 1,500 nodes took
-    # 40% longer to build by keyword.
+    # In the order a store-wide graph's nodes are built, by position: built by keyword they
+    # took longer (bench/results/2026-12-02-graph-8).
     key: str  # "m<id>" for a memory, "t<target>" for a dangling target
     kind: str  # "memory", or one of DANGLING_KINDS
     label: str  # the memory's name, or the target as written
@@ -463,8 +463,8 @@ class _Wiring:
 
 
 # What a memory node shows, its expiry compared in the statement. Written out, as _LINKS is:
-# the ORM took 0.8 ms to compile the same statement, and its converters (a parsed datetime for
-# each expiry) a quarter of the fill.
+# the ORM's compiling the same statement, and its converters (a parsed datetime for each
+# expiry), cost more than the fill's own work (bench/results/2026-12-01-graph-6).
 _MEMORIES = """
 SELECT m.id, m.name, p.name, m.description, m.load, m.priority, m.read_count,
     m.expires_at <= %s
@@ -561,8 +561,8 @@ def _newest_links(now, cap: int) -> _Read:
     """The store's newest references, a chunk at a time, until they reach `cap` nodes (every
     reference when there are no more: the read is then whole).
 
-    What is read follows the cap, not the store: a store's every reference took 3.5 s at
-    1,000,000 memories.
+    What is read follows the cap, not the store: a store's every reference took seconds at
+    1,000,000 memories (bench/results/2026-12-04-figures-from-comments).
     """
     chunk = max(LINK_CHUNK, 2 * cap)
     rows, before, ends = [], None, set()
@@ -588,7 +588,8 @@ def _scope_links(filters: MemoryFilters, now, cap: int) -> _Read:
     to its end).
 
     A scope's links were once one statement over every reference of the scope and every name
-    in it, sorted for the newest: 1.0 s for a project's at 1,000,000 memories. Walking the
+    in it, sorted for the newest: about a second for a project's at 1,000,000 memories
+    (bench/results/2026-12-04-figures-from-comments). Walking the
     scope costs what the cap asks, however large the scope and the store.
     """
     found: dict[int, tuple] = {}  # reference id: its row
@@ -620,8 +621,8 @@ def _scope_chunks(filters: MemoryFilters, now, *, first: int = SCOPE_CHUNK):
     A scope of few memories is looked up at once through the filters' own indexes. A larger
     one is walked down the primary key, each row tested (the listing's walk): a chunk then
     reads its own rows over the scope's share of the store. (Walked in index order instead,
-    down the tier's index for a tier, a project's graph took 38 ms against 30 at 1,000,000
-    memories, the expired 229 against 47.)
+    down the tier's index for a tier, a project's graph took longer, the expired several
+    times as long: bench/results/2026-12-04-figures-from-comments.)
     """
     base = Memory.objects.order_by()
     size = tallies.count(filters, now)
@@ -640,9 +641,10 @@ def _scope_chunks(filters: MemoryFilters, now, *, first: int = SCOPE_CHUNK):
     tier = filters.tier_key()
     if tier is not None and engine.of(connection).statements.KEYS_HOLD_ID_ORDER:
         # The tier's memories in id order are then a range of the project index: webdev's
-        # tagged infra, 1,500 of them, in 10 ms against 38 at 1,000,000 on SQLite. (Told the
-        # same, PostgreSQL's planner took the project and tier as rare together and sorted
-        # every match: 13 ms against 3 at 100,000, walking the primary key.)
+        # tagged infra in about a quarter of the time on SQLite. (Told the same,
+        # PostgreSQL's planner took the project and tier as rare together and sorted every
+        # match, slower than walking the primary key. Both:
+        # bench/results/2026-12-04-figures-from-comments.)
         walked = walked.filter(project_id=tier or None)
     walked = walked.order_by("-id").values_list("id", "name")
     before, chunk, read = None, first, 0
@@ -683,7 +685,8 @@ def _also_in_scope(filters: MemoryFilters, now, memory_ids: set[int]) -> set[int
     """Which of these memories, met at the far end of the scope's links, the filters admit."""
     if not memory_ids:
         return set()
-    # One parameter for the ids: a thousand of them bound one by one took 3 ms.
+    # One parameter for the ids: a thousand of them bound one by one cost more
+    # (bench/results/2026-12-04-figures-from-comments).
     base = Memory.objects.order_by().filter(id__in=id_set(memory_ids))
     return set(filters.apply(base, now, walk_order=True).values_list("id", flat=True))
 
@@ -698,7 +701,7 @@ def _hop(frontier: dict[int, str]) -> list[tuple]:
     names, names_params = values(sorted(set(frontier.values())))
     # Each side looked up in its own index and resolved there: PostgreSQL's planner read the
     # two tables whole for the OR of the two conditions, and the references whole to join the
-    # ids of both (15 ms for a thousand memories' against 9).
+    # ids of both (bench/results/2026-12-04-figures-from-comments).
     sql = (
         _LINKS.format(flags=", r.id", where=f"WHERE r.memory_id IN ({ids})")
         + " UNION "

@@ -47,8 +47,9 @@ GROUP_MEMBERS_SHOWN = 12
 # A scope the tallies do not keep (a tag, a load, an expiry, a reference...) is read as far as
 # a page of it needs: its orphans and its verification queue are counted up to COUNT_BOUND
 # ("2,000+"), and its dangling targets are those its newest SCOPE_READ memories cite. Read
-# whole at 1,000,000 memories, the orphans of a tag on 15% of them took 0.75 s to count, and
-# the dangling targets of the memories of one load 18 s to rank.
+# whole at 1,000,000 memories, the orphans of a tag took most of a second to count, and the
+# dangling targets of the memories of one load many seconds to rank
+# (bench/results/2026-12-03-run-17).
 COUNT_BOUND = 2000
 SCOPE_READ = 2000
 
@@ -112,7 +113,8 @@ def _scope(filters: MemoryFilters | None) -> MemoryFilters:
 
 
 # What a dangling target shows of its first citers: up to 600 on a page, whose dates and
-# lists, converted for nothing, were most of the section's reading (2.8 of 4.0 s profiled).
+# lists, converted for nothing, were most of the section's reading (profiled:
+# bench/results/2026-12-04-figures-from-comments).
 CITER_FIELDS = (*CITATION_FIELDS, "project__name")
 
 
@@ -188,8 +190,9 @@ def _tallied_dangling(tier: int | None, limit: int, offset: int) -> Section:
 def _first_citers(targets: list[str], tier: int | None) -> dict[str, list[int]]:
     """The first GROUP_MEMBERS_SHOWN memories citing each target where it dangles (in `tier`,
     or in any tier the tally holds it for), in index order: the first rows of each target's
-    range of reference_citer_order, one statement for all. Ranking every citer took 779 ms
-    at 1,000,000 memories, the 50 most cited targets' citers then numbering about 90,000."""
+    range of reference_citer_order, one statement for all. Ranking every citer grew with the
+    store, as the most cited targets' citers do (bench/results/2026-12-02-targets-11;
+    bench/results/2026-12-04-figures-from-comments)."""
     if not targets:
         return {}
     if tier is None:
@@ -198,7 +201,9 @@ def _first_citers(targets: list[str], tier: int | None) -> dict[str, list[int]]:
     else:
         # Unindexed: the citer order's range is walked rather than (target, tier)'s sorted.
         where = Q(_unindexed_tier=tier)
-    marker = "\x00target"  # the arm is compiled once (50 took 45 ms), its target swapped in
+    # The arm is compiled once, its target swapped in: compiling it for each of a page's
+    # targets cost the section more (bench/results/2026-12-04-figures-from-comments).
+    marker = "\x00target"
     arm = (
         Reference.objects.alias(_unindexed_tier=Unindexed(F("tier")))
         .filter(where, target=marker)
@@ -363,7 +368,7 @@ def _similarity(filters: MemoryFilters | None, now=None) -> Similarity:
     scope = _scope(filters)
     tier_key = scope.tier_key()
     # Walked: each candidate tests the filters, where a tag's index would gather all its
-    # memories first (2.5 s for one on 15% of 1,000,000 memories).
+    # memories first (bench/results/2026-12-03-quiet-14).
     queryset = replace(scope, project=ANY_TIER).apply(
         Memory.objects.order_by("id"), now, walk_order=True
     )

@@ -37,8 +37,8 @@ UNINDEXED_SORTS = {"created", "-created", "read_count", "-read_count"}
 WALK_AFTER = 2000
 # The list page counts a filter's rows up to where it starts walking the sort's index, and
 # says "more than" past it: a filter the tallies do not keep (unverified, referencing, tag)
-# would otherwise count every match (66 ms for unverified=90d at 1,000,000 memories, 27 ms
-# for the 9,151 citing one URL). /v1 counts them all: its `count` is exact.
+# would otherwise count every match, growing with the store (bench/results/2026-12-01-pages;
+# bench/results/2026-12-04-figures-from-comments). /v1 counts them all: its `count` is exact.
 PAGE_COUNT_BOUND = WALK_AFTER
 
 

@@ -38,8 +38,8 @@ def overview(now=None, *, unverified: str = "90d", top: int = 10) -> Overview:
 
     One statement over the tallies and the expiry index: what it costs follows the tiers and
     the expired memories, not the memories, their references or the targets they leave
-    dangling (it counted each reference, 848 ms at 1,000,000 memories; then each dangling
-    target, 225 ms).
+    dangling (it counted each reference, then each dangling target:
+    bench/results/2026-12-04-figures-from-comments; bench/results/2026-12-02-dangling-10).
     """
     now = now or timezone.now()
     cutoff = now - fields.period(unverified)

@@ -4,8 +4,8 @@ the tier's expired memories, which the tallies hold too: an expired memory leave
 and the inline band by the clock, with no write to move a tally.
 
 What these cost follows the expired memories of the tiers asked about and their distinct
-tags, not every memory the tiers hold: a count that read the band index took 2 ms a tier at
-100,000 memories, the tags of a band's index 37 ms.
+tags, not every memory the tiers hold, where a count that read the band index grew with
+the tier (bench/results/2026-12-04-figures-from-comments).
 """
 
 import datetime as dt
@@ -56,10 +56,10 @@ def tier_tallies(tiers, now: dt.datetime) -> dict[int, TierTally]:
     load and, beside them, the expired ones counted off their index.
 
     Written out rather than as a union of querysets: every view of a band asks, and building
-    the union's SQL cost more than running it (0.7 ms against 0.2 on PostgreSQL). A row a
-    tier, its loads side by side: grouped by tier alone, the expired are counted in the
-    expiry index's order, where grouping them by load too sorted them first (7.1 ms against
-    3.7 for the 20,000 expired of 1,000,000 memories)."""
+    the union's SQL cost more than running it. A row a tier, its loads side by side: grouped
+    by tier alone, the expired are counted in the expiry index's order, where grouping them
+    by load too sorted them first, nearly twice as long
+    (bench/results/2026-12-04-figures-from-comments)."""
     loads = Load.values
     marks = ", ".join(["%s"] * len(tiers))
     tallied = ", ".join(
@@ -87,7 +87,7 @@ def tier_tallies(tiers, now: dt.datetime) -> dict[int, TierTally]:
 def _expired_sql() -> str:
     # Declared sparse, the condition is read off memory_tier_expiry (tier, expiry, load): the
     # range of a tier's expired memories. Left to guess, the planner reads the whole tier
-    # off the band index (2.2 ms against 0.1 ms for a tier of 30,000 memories).
+    # off the band index (bench/results/2026-12-04-figures-from-comments).
     return engine.of(connection).statements.likelihood("expires_at <= %s", SPARSE)
 
 
@@ -133,7 +133,8 @@ def _unverified(filters, now: dt.datetime) -> int | None:
     """The memories of every tier or of one not verified within `filters.unverified`: the
     tier's memories less those the day tallies show verified since the cutoff (None when
     any other condition is asked: the caller counts the rows). The rows counted walked the
-    verified index before the cutoff, 56 ms for the unverified 90 days of 1,000,000."""
+    verified index before the cutoff, growing with the store
+    (bench/results/2026-12-04-figures-from-comments)."""
     if replace(filters, unverified=None, project=ANY_TIER) != MemoryFilters():
         return None
     try:
@@ -196,9 +197,9 @@ def left_out_tags(
 
     One statement: the tallies and, counted negative, the tags to take off (of the listed and
     of the expired, each through the tags' memory index: as one OR, PostgreSQL read every
-    tag row, 18 ms at 100,000 memories), each grouped by tag in the database: the expired
-    grow with the store, and a row for each of their tags cost 25 ms at 1,000,000. Written
-    out as tier_tallies is: the union of querysets cost 1.2 ms to build, more than it runs.
+    tag row), each grouped by tag in the database: the expired grow with the store, and a
+    row for each of their tags with them. Written out as tier_tallies is: the union of
+    querysets cost more to build than it runs (bench/results/2026-12-04-figures-from-comments).
     """
     marks = ", ".join(["%s"] * len(tiers))
     parts = [
@@ -214,7 +215,7 @@ def left_out_tags(
         params += listed
     # The expired of `load` as every expired tag of the tiers, read off tag_tier_expiry
     # alone, less those of the other loads' expired memories: a tag row holds no load, and
-    # the index load is most of a tier (7.8 ms against 4.3 for a tier of 300,000 memories).
+    # the index load is most of a tier (bench/results/2026-12-04-figures-from-comments).
     parts.append(
         f"SELECT tag, -COUNT(*) FROM {TAG_TABLE} "
         f"WHERE {_expired_sql()} AND tier IN ({marks}) GROUP BY tag"
@@ -236,8 +237,8 @@ def left_out_tags(
 
 
 # The facets' counts, read in one statement (Batch): plain SQL, the same on either engine.
-# Built with the ORM, each of a facets view's dozen counts cost 0.3-1 ms of Python to build,
-# more than the database took to count it off a tally or an index.
+# Built with the ORM, each of a facets view's dozen counts cost more Python to build than the
+# database took to count it off a tally or an index (bench/results/2026-12-01-facets-5).
 
 
 class Batch:

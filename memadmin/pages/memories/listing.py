@@ -162,7 +162,8 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         "any_tier_value": ANY_TIER_VALUE,
         "queries": [q for q in params.getlist("q") if q.strip()],
         "form": form,
-        # A class: the template makes the form (0.1 ms) only when it draws the bulk controls,
+        # A class: the template makes the form (bench/results/2026-12-04-figures-from-comments)
+        # only when it draws the bulk controls,
         # which it keeps drawn per process.
         "bulk_form": BulkForm,
         "choice_filters": _choice_filters(params),

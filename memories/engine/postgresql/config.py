@@ -54,11 +54,12 @@ def database(*, url: str, busy_timeout_ms: int) -> dict:
             "connect_timeout": 10,
             # A store's pages are in memory or on SSD: at the default random_page_cost (4,
             # for spinning disks) the planner would rather read every tag row than look a few
-            # hundred up by index (the band's left-out tags, 12 ms against 2.7 at 100,000),
+            # hundred up by index (the band's left-out tags:
+            # bench/results/2026-12-04-figures-from-comments),
             # and a prefix search would test every row rather than read its matches through
             # the GIN index. No JIT: a search's cost estimate passes jit_above_cost from
-            # about a million memories, and compiling it took three times the statement's own
-            # CPU time (bench/results/2026-12-01-pgsearch).
+            # about a million memories, and compiling it took several times the statement's
+            # own CPU time (bench/results/2026-12-01-pgsearch).
             "options": f"-c lock_timeout={busy_timeout_ms} -c random_page_cost=1.1 -c jit=off",
             "application_name": "memadmin",
         },

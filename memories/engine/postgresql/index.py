@@ -12,9 +12,8 @@
   serves it. A table of its own, narrow, its vector kept in the row (storage MAIN), as
   SQLite's FTS5 table is one of its own: a common word's search ranks every match, and
   reading each match's vector out of the memories' wide rows (17 columns, the vector the
-  last) cost more than ranking it (migration 0022: at 100,000 memories, a common word's
-  ranking statement took 111-118 -> 94-99 ms of CPU in one process for its 47,471 matches;
-  bench/results/2026-12-01-pgsearch-6).
+  last) cost more than ranking it (migration 0022: a common word's ranking statement, its
+  CPU before and after, in bench/results/2026-12-01-pgsearch-6).
 * trigram GIN indexes (pg_trgm) on name, description and body: the plain-text sense (unspaced
   scripts, long identifiers, paths and URLs) is an index search here, not a scan.
 * the reference and tag tables, kept from the refs and tags JSON by triggers, in the
