@@ -4,14 +4,15 @@
 
 Each pair is two memories (name, description, body) and whether they record the same fact
 (a near-copy an agent would be told about) or only the same topic, in nearly the same words
-or not. For every pair: the centred cosine of their vectors (memories.embedding.embed_memories,
-centred on the demo store's vectors as memories.reads.meaning compares them) and the cosine of
+or not. For every pair: the cosine of their vectors (memories.embedding.embed_memories,
+centred on the demo store's vectors when memories.reads.meaning centres) and the cosine of
 what one's description says that the other's does not (memories.rules.similarity.
-differing_words). Printed: the best threshold of the cosine alone, the best pair of thresholds
-of the two together (the most pairs right; among equals the highest, so that an advisory note
-errs toward silence), and the precision and recall of the rule as memories.reads.meaning
-has it (NEAR_DUPLICATE_COSINE, DIFFERENCE_COSINE), on PAIRS and then on HELD_OUT, pairs written
-after the rule was chosen and never used to choose it.
+differing_words, as static word vectors: memories.embedding.embed_words). Printed: the best
+threshold of the cosine alone, the best pair of thresholds of the two together (the most
+pairs right; among equals the highest, so that an advisory note errs toward silence), and
+the precision and recall of the rule as memories.reads.meaning has it (NEAR_DUPLICATE_COSINE,
+DIFFERENCE_COSINE), on PAIRS and then on HELD_OUT, pairs written after the rule was chosen
+and never used to choose it.
 """
 
 import sys
@@ -233,7 +234,7 @@ def scored(pairs=PAIRS) -> list[tuple[float, float, bool]]:
     for x, y, (a, b, label) in zip(left, right, pairs, strict=True):
         ours, theirs = similarity.differing_words(a[1], b[1])
         if ours and theirs:
-            u, v = embedding.embed([" ".join(ours), " ".join(theirs)])
+            u, v = embedding.embed_words([" ".join(ours), " ".join(theirs)])
             differing = float(u @ v)
         else:
             differing = 1.0

@@ -84,16 +84,18 @@ JOINED_MIN_CHARS = 8  # `deploy-host` is an identifier; `e-mail` is two words
 REFERENCE_SENSE = "reference"  # found by a reference alone: a sense outside the engine
 
 # Search by meaning (mode hybrid and meaning; bench/meaning gives the figures these were
-# chosen by). A memory is similar in meaning to a query from this cosine up: below it a
-# guess is not returned, so a unique word brings no junk along.
-MEANING_FLOOR = 0.1
+# chosen by). A memory is similar in meaning to a query from this cosine up, and below it a
+# guess is not returned, so a unique word brings no junk along. With all-MiniLM-L6-v2,
+# recall@5 of the paraphrase set 0.897 from 0.1, 0.860 from 0.15, 0.804 from 0.2; a query no
+# memory answers comes nearest at 0.13-0.26 in English, up to 0.39 as made-up tokens
+# (bench/results/2026-12-04-encoder): no floor tells them all apart.
+MEANING_FLOOR = 0.15
 # Hybrid (`_fused`): a hit's relevance is WORDS_SHARE of its words' relevance plus the rest
 # of its meaning's, the meaning's being its cosine's height above MEANING_FLOOR as a share of
 # the way to 1; both then weighed by importance × freshness as words mode weighs them.
 WORDS_SHARE = 0.5
-# A hit by meaning alone is ranked by cosine × (importance × freshness) ^ WEIGHT_POWER among
-# the meaning's candidates: the cosines lie close together, so the whole weight would outrank
-# meaning with importance; the fourth root keeps the blend a tie-breaker between near equals.
+# A hit by meaning is ranked among the meaning's candidates by cosine × (importance ×
+# freshness) ^ WEIGHT_POWER: the fourth root keeps the blend a tie-breaker between near equals.
 WEIGHT_POWER = 0.25
 FUSED_CANDIDATES = 100  # the words' best hits fused with the meaning's (more for deep pages)
 SEMANTIC = "semantic"  # matched_by of a hit found by meaning alone

@@ -7,6 +7,7 @@ vector with the row. `to_embed` and `embed` are `memory embed [--rebuild]`, `che
 `mend` are `memory verify [--rebuild]`.
 """
 
+import logging
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -15,6 +16,8 @@ from django.db import transaction
 
 from memories import embedding
 from memories.models import Memory, MemoryVector
+
+logger = logging.getLogger(__name__)
 
 BATCH = 1000  # memories embedded and written per statement of a backfill
 TEXT_FIELDS = ("id", "name", "description", "body")
@@ -28,11 +31,24 @@ def _text(memory) -> str:
     return embedding.text_of(*_fields(memory))
 
 
-def _replace(memories: dict[int, tuple[str, str, str]], *, new: bool = False) -> None:
+def _replace(
+    memories: dict[int, tuple[str, str, str]], *, new: bool = False, door: bool = False
+) -> None:
     """New rows for these memories' vectors (by id: name, description, body), in place of any
-    they had (`new`: none), in the caller's transaction."""
+    they had (`new`: none), in the caller's transaction. For a `door`, an encoder whose files
+    are not sound leaves them without one rather than failing the write."""
     ids = list(memories)
-    vectors = embedding.embed_memories([memories[memory_id] for memory_id in ids])
+    try:
+        vectors = embedding.embed_memories([memories[memory_id] for memory_id in ids])
+    except embedding.ModelUnavailable as error:
+        if not door:
+            raise
+        # A write goes on without its vector (the system check says why; `memory verify`
+        # counts it missing and `memory embed` makes it once the encoder is back).
+        logger.warning("Memories written without a vector: %s", error)
+        if not new:
+            MemoryVector.objects.filter(memory_id__in=ids).delete()
+        return
     if not new:
         MemoryVector.objects.filter(memory_id__in=ids).delete()
     MemoryVector.objects.bulk_create(
@@ -52,7 +68,7 @@ def keep_written(memory: Memory, before: Memory | None) -> None:
     memory, a new name, description or body), so a write of other fields costs no query."""
     if before is not None and _text(before) == _text(memory):
         return
-    _replace({memory.id: _fields(memory)}, new=before is None)
+    _replace({memory.id: _fields(memory)}, new=before is None, door=True)
 
 
 def keep(memories: Iterable[Memory]) -> int:
@@ -76,7 +92,7 @@ def keep(memories: Iterable[Memory]) -> int:
             if have.get(memory_id) != embedding.digest(embedding.text_of(*wanted[memory_id]))
         }
         if stale:
-            _replace(stale)
+            _replace(stale, door=True)
         embedded += len(stale)
     return embedded
 

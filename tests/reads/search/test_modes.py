@@ -63,7 +63,10 @@ def test_hybrid_finds_the_paraphrase_as_a_semantic_hit(find, store):
     assert result.hits[0].matched_by in {"prefix", SEMANTIC}
 
 
-def test_hybrid_blends_words_and_meaning_by_one_formula(find, store):
+def test_hybrid_blends_words_and_meaning_by_one_formula(find, store, write):
+    # A guess near "production" without the word (all-MiniLM-L6-v2: 0.20); the GPU quota is
+    # 0.13 near it, below the floor.
+    write("release-train", description="Web releases ship live on Tuesdays and Thursdays")
     words = find("production", mode="words")
     hybrid = find("production", mode="hybrid")
     by_words = {hit.memory.name: hit.score for hit in words.hits}
@@ -79,6 +82,8 @@ def test_hybrid_blends_words_and_meaning_by_one_formula(find, store):
             expected = WORDS_SHARE * by_words[m.name] + meaning
             assert hit.score == pytest.approx(expected, rel=1e-3)
     assert set(by_words) <= {hit.memory.name for hit in hybrid.hits}
+    guesses = [hit.memory.name for hit in hybrid.hits if hit.matched_by == SEMANTIC]
+    assert "release-train" in guesses and "gpu-quota" not in guesses
     scores = [hit.score for hit in hybrid.hits]
     assert scores == sorted(scores, reverse=True)
     assert hybrid.count == words.count + sum(h.matched_by == SEMANTIC for h in hybrid.hits)
