@@ -507,7 +507,8 @@ def _meaning_page(close: list[_Close], complete: bool, limit: int, offset: int) 
 def _fused(words: SearchResult, close: list[_Close], limit: int, offset: int, now) -> SearchResult:
     """The words' best hits and the meaning's, each scored by one blend that keeps the seed's
     rules: relevance × importance × freshness, the relevance being WORDS_SHARE of the words'
-    and the rest of the meaning's (`_meaning_relevance`). So memories equal in all that ranks
+    (their score as a share of the best words hit's) and the rest of the meaning's
+    (`_meaning_relevance`). So memories equal in all that ranks
     score equal, importance, reads and freshness decide among equally relevant hits as in
     words mode, and a guess below MEANING_FLOOR is not returned. When nothing but the
     whole-query scan answered by words, its hits come first, as the seed says.
@@ -525,6 +526,9 @@ def _fused(words: SearchResult, close: list[_Close], limit: int, offset: int, no
         Hit(loaded[memory_id], 0.0, SEMANTIC) for memory_id in only_meaning if memory_id in loaded
     ]
     first = 1.0 if words.last_resort else 0.0  # the scan's hits above every guess
+    # The words' scores as a share of their best: BM25 gives a word nearly every memory
+    # holds almost no weight, so in a small or uniform store they would all be near 0.
+    best = max((hit.score for hit in words.hits), default=0.0) or 1.0
     for hit in hits:
         memory = hit.memory
         hit.similarity = cosine.get(memory.id)
@@ -535,7 +539,7 @@ def _fused(words: SearchResult, close: list[_Close], limit: int, offset: int, no
         if hit.matched_by == SEMANTIC:
             hit.score = meaning * weight
         else:
-            hit.score = first + WORDS_SHARE * hit.score + meaning * weight
+            hit.score = first + WORDS_SHARE * hit.score / best + meaning * weight
     hits.sort(key=lambda h: (h.score, h.memory.created_at, h.memory.id), reverse=True)
     return SearchResult(
         hits=hits[offset : offset + limit],
