@@ -69,6 +69,10 @@ NAME_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 10.0, 4.0, 1.0
 # so without it a long body naming a word twenty times rivals the memory named for it.
 NAME_PLACEMENT, DESCRIPTION_PLACEMENT, BODY_PLACEMENT = 1.0, 0.7, 0.4
 TEXT_STRENGTH = 0.8  # a text match counts as an index score of 4: r / (1 + r) = 0.8
+# An index match counts at least this much, however common its words: the index's relevance
+# score gives a word nearly every memory holds almost no weight, which would leave placement and importance
+# nothing to rank by in a small or uniform store, and meaning alone deciding a hybrid search.
+MATCH_FLOOR = 0.2
 PRIORITY_SCALE = 10.0  # the priority at which the declared importance is one half
 READS_SCALE = 10.0  # the read count at which the reads alone make a memory half important
 FRESHNESS_FLOOR = 0.5  # what freshness decays toward: an old note keeps half its weight
@@ -109,6 +113,7 @@ FORMULA = Formula(
     description_placement=DESCRIPTION_PLACEMENT,
     body_placement=BODY_PLACEMENT,
     text_strength=TEXT_STRENGTH,
+    match_floor=MATCH_FLOOR,
     priority_scale=PRIORITY_SCALE,
     reads_scale=READS_SCALE,
     freshness_floor=FRESHNESS_FLOOR,
@@ -364,8 +369,9 @@ def search(
       above any holding fewer, and a query of words alone scores relevance × importance ×
       freshness × sense.
     * relevance, in (0, 1): strength × placement, the mean over the parts matched.
-      strength: r / (1 + r), r being the search index's relevance score of the match (never
-      negative) with the columns weighted name 10, description 4, body 1; for a text match
+      strength: 0.2 + 0.8 × r / (1 + r) (MATCH_FLOOR), r being the search index's relevance
+      score of the match (never negative) with the columns weighted name 10, description 4,
+      body 1; for a text match
       0.8 (as a score of 4). placement: 1 when the name holds a word (or the term), 0.7 the
       description, 0.4 the body alone.
     * importance, in (0, 1]: 1 - (p / (p + 10)) × (10 / (reads + 10)), the declared priority
@@ -507,8 +513,7 @@ def _meaning_page(close: list[_Close], complete: bool, limit: int, offset: int) 
 def _fused(words: SearchResult, close: list[_Close], limit: int, offset: int, now) -> SearchResult:
     """The words' best hits and the meaning's, each scored by one blend that keeps the seed's
     rules: relevance × importance × freshness, the relevance being WORDS_SHARE of the words'
-    (their score as a share of the best words hit's) and the rest of the meaning's
-    (`_meaning_relevance`). So memories equal in all that ranks
+    and the rest of the meaning's (`_meaning_relevance`). So memories equal in all that ranks
     score equal, importance, reads and freshness decide among equally relevant hits as in
     words mode, and a guess below MEANING_FLOOR is not returned. When nothing but the
     whole-query scan answered by words, its hits come first, as the seed says.
@@ -526,9 +531,6 @@ def _fused(words: SearchResult, close: list[_Close], limit: int, offset: int, no
         Hit(loaded[memory_id], 0.0, SEMANTIC) for memory_id in only_meaning if memory_id in loaded
     ]
     first = 1.0 if words.last_resort else 0.0  # the scan's hits above every guess
-    # The words' scores as a share of their best: BM25 gives a word nearly every memory
-    # holds almost no weight, so in a small or uniform store they would all be near 0.
-    best = max((hit.score for hit in words.hits), default=0.0) or 1.0
     for hit in hits:
         memory = hit.memory
         hit.similarity = cosine.get(memory.id)
@@ -539,7 +541,7 @@ def _fused(words: SearchResult, close: list[_Close], limit: int, offset: int, no
         if hit.matched_by == SEMANTIC:
             hit.score = meaning * weight
         else:
-            hit.score = first + WORDS_SHARE * hit.score / best + meaning * weight
+            hit.score = first + WORDS_SHARE * hit.score + meaning * weight
     hits.sort(key=lambda h: (h.score, h.memory.created_at, h.memory.id), reverse=True)
     return SearchResult(
         hits=hits[offset : offset + limit],
