@@ -11,11 +11,8 @@ Two rules, neither of which looks at meaning:
   its description and its body each appear, whole words, within the other's description or
   body, compared case-folded with every run of whitespace one space. A consolidation may trash
   such a memory in one click; any other is merged by hand after its differences are read.
-
-`word_diff(a, b)` gives the differences to read: the words of `a` gone, those of `b` added.
 """
 
-import difflib
 import re
 
 # What a token is trimmed of at its ends: "host-7," and "(v2.3)" are host-7 and v2.3.
@@ -23,7 +20,7 @@ _EDGE = "\"'`.,;:!?()[]{}<>*"
 _DIGITS = re.compile(r"\d+")
 # An identifier: letters or digits joined by - _ . / : @ (host-7, api.example.com, /var/log,
 # Europe/Berlin, v2.3), letters mixed with digits (k4yt3x, 16px) or a capital inside a word
-# (DaVinci, camelCase).
+# (DaVinci, camelCase; a word in capitals, UTC or DATABASE, is a name, compared in any case).
 _JOINED = re.compile(r"\w[-_./:@\\]+\w")
 _MIXED = re.compile(r"(?=.*\d)(?=.*[^\W\d_])")
 _INNER_CAPITAL = re.compile(r"\w[A-Z]")
@@ -59,7 +56,9 @@ def identifiers(text: str) -> set[str]:
     return {
         token.lower()
         for token in _tokens(text)
-        if _JOINED.search(token) or _MIXED.match(token) or _INNER_CAPITAL.search(token)
+        if _JOINED.search(token)
+        or _MIXED.match(token)
+        or (_INNER_CAPITAL.search(token) and not token.isupper())
     }
 
 
@@ -133,34 +132,3 @@ def loses_nothing(description: str, body: str, kept_description: str, kept_body:
     duplicates are the plainest case."""
     kept = [kept_description, kept_body]
     return contained(description, kept) and contained(body, kept)
-
-
-SAME, GONE, ADDED = "same", "gone", "added"
-DIFF_WORDS = 5000  # words of each side compared; past them the rest is shown as replaced
-
-
-def word_diff(a: str, b: str) -> list[tuple[str, str]]:
-    """The differences of `b` from `a`, word by word: (SAME, text), (GONE, text of a only) and
-    (ADDED, text of b only), runs joined with single spaces, in order."""
-    ours, theirs = a.split(), b.split()
-    head_a, head_b = ours[:DIFF_WORDS], theirs[:DIFF_WORDS]
-    matcher = difflib.SequenceMatcher(None, head_a, head_b, autojunk=False)
-    out: list[tuple[str, str]] = []
-
-    def put(kind: str, words: list[str]) -> None:
-        if not words:
-            return
-        if out and out[-1][0] == kind:
-            out[-1] = (kind, out[-1][1] + " " + " ".join(words))
-        else:
-            out.append((kind, " ".join(words)))
-
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op == "equal":
-            put(SAME, head_a[i1:i2])
-        else:
-            put(GONE, head_a[i1:i2])
-            put(ADDED, head_b[j1:j2])
-    put(GONE, ours[DIFF_WORDS:])
-    put(ADDED, theirs[DIFF_WORDS:])
-    return out
