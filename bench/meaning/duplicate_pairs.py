@@ -411,6 +411,25 @@ def main() -> None:
             _line("the 88 labelled (PAIRS+HELD)", found["PAIRS"] + found["HELD_OUT"], rule, facts)
         )
         print(_line("all", rows, rule, facts))
+    _demo_plan()
+
+
+def _demo_plan() -> None:
+    """The demo store's consolidation plan: what one click would trash, what needs review,
+    and whether any one-click source says what its survivor lacks (the target: none)."""
+    from memories.reads import consolidation
+
+    plan = consolidation.plan(limit=consolidation.PLAN_MAX)
+    sources = [(c.survivor, m) for c in plan.clusters for m in c.sources]
+    members = [m.name for c in plan.clusters for m in (c.survivor, *c.sources)]
+    members += [r.memory.name for c in plan.clusters for r in c.reviews]
+    losing = [m.name for s, m in sources if not consolidation.loses_nothing(m, s)]
+    print(
+        f"\nthe demo store's plan: {plan.count} clusters, {plan.trashed} trashed by one click, "
+        f"{plan.reviews} to review; legacy rules in it: "
+        f"{sum(n.startswith('legacy-rule-') for n in members)}; one-click sources saying what "
+        f"their survivor lacks: {len(losing)}"
+    )
 
 
 if __name__ == "__main__":
