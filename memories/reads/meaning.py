@@ -41,7 +41,7 @@ from django.db.models.expressions import RawSQL
 from memories import embedding, engine
 from memories.models import GLOBAL_TIER, Memory, MemoryVector
 from memories.reads.filters import MemoryFilters
-from memories.rules import similarity
+from memories.rules import facts, similarity
 
 # Two memories say the same thing (`say_the_same`, the one rule of the write door's note, the
 # hygiene page and the consolidation review) when their vectors' cosine is at least
@@ -688,13 +688,19 @@ def say_the_same(descriptions: list[tuple[str, str]]) -> list[bool]:
     """For pairs of descriptions of memories already NEAR_DUPLICATE_COSINE alike: whether what
     one says that the other does not (similarity.differing_words) means the same as well, at
     DIFFERENCE_COSINE or more. Nothing differing, or words only added on one side, is the
-    same fact said again; all the differing words are embedded in one call."""
+    same fact said again; all the differing words are embedded in one call. Never the same:
+    descriptions that state different numbers, identifiers or names (facts.differ)."""
+    distinct = [facts.differ(a, b) for a, b in descriptions]
     differing = [similarity.differing_words(a, b) for a, b in descriptions]
-    compared = [i for i, (ours, theirs) in enumerate(differing) if ours and theirs]
+    compared = [
+        i for i, (ours, theirs) in enumerate(differing) if ours and theirs and not distinct[i]
+    ]
     texts = [" ".join(words) for i in compared for words in differing[i]]
     vectors = embedding.embed_words(texts)
     alike = {i: float(vectors[2 * n] @ vectors[2 * n + 1]) for n, i in enumerate(compared)}
-    return [alike.get(i, 1.0) >= DIFFERENCE_COSINE for i in range(len(descriptions))]
+    return [
+        not distinct[i] and alike.get(i, 1.0) >= DIFFERENCE_COSINE for i in range(len(descriptions))
+    ]
 
 
 def band_tiers(tier: int) -> tuple[int, ...]:
