@@ -70,8 +70,9 @@ NAME_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 10.0, 4.0, 1.0
 NAME_PLACEMENT, DESCRIPTION_PLACEMENT, BODY_PLACEMENT = 1.0, 0.7, 0.4
 TEXT_STRENGTH = 0.8  # a text match counts as an index score of 4: r / (1 + r) = 0.8
 # An index match counts at least this much, however common its words: the index's relevance
-# score gives a word nearly every memory holds almost no weight, which would leave placement and importance
-# nothing to rank by in a small or uniform store, and meaning alone deciding a hybrid search.
+# score gives a word nearly every memory holds almost no weight, which would leave placement
+# and importance nothing to rank by in a small or uniform store, and meaning alone deciding a
+# hybrid search.
 MATCH_FLOOR = 0.2
 PRIORITY_SCALE = 10.0  # the priority at which the declared importance is one half
 READS_SCALE = 10.0  # the read count at which the reads alone make a memory half important
