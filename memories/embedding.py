@@ -11,7 +11,7 @@ whether the words two near-identical descriptions do not share mean the same (th
 near-duplicate rule, memories.reads.meaning.say_the_same). A sentence encoder puts words of
 one kind together ("7" and "8" 0.81 alike, "Spanish" and "English" 0.72), where static word
 vectors keep them apart: on the labelled pairs the rule got 45 of 48 right and 32 of 40 held
-out with WordLlama's differing words, 43 and 27 with all-MiniLM-L6-v2's
+out with WordLlama's differing words, 43 and 28 with all-MiniLM-L6-v2's
 (bench/results/2026-12-04-encoder).
 
 A memory's vector is stored quantized to signed bytes (`to_bytes`): a quarter of float32's
@@ -31,10 +31,11 @@ from memories import encoder
 DIMENSIONS = encoder.DIMENSIONS
 ModelUnavailable = encoder.ModelUnavailable
 # Only the start of a body is read: the name and the description say what a memory is, and
-# the encoder's time grows with the word pieces it reads. Recall@5 of the paraphrase set was
-# 0.897 with no body, 0.897 at 150 characters, 0.879 at 300, 0.888 at 600; the parts as one
-# text, as well as each part embedded alone and summed (0.897 at 150), at a third of the
-# cost (bench/results/2026-12-04-encoder).
+# the encoder's time grows with the word pieces it reads. Recall@5 of the paraphrase set (its
+# queries written from names and descriptions): 0.879 with no body, 0.860 at 150 characters,
+# 0.841 at 300, 0.850 at 600; the 150 kept so that a fact only the body holds still counts.
+# Each part embedded alone and their vectors summed: 0.888 at 150, but 16.9 ms of CPU a
+# memory against 9.5 as one text (bench/results/2026-12-04-encoder).
 BODY_CHARS = 150
 TEXT_RECIPE = 4  # bump when embed_memories() changes: every stored vector is then out of date
 MODEL_VERSION = f"all-MiniLM-L6-v2-{encoder.SHA256[:8]}/onnx-{DIMENSIONS}/int8/text{TEXT_RECIPE}"

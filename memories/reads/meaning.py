@@ -14,14 +14,14 @@ A cosine here can be centred (CENTRED): taken between vectors less the mean of t
 vectors. Averaged static word vectors (WordLlama, the model before all-MiniLM-L6-v2) all
 leaned one way, and centring took the shared lean out (recall@5 of the paraphrase set 0.56
 plain, 0.76 centred); the sentence encoder's vectors gain nothing from it once the hubness
-penalty below is taken (0.879 either way), so it is off and the centre is zero.
+penalty below is taken (one query of 107), so it is off and the centre is zero.
 
 A search by meaning ranks less each memory's hubness (`hubness()`): some memories are near
 many others, and so near many queries, without being what any of them means. A memory's
 hubness is the mean of its HUB_NEIGHBOURS highest cosines to a sample of the store (all of
 it in a store of up to HUB_SAMPLE), the penalty of cross-domain similarity local scaling
 (CSLS, as in word translation retrieval): with all-MiniLM-L6-v2, recall@5 0.757 without,
-0.879 with (bench/results/2026-12-04-encoder).
+0.841 with (bench/results/2026-12-04-encoder).
 
 What it offers the other reads: `similar_to(memory)`, `near_duplicate_pairs(tier)`, and
 `nearest(vector, filters)` behind the search's meaning and hybrid modes.
@@ -51,7 +51,7 @@ from memories.rules import facts, similarity
 # and "dropped" are not. Both chosen on the labelled pairs of bench/meaning/duplicate_pairs.py
 # (the most of its 48 pairs right, the highest among equals): 45 of 48 right (precision 0.95,
 # recall 0.90), and on the 40 held-out pairs 32 (precision 0.88, recall 0.70), where the
-# differing words as all-MiniLM-L6-v2 reads them gave 43 and 27 (bench/results/2026-12-04-encoder).
+# differing words as all-MiniLM-L6-v2 reads them gave 43 and 28 (bench/results/2026-12-04-encoder).
 NEAR_DUPLICATE_COSINE = 0.66
 DIFFERENCE_COSINE = 0.29
 # The nearest memories of any tier looked at for one in the same band as a write's.
@@ -81,15 +81,16 @@ DECODE_ROWS = 10_000  # vectors decoded at once: the float32 copy of a slice, no
 CENTRE_PRIOR = 256
 # Whether cosines are centred (taken less the store's mean vector). Static word vectors all
 # leaned one way and needed it (recall@5 of the paraphrase set 0.56 plain, 0.76 centred);
-# all-MiniLM-L6-v2's do not: 0.757 plain, 0.804 centred without the hubness penalty, and
-# 0.879 both with it (bench/results/2026-12-04-encoder). Off: the centre is zero.
+# all-MiniLM-L6-v2's gain one query of 107 from it once the hubness penalty is taken (0.841
+# plain, 0.850 centred; 0.757 and 0.794 without the penalty; bodies of 300 characters,
+# bench/results/2026-12-04-encoder/recipes-minilm.txt). Off: the centre is zero.
 CENTRED = False
 HUB_SAMPLE = 1024  # the memories a memory's hubness is measured against, at most
 HUB_NEIGHBOURS = 10
 HUB_BLOCK = 4096  # rows whose hubness is measured at once: a 4096 x HUB_SAMPLE block
 # A search by meaning ranks by cosine less HUB_PENALTY x hubness: recall@5 of the paraphrase
-# set 0.757 at 0, 0.841 at 0.25, 0.879 at 0.5, 0.897 at 0.75, 0.888 at 1 (all-MiniLM-L6-v2;
-# 0.5 kept: the steps above it are one or two queries of 107).
+# set 0.757 at 0, 0.822 at 0.25, 0.841 at 0.5, 0.860 at 0.75 and 1 (all-MiniLM-L6-v2, bodies
+# of 300 characters); with the 150 the store reads, 0.860 at 0.5 and at 0.75.
 HUB_PENALTY = 0.5
 
 

@@ -183,3 +183,25 @@ def test_the_system_check_is_quiet_when_the_encoder_is_sound(db):
     from django.core import checks
 
     assert not [m for m in checks.run_checks() if m.id == "memories.W001"]
+
+
+def test_a_large_backfill_embeds_in_processes_as_one_process_would(write, monkeypatch):
+    for n in range(7):
+        write(f"note-{n}", description=f"Note {n} about deploys", body="x " * (n * 40))
+    ids = list(Memory.objects.order_by("id").values_list("id", flat=True))
+    MemoryVector.objects.all().delete()
+    assert vectors.embed(ids) == 7
+    alone = dict(MemoryVector.objects.values_list("memory_id", "vector"))
+    MemoryVector.objects.all().delete()
+    monkeypatch.setattr(vectors, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(vectors, "BATCH", 3)  # three batches, each split between two
+    monkeypatch.setattr(vectors.os, "cpu_count", lambda: 2)
+    told = []
+    assert vectors.embed([*ids, 999_999], progress=told.append) == 7
+    assert sum(told) == 8
+    rows = dict(MemoryVector.objects.values_list("memory_id", "vector"))
+    assert sorted(rows) == ids
+    a = embedding.from_bytes([bytes(alone[i]) for i in ids])
+    b = embedding.from_bytes([bytes(rows[i]) for i in ids])
+    assert (a * b).sum(axis=1).min() > 0.9999
+    assert vectors.check().ok
