@@ -3,7 +3,7 @@
 import pytest
 
 from memories.reads.filters import MemoryFilterForm, MemoryFilters
-from memories.reads.search import MEANING_FLOOR, RRF_K, SEMANTIC, WORDS_SHARE
+from memories.reads.search import MEANING_FLOOR, RRF_K, SEMANTIC, WORDS_SHARE, _ranks
 
 PARAPHRASE = "which server receives prod releases"  # no word of deploy-host
 
@@ -62,8 +62,8 @@ def test_hybrid_fuses_the_ranks_of_words_and_meaning(find, store, write):
     words = find("production", mode="words")
     meaning = find("production", mode="meaning")
     hybrid = find("production", mode="hybrid")
-    word_rank = {hit.memory.name: rank for rank, hit in enumerate(words.hits, 1)}
-    meaning_rank = {hit.memory.name: rank for rank, hit in enumerate(meaning.hits, 1)}
+    word_rank = _ranks({hit.memory.name: hit.score for hit in words.hits})
+    meaning_rank = _ranks({hit.memory.name: hit.score for hit in meaning.hits})
     for hit in hybrid.hits:
         name = hit.memory.name
         expected = (1 - WORDS_SHARE) / (RRF_K + meaning_rank[name]) if name in meaning_rank else 0
