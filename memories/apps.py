@@ -6,7 +6,8 @@ class MemoriesConfig(AppConfig):
 
     def ready(self) -> None:
         # Imported once the models are loaded: the checks read the store's schema.
-        from memories.engine import checks  # noqa: F401  (registers the store's system checks)
+        from memories import checks  # noqa: F401  (registers the encoder's system check)
+        from memories.engine import checks as engine_checks  # noqa: F401  (the store's)
 
         _one_blas_thread()
 

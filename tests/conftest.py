@@ -130,7 +130,8 @@ def _static_files_without_manifest(settings):
 
 def write_duplicates() -> None:
     """A store for the consolidation review (the project webdev must exist): a global cluster
-    by meaning (deploy-night survives, nightly-deploy goes, cite-it is re-pointed), an exact
+    by meaning (deploy-night survives, nightly-deploy goes: its description and body are
+    contained in deploy-night's, so one click may trash it; cite-it is re-pointed), an exact
     cluster in webdev (copy-b survives, copy-a goes, page-cites is re-pointed) and the same
     words in the global tier (copy-c), which is no duplicate of a project's memory."""
     doors.write(
@@ -143,8 +144,8 @@ def write_duplicates() -> None:
     )
     doors.write(
         "nightly-deploy",
-        description="Production deploys run each night at 2 am",
-        body="cron runs it on the build host",
+        description="The production deploy runs every night",
+        body="Run by cron",
         tags=["deploy", "ops"],
         references=["https://ci.example/deploy"],
     )
@@ -158,6 +159,19 @@ def write_duplicates() -> None:
     doors.write("copy-c", **same)
     doors.write(
         "page-cites", description="Page layout notes", project="webdev", references=["copy-a"]
+    )
+
+
+def write_to_review() -> None:
+    """Beside write_duplicates: deploy-at-two, alike in meaning to deploy-night but saying
+    what it does not (2 am, "each night", the build host in other words): a member to review,
+    never trashed by one click."""
+    doors.write(
+        "deploy-at-two",
+        description="Production deploys run each night at 2 am",
+        body="cron runs it on the build host; page <b>ops</b> if it fails",
+        tags=["ops", "night"],
+        priority=5,
     )
 
 

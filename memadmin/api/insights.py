@@ -73,6 +73,10 @@ def consolidation_plan(request: HttpRequest):
 @authorize(WRITE)
 def apply_consolidation(request: HttpRequest):
     """Apply the clusters named by their keys (`{"clusters": [key, ...]}`), each one change
-    set; the receipt counts planned, applied, refused and skipped."""
-    data = json_body(request, allowed={"clusters"})
-    return ok(consolidate.apply(data.get("clusters")).to_dict())
+    set; the receipt counts planned, applied, refused and skipped. A review's key (a member
+    that says something its survivor does not) is applied only with `"reviewed": true`."""
+    data = json_body(request, allowed={"clusters", "reviewed"})
+    reviewed = data.get("reviewed", False)
+    if not isinstance(reviewed, bool):
+        raise BadRequest("reviewed is true or false.", field="reviewed")
+    return ok(consolidate.apply(data.get("clusters"), reviewed=reviewed).to_dict())

@@ -101,11 +101,18 @@ class Formula:
     description_placement: float
     body_placement: float
     text_strength: float  # the strength of a plain-text match
+    match_floor: float  # the least strength of an index match, whatever its BM25
     priority_scale: float
     reads_scale: float
     freshness_floor: float
     prefix_weight: float
     scan_limit: int  # text matches kept per scanned term, newest first
+
+    def strength_sql(self, score: str) -> str:
+        """An index match's strength from its relevance score r >= 0 (`score`, written once):
+        match_floor + (1 - match_floor) × r / (1 + r)."""
+        rest = 1.0 - self.match_floor
+        return f"({self.match_floor!r} + {rest!r} * (1.0 - 1.0 / (1.0 + {score})))"
 
     def weight(self, priority: int, read_count: int, verified_at, now, half_life_days) -> float:
         """importance × freshness of one memory, as the engines' statements compute it (for

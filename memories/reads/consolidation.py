@@ -8,6 +8,11 @@ plan: the survivor (the most important: live before expired, then priority, read
 to put in the trash, their tags and references merged into the survivor, and the references
 elsewhere that name a source re-pointed to the survivor.
 
+A one-click apply (the cluster's key, the whole plan's) trashes only the sources that lose
+nothing (facts.loses_nothing: exact duplicates, or a description and body each contained in the
+survivor's). Every other member is a review (`Review`): shown beside the survivor with their
+differences marked, and merged by hand with its own key, applied as reviewed.
+
 Each cluster carries a key binding every memory it touches to its version (the id of its
 latest revision; reads record none), so applying it (memories.writes.consolidation) can
 refuse a cluster that changed since it was drawn.
@@ -23,7 +28,8 @@ from django.utils import timezone
 from memories.models import GLOBAL_TIER, Memory, Revision
 from memories.reads import meaning
 from memories.reads.backlinks import referenced_by_each
-from memories.rules import tiers
+from memories.reads.hygiene import Segment, marked_diff
+from memories.rules import facts, tiers
 from memories.rules.errors import BadRequest
 from projects.models import Project
 
@@ -84,6 +90,11 @@ class Cluster:
     tags: list[str]  # the survivor's after the merge
     references: list[str]
     repoints: list[Repoint] = field(default_factory=list)
+    reviews: list["Review"] = field(default_factory=list)  # members merged by hand
+
+    @property
+    def members(self) -> int:
+        return 1 + len(self.sources) + len(self.reviews)
 
     @property
     def tier(self) -> str:
@@ -103,6 +114,10 @@ class Cluster:
 
     @property
     def key(self) -> str:
+        """The key applying this merge ("" when it trashes nothing)."""
+        if not self.sources:
+            return ""
+
         def part(memories):
             return ",".join(f"{m.id}.{self.versions[m.id]}" for m in memories)
 
@@ -115,13 +130,79 @@ class Cluster:
             return {**memory.to_dict(now), "version": self.versions[memory.id]}
 
         return {
-            "key": self.key,
+            "key": self.key or None,
             "kind": self.kind,
             "similarity": round(self.similarity, 4),
             "survivor": member(self.survivor),
             "sources": [member(m) for m in self.sources],
             "merged": {"tags": self.tags, "references": self.references},
             "repoint": [r.to_dict() for r in self.repoints],
+            "review": [r.to_dict(now) for r in self.reviews],
+        }
+
+
+def loses_nothing(source: Memory, survivor: Memory) -> bool:
+    """Whether trashing `source` loses nothing `survivor` does not say (facts.loses_nothing)."""
+    return facts.loses_nothing(source.description, source.body, survivor.description, survivor.body)
+
+
+@dataclass
+class Review:
+    """A member of a cluster that says something its survivor does not: its merge into the
+    survivor (a Cluster of that one source, with its own key), applied only as reviewed, and
+    the differences to read first."""
+
+    merge: Cluster
+
+    @property
+    def memory(self) -> Memory:
+        return self.merge.sources[0]
+
+    @property
+    def survivor(self) -> Memory:
+        return self.merge.survivor
+
+    @property
+    def description_diff(self) -> tuple[list[Segment], list[Segment]]:
+        """(the survivor's, the member's) description, each marked where it differs."""
+        return marked_diff(self.survivor.description, self.memory.description)
+
+    @property
+    def body_diff(self) -> tuple[list[Segment], list[Segment]]:
+        return marked_diff(self.survivor.body, self.memory.body)
+
+    @property
+    def tags_only_here(self) -> list[str]:
+        return [t for t in self.memory.tags if t not in self.survivor.tags]
+
+    @property
+    def tags_only_survivor(self) -> list[str]:
+        return [t for t in self.survivor.tags if t not in self.memory.tags]
+
+    @property
+    def priority_differs(self) -> bool:
+        return self.memory.priority != self.survivor.priority
+
+    def to_dict(self, now=None) -> dict:
+        def words(segments: list[Segment]) -> list[str]:
+            return [s.text for s in segments if s.changed and s.text.strip()]
+
+        survivor_description, description = self.description_diff
+        survivor_body, body = self.body_diff
+        return {
+            "key": self.merge.key,
+            "memory": {**self.memory.to_dict(now), "version": self.merge.versions[self.memory.id]},
+            "merged": {"tags": self.merge.tags, "references": self.merge.references},
+            "repoint": [r.to_dict() for r in self.merge.repoints],
+            "differences": {
+                "description": {
+                    "survivor": words(survivor_description),
+                    "member": words(description),
+                },
+                "body": {"survivor": words(survivor_body), "member": words(body)},
+                "tags": {"survivor": self.tags_only_survivor, "member": self.tags_only_here},
+                "priority": {"survivor": self.survivor.priority, "member": self.memory.priority},
+            },
         }
 
 
@@ -133,7 +214,17 @@ class Plan:
 
     @property
     def keys(self) -> list[str]:
-        return [c.key for c in self.clusters]
+        """The keys of the one-click apply: the sources that lose nothing, never a review."""
+        return [c.key for c in self.clusters if c.key]
+
+    @property
+    def trashed(self) -> int:
+        """The memories the whole plan's one-click apply would put in the trash."""
+        return sum(len(c.sources) for c in self.clusters)
+
+    @property
+    def reviews(self) -> int:
+        return sum(len(c.reviews) for c in self.clusters)
 
     def to_dict(self, now=None) -> dict:
         return {
@@ -225,13 +316,20 @@ def plan(project=tiers.ANY_TIER, *, limit: int = PLAN_LIMIT, now=None) -> Plan:
         _drawn([by_id[m] for m in ids], sim, EXACT if same else NEAR, now)
         for ids, sim, same in page
     ]
-    _with_repoints(clusters)
+    _with_repoints([*clusters, *(r.merge for c in clusters for r in c.reviews)])
     return Plan(clusters, len(found), limit)
 
 
 def _drawn(members: list[Memory], similarity: float, kind: str, now) -> Cluster:
-    survivor, *sources = sorted(members, key=lambda m: _survivor_order(m, now))
-    return _planned(survivor, sources, similarity, kind)
+    survivor, *others = sorted(members, key=lambda m: _survivor_order(m, now))
+    sources = [m for m in others if loses_nothing(m, survivor)]
+    cluster = _planned(survivor, sources, similarity, kind)
+    cluster.reviews = [
+        Review(_planned(survivor, [m], similarity, kind))
+        for m in others
+        if not loses_nothing(m, survivor)
+    ]
+    return cluster
 
 
 def _planned(survivor: Memory, sources: list[Memory], similarity: float, kind: str) -> Cluster:

@@ -1,5 +1,5 @@
 """Nearest neighbours by meaning: an exact scan over every memory's vector, held in the
-process and brought up to date with the store before each use, compared centred.
+process and brought up to date with the store before each use.
 
 The vectors (memories.MemoryVector, quantized to bytes) are read once per process into one
 float32 matrix of unit rows, so a cosine is a dot product and a search is one matrix-vector
@@ -10,22 +10,24 @@ compares the rows held with the table's ids and stamps and reads only those that
 An exact scan needs no extension and gives every engine the same answer; the README gives
 the measurements that chose it over an SQLite vector index.
 
-Every cosine here is centred: taken between vectors less the mean of the store's vectors.
-Averaged static word vectors all lean one way (what any text shares: its common words), so
-plain cosines crowd together and a memory near that mean is near every query, outranking
-the one meant (the filler "decision" memories took most misses). Centred, the shared lean
-drops out: recall@5 of the paraphrase set 0.56 plain, 0.76 centred (bench/meaning).
+A cosine here can be centred (CENTRED): taken between vectors less the mean of the store's
+vectors. Averaged static word vectors (WordLlama, the model before all-MiniLM-L6-v2) all
+leaned one way, and centring took the shared lean out (recall@5 of the paraphrase set 0.56
+plain, 0.76 centred); the sentence encoder's vectors gain nothing from it once the hubness
+penalty below is taken (one query of 107), so it is off and the centre is zero.
 
 A search by meaning ranks less each memory's hubness (`hubness()`): some memories are near
 many others, and so near many queries, without being what any of them means. A memory's
 hubness is the mean of its HUB_NEIGHBOURS highest cosines to a sample of the store (all of
 it in a store of up to HUB_SAMPLE), the penalty of cross-domain similarity local scaling
-(CSLS, as in word translation retrieval): recall@5 0.76 without, 0.82 with (bench/meaning).
+(CSLS, as in word translation retrieval): with all-MiniLM-L6-v2, recall@5 0.757 without,
+0.841 with (bench/results/2026-12-04-encoder).
 
 What it offers the other reads: `similar_to(memory)`, `near_duplicate_pairs(tier)`, and
 `nearest(vector, filters)` behind the search's meaning and hybrid modes.
 """
 
+import logging
 import threading
 from collections import defaultdict
 from collections.abc import Iterator
@@ -39,15 +41,18 @@ from django.db.models.expressions import RawSQL
 from memories import embedding, engine
 from memories.models import GLOBAL_TIER, Memory, MemoryVector
 from memories.reads.filters import MemoryFilters
-from memories.rules import similarity
+from memories.rules import facts, similarity
 
 # Two memories say the same thing (`say_the_same`, the one rule of the write door's note, the
 # hygiene page and the consolidation review) when their vectors' cosine is at least
 # NEAR_DUPLICATE_COSINE and what one's description says that the other's does not is alike in
-# meaning too: the cosine of those differing words at least DIFFERENCE_COSINE. "uses Redis" and
-# "dropped Redis" are 0.91 alike as wholes; "uses" and "dropped", -0.01. Both chosen on the
-# labelled pairs of bench/meaning/duplicate_pairs.py (bench/results/2026-12-01-meaning/).
-NEAR_DUPLICATE_COSINE = 0.63
+# meaning too: the cosine of those differing words (static word vectors: embedding.embed_words)
+# at least DIFFERENCE_COSINE. "uses Redis" and "dropped Redis" are alike as wholes, "uses"
+# and "dropped" are not. Both chosen on the labelled pairs of bench/meaning/duplicate_pairs.py
+# (the most of its 48 pairs right, the highest among equals): 45 of 48 right (precision 0.95,
+# recall 0.90), and on the 40 held-out pairs 32 (precision 0.88, recall 0.70), where the
+# differing words as all-MiniLM-L6-v2 reads them gave 43 and 28 (bench/results/2026-12-04-encoder).
+NEAR_DUPLICATE_COSINE = 0.66
 DIFFERENCE_COSINE = 0.29
 # The nearest memories of any tier looked at for one in the same band as a write's.
 BAND_CANDIDATES = 50
@@ -62,6 +67,8 @@ NEIGHBOURS_KEPT = 20  # the most similar pairs alike_pairs keeps of any one memo
 ROW_PAIRS_KEPT = 64  # the most similar pairs a memory's row finds in one comparison, kept
 
 
+logger = logging.getLogger(__name__)
+
 V = MemoryVector._meta.db_table
 # The table's row count and its last row, in one statement (no row at all when it is empty).
 STATE = f"SELECT (SELECT COUNT(*) FROM {V}), id, stamp FROM {V} ORDER BY id DESC LIMIT 1"
@@ -72,10 +79,18 @@ DECODE_ROWS = 10_000  # vectors decoded at once: the float32 copy of a slice, no
 # The centre counts this many zero vectors beside the store's (recall@5 of the paraphrase set,
 # 303 memories, alike from 1 to 256).
 CENTRE_PRIOR = 256
+# Whether cosines are centred (taken less the store's mean vector). Static word vectors all
+# leaned one way and needed it (recall@5 of the paraphrase set 0.56 plain, 0.76 centred);
+# all-MiniLM-L6-v2's gain one query of 107 from it once the hubness penalty is taken (0.841
+# plain, 0.850 centred; 0.757 and 0.794 without the penalty; bodies of 300 characters,
+# bench/results/2026-12-04-encoder/recipes-minilm.txt). Off: the centre is zero.
+CENTRED = False
 HUB_SAMPLE = 1024  # the memories a memory's hubness is measured against, at most
 HUB_NEIGHBOURS = 10
 HUB_BLOCK = 4096  # rows whose hubness is measured at once: a 4096 x HUB_SAMPLE block
-# A search by meaning ranks by cosine less HUB_PENALTY x hubness (0.25-0.75 measured alike).
+# A search by meaning ranks by cosine less HUB_PENALTY x hubness: recall@5 of the paraphrase
+# set 0.757 at 0, 0.822 at 0.25, 0.841 at 0.5, 0.860 at 0.75 and 1 (all-MiniLM-L6-v2, bodies
+# of 300 characters); with the 150 the store reads, 0.860 at 0.5 and at 0.75.
 HUB_PENALTY = 0.5
 
 
@@ -210,6 +225,8 @@ class _Vectors:
         """The mean of the held vectors, drawn toward zero as if CENTRE_PRIOR more memories
         held zero vectors: the few memories of a small store, often of one topic, would
         lose that topic to their own mean."""
+        if not CENTRED:
+            return np.zeros(embedding.DIMENSIONS, dtype=np.float32)
         return (self.total / (len(self.row_of) + CENTRE_PRIOR)).astype(np.float32)
 
     def centred(self, rows: np.ndarray) -> np.ndarray:
@@ -377,8 +394,13 @@ def query_vector(text: str) -> np.ndarray:
 
 
 def query_vectors(texts: list[str]) -> np.ndarray:
-    """Several search texts (synonyms), a unit vector a row."""
-    return embedding.embed(list(texts))
+    """Several search texts (synonyms), a unit vector a row; none when the encoder's files
+    are not sound (the system check says so), so a search finds by words alone."""
+    try:
+        return embedding.embed(list(texts))
+    except embedding.ModelUnavailable as error:
+        logger.warning("Searching without meaning: %s", error)
+        return np.zeros((0, embedding.DIMENSIONS), dtype=np.float32)
 
 
 def id_set(ids) -> RawSQL:
@@ -667,13 +689,19 @@ def say_the_same(descriptions: list[tuple[str, str]]) -> list[bool]:
     """For pairs of descriptions of memories already NEAR_DUPLICATE_COSINE alike: whether what
     one says that the other does not (similarity.differing_words) means the same as well, at
     DIFFERENCE_COSINE or more. Nothing differing, or words only added on one side, is the
-    same fact said again; all the differing words are embedded in one call."""
+    same fact said again; all the differing words are embedded in one call. Never the same:
+    descriptions that state different numbers, identifiers or names (facts.differ)."""
+    distinct = [facts.differ(a, b) for a, b in descriptions]
     differing = [similarity.differing_words(a, b) for a, b in descriptions]
-    compared = [i for i, (ours, theirs) in enumerate(differing) if ours and theirs]
+    compared = [
+        i for i, (ours, theirs) in enumerate(differing) if ours and theirs and not distinct[i]
+    ]
     texts = [" ".join(words) for i in compared for words in differing[i]]
-    vectors = embedding.embed(texts)
+    vectors = embedding.embed_words(texts)
     alike = {i: float(vectors[2 * n] @ vectors[2 * n + 1]) for n, i in enumerate(compared)}
-    return [alike.get(i, 1.0) >= DIFFERENCE_COSINE for i in range(len(descriptions))]
+    return [
+        not distinct[i] and alike.get(i, 1.0) >= DIFFERENCE_COSINE for i in range(len(descriptions))
+    ]
 
 
 def band_tiers(tier: int) -> tuple[int, ...]:

@@ -69,6 +69,11 @@ NAME_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 10.0, 4.0, 1.0
 # so without it a long body naming a word twenty times rivals the memory named for it.
 NAME_PLACEMENT, DESCRIPTION_PLACEMENT, BODY_PLACEMENT = 1.0, 0.7, 0.4
 TEXT_STRENGTH = 0.8  # a text match counts as an index score of 4: r / (1 + r) = 0.8
+# An index match counts at least this much, however common its words: the index's relevance
+# score gives a word nearly every memory holds almost no weight, which would leave placement
+# and importance nothing to rank by in a small or uniform store, and meaning alone deciding a
+# hybrid search.
+MATCH_FLOOR = 0.2
 PRIORITY_SCALE = 10.0  # the priority at which the declared importance is one half
 READS_SCALE = 10.0  # the read count at which the reads alone make a memory half important
 FRESHNESS_FLOOR = 0.5  # what freshness decays toward: an old note keeps half its weight
@@ -84,16 +89,23 @@ JOINED_MIN_CHARS = 8  # `deploy-host` is an identifier; `e-mail` is two words
 REFERENCE_SENSE = "reference"  # found by a reference alone: a sense outside the engine
 
 # Search by meaning (mode hybrid and meaning; bench/meaning gives the figures these were
-# chosen by). A memory is similar in meaning to a query from this cosine up: below it a
-# guess is not returned, so a unique word brings no junk along.
-MEANING_FLOOR = 0.1
-# Hybrid (`_fused`): a hit's relevance is WORDS_SHARE of its words' relevance plus the rest
-# of its meaning's, the meaning's being its cosine's height above MEANING_FLOOR as a share of
-# the way to 1; both then weighed by importance × freshness as words mode weighs them.
-WORDS_SHARE = 0.5
-# A hit by meaning alone is ranked by cosine × (importance × freshness) ^ WEIGHT_POWER among
-# the meaning's candidates: the cosines lie close together, so the whole weight would outrank
-# meaning with importance; the fourth root keeps the blend a tie-breaker between near equals.
+# chosen by). A memory is similar in meaning to a query from this cosine up, and below it a
+# guess is not returned, so a unique word brings no junk along. With all-MiniLM-L6-v2,
+# recall@5 of the paraphrase set 0.897 from 0.1, 0.860 from 0.15, 0.804 from 0.2; a query no
+# memory answers comes nearest at 0.13-0.26 in English, up to 0.39 as made-up tokens
+# (bench/results/2026-12-04-encoder): no floor tells them all apart.
+MEANING_FLOOR = 0.15
+# Hybrid (`_fused`): reciprocal rank fusion, a hit scoring WORDS_SHARE / (RRF_K + its rank
+# among the words' hits) plus the rest / (RRF_K + its rank among the meaning's). Ranks, not
+# scores, since the two scales differ; both rankings already weigh importance and
+# freshness. Chosen on LoCoMo's dev conversations (bench/recall/fusion_grid.py,
+# bench/results/2026-12-04-recall-minilm): recall@5 0.551-0.562 for RRF_K 10 and a share of
+# 0.5 to 0.6, 0.530-0.537 at the paper's 60, 0.48-0.53 blending the scores themselves.
+WORDS_SHARE = 0.55
+RRF_K = 10
+TIE = 1e-6  # scores this close (relatively) share a rank
+# A hit by meaning is ranked among the meaning's candidates by cosine × (importance ×
+# freshness) ^ WEIGHT_POWER: the fourth root keeps the blend a tie-breaker between near equals.
 WEIGHT_POWER = 0.25
 FUSED_CANDIDATES = 100  # the words' best hits fused with the meaning's (more for deep pages)
 SEMANTIC = "semantic"  # matched_by of a hit found by meaning alone
@@ -107,6 +119,7 @@ FORMULA = Formula(
     description_placement=DESCRIPTION_PLACEMENT,
     body_placement=BODY_PLACEMENT,
     text_strength=TEXT_STRENGTH,
+    match_floor=MATCH_FLOOR,
     priority_scale=PRIORITY_SCALE,
     reads_scale=READS_SCALE,
     freshness_floor=FRESHNESS_FLOOR,
@@ -362,8 +375,9 @@ def search(
       above any holding fewer, and a query of words alone scores relevance × importance ×
       freshness × sense.
     * relevance, in (0, 1): strength × placement, the mean over the parts matched.
-      strength: r / (1 + r), r being the search index's relevance score of the match (never
-      negative) with the columns weighted name 10, description 4, body 1; for a text match
+      strength: 0.2 + 0.8 × r / (1 + r) (MATCH_FLOOR), r being the search index's relevance
+      score of the match (never negative) with the columns weighted name 10, description 4,
+      body 1; for a text match
       0.8 (as a score of 4). placement: 1 when the name holds a word (or the term), 0.7 the
       description, 0.4 the body alone.
     * importance, in (0, 1]: 1 - (p / (p + 10)) × (10 / (reads + 10)), the declared priority
@@ -503,20 +517,21 @@ def _meaning_page(close: list[_Close], complete: bool, limit: int, offset: int) 
 
 
 def _fused(words: SearchResult, close: list[_Close], limit: int, offset: int, now) -> SearchResult:
-    """The words' best hits and the meaning's, each scored by one blend that keeps the seed's
-    rules: relevance × importance × freshness, the relevance being WORDS_SHARE of the words'
-    and the rest of the meaning's (`_meaning_relevance`). So memories equal in all that ranks
-    score equal, importance, reads and freshness decide among equally relevant hits as in
-    words mode, and a guess below MEANING_FLOOR is not returned. When nothing but the
-    whole-query scan answered by words, its hits come first, as the seed says.
+    """The words' best hits and the meaning's fused by their ranks: WORDS_SHARE / (RRF_K +
+    the rank among the words' hits) + (1 - WORDS_SHARE) / (RRF_K + the rank among the
+    meaning's, which holds only memories from MEANING_FLOOR up). Hits of equal score share a
+    rank, so memories equal in all that ranks score equal; both rankings weigh importance
+    and freshness, which so decide among equally relevant hits as in words mode. When
+    nothing but the whole-query scan answered by words, its hits come first, as the seed says.
 
     A hit the words found keeps its sense and gains its similarity; one found by meaning
     alone is `semantic`. `count` is the words' count plus the memories found by meaning
     alone among the meaning's best.
     """
-    half_life = float(settings.MEMADMIN_SEARCH_HALF_LIFE_DAYS)
-    cosine = {c.memory_id: c.cosine for c in close}
     by_words = {hit.memory.id: hit for hit in words.hits}
+    word_rank = _ranks({hit.memory.id: hit.score for hit in words.hits})
+    meaning_rank = _ranks({c.memory_id: c.score for c in close})
+    cosine = {c.memory_id: c.cosine for c in close}
     only_meaning = [c.memory_id for c in close if c.memory_id not in by_words]
     loaded = _memories(only_meaning)
     hits = list(words.hits) + [
@@ -524,16 +539,14 @@ def _fused(words: SearchResult, close: list[_Close], limit: int, offset: int, no
     ]
     first = 1.0 if words.last_resort else 0.0  # the scan's hits above every guess
     for hit in hits:
-        memory = hit.memory
-        hit.similarity = cosine.get(memory.id)
-        meaning = (1 - WORDS_SHARE) * _meaning_relevance(hit.similarity)
-        weight = FORMULA.weight(
-            memory.priority, memory.read_count, memory.verified_at, now, half_life
-        )
-        if hit.matched_by == SEMANTIC:
-            hit.score = meaning * weight
-        else:
-            hit.score = first + WORDS_SHARE * hit.score + meaning * weight
+        memory_id = hit.memory.id
+        hit.similarity = cosine.get(memory_id)
+        score = 0.0
+        if memory_id in word_rank:
+            score += first + WORDS_SHARE / (RRF_K + word_rank[memory_id])
+        if memory_id in meaning_rank:
+            score += (1 - WORDS_SHARE) / (RRF_K + meaning_rank[memory_id])
+        hit.score = score
     hits.sort(key=lambda h: (h.score, h.memory.created_at, h.memory.id), reverse=True)
     return SearchResult(
         hits=hits[offset : offset + limit],
@@ -543,9 +556,20 @@ def _fused(words: SearchResult, close: list[_Close], limit: int, offset: int, no
     )
 
 
-def _meaning_relevance(cosine: float | None) -> float:
-    """A cosine as a relevance in [0, 1): its height above MEANING_FLOOR as a share of the
-    way to 1 (0 below the floor, or when the meaning did not reach the memory)."""
-    if cosine is None or cosine <= MEANING_FLOOR:
-        return 0.0
-    return min((cosine - MEANING_FLOOR) / (1.0 - MEANING_FLOOR), 0.999)
+def _ranks(scores: dict[int, float]) -> dict[int, int]:
+    """Each id's rank by score, best first, equal scores sharing the better rank (1, 2, 2, 4).
+
+    Equal within TIE: a moment's difference in verified_at (two memories written one after
+    the other) moves freshness in the ninth digit, which must not part memories that are
+    otherwise alike.
+    """
+    ranks: dict[int, int] = {}
+    ordered = sorted(scores.items(), key=lambda item: item[1], reverse=True)
+    leader_id, leader_score = None, None
+    for place, (memory_id, score) in enumerate(ordered, start=1):
+        if leader_score is None or leader_score - score > TIE * abs(leader_score):
+            leader_id, leader_score = memory_id, score
+            ranks[memory_id] = place
+        else:
+            ranks[memory_id] = ranks[leader_id]
+    return ranks

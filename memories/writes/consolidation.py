@@ -8,6 +8,11 @@ lands, when any memory it touches changed since the plan was drawn (the versions
 holds) or when a door refuses (a rule of the fields, the budget, a name); it is skipped when
 its sources have all left the store already (applied before, or removed). Clusters are
 independent: applying the whole plan may apply some and refuse others.
+
+A one-click apply trashes only sources that lose nothing (consolidation.loses_nothing: their
+description and body contained in the survivor's); a key naming any other is refused with a
+sentence saying so. Such a member is merged by hand: its own key, applied `reviewed`, after its
+differences were read on the page (or from /v1's plan).
 """
 
 from dataclasses import dataclass, field
@@ -78,8 +83,9 @@ class Receipt:
         }
 
 
-def apply(keys) -> Receipt:
-    """Apply the clusters these keys name (as the plan gave them), each on its own."""
+def apply(keys, *, reviewed: bool = False) -> Receipt:
+    """Apply the clusters these keys name (as the plan gave them), each on its own; with
+    `reviewed`, also the sources that say something the survivor does not (merged by hand)."""
     if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
         raise BadRequest("clusters is a list of the keys the plan gave.", field="clusters")
     # The count is of the list sent, repeats included, as the OpenAPI document's maxItems is.
@@ -91,10 +97,10 @@ def apply(keys) -> Receipt:
     if not keys:
         raise BadRequest("Choose at least one cluster to apply.", field="clusters")
     keyed = [consolidation.parse_key(key) for key in keys]
-    return Receipt([_apply_one(k) for k in keyed])
+    return Receipt([_apply_one(k, reviewed) for k in keyed])
 
 
-def _apply_one(keyed: consolidation.Keyed) -> Outcome:
+def _apply_one(keyed: consolidation.Keyed, reviewed: bool) -> Outcome:
     with transaction.atomic():
         cluster, changed = consolidation.redrawn(keyed)
         if cluster is None:
@@ -114,8 +120,22 @@ def _apply_one(keyed: consolidation.Keyed) -> Outcome:
                 survivor,
                 f"Changed since the plan was drawn ({'; '.join(changed)}): draw the plan again.",
             )
+        unread = [
+            s.name for s in cluster.sources if not consolidation.loses_nothing(s, cluster.survivor)
+        ]
+        if unread and not reviewed:
+            names = ", ".join(f"'{name}'" for name in unread)
+            return Outcome(
+                keyed.key,
+                REFUSED,
+                survivor,
+                f"Refused: {names} {'says' if len(unread) == 1 else 'say'} something "
+                f"'{cluster.survivor.name}' does not; read the differences and merge by hand.",
+            )
         noun = "memory" if len(cluster.sources) == 1 else "memories"
         summary = f"Consolidate {len(cluster.sources)} {noun} into '{cluster.survivor.name}'"
+        if unread:
+            summary += " after review"
         try:
             with history.change_set(summary) as group:
                 _write(cluster)

@@ -3,7 +3,7 @@
 import pytest
 
 from memories.models import ChangeSet, Memory, Revision
-from tests.conftest import write_duplicates
+from tests.conftest import write_duplicates, write_to_review
 
 
 @pytest.fixture
@@ -22,7 +22,16 @@ def test_the_plan_shape(read_api, store):
     assert data["count"] == 2 and data["limit"] == 50
     by_survivor = {c["survivor"]["name"]: c for c in data["clusters"]}
     near = by_survivor["deploy-night"]
-    assert set(near) == {"key", "kind", "similarity", "survivor", "sources", "merged", "repoint"}
+    assert set(near) == {
+        "key",
+        "kind",
+        "similarity",
+        "survivor",
+        "sources",
+        "merged",
+        "repoint",
+        "review",
+    }
     assert near["kind"] == "near" and near["survivor"]["project"] is None
     assert [s["name"] for s in near["sources"]] == ["nightly-deploy"]
     assert near["merged"] == {
@@ -103,9 +112,34 @@ def test_a_stale_cluster_is_refused(api, store):
 
 
 @pytest.mark.parametrize(
-    "body", [{}, {"clusters": []}, {"clusters": "1.1-2.2-"}, {"clusters": ["x"]}, {"other": 1}]
+    "body",
+    [
+        {},
+        {"clusters": []},
+        {"clusters": "1.1-2.2-"},
+        {"clusters": ["x"]},
+        {"other": 1},
+        {"clusters": ["1.1-2.2-"], "reviewed": "yes"},
+    ],
 )
 def test_bad_bodies(api, store, body):
     response = api("POST", PATH, body)
     assert response.status_code == 400
     assert response.json()["error"]
+
+
+def test_the_plan_says_which_members_one_click_trashes_and_which_need_review(api, store):
+    write_to_review()
+    near = next(
+        c for c in api.get(PATH).json()["clusters"] if c["survivor"]["name"] == "deploy-night"
+    )
+    assert [m["name"] for m in near["sources"]] == ["nightly-deploy"]
+    (review,) = near["review"]
+    assert review["memory"]["name"] == "deploy-at-two"
+    assert review["differences"]["tags"] == {"survivor": [], "member": ["night"]}
+    refused = api("POST", PATH, {"clusters": [review["key"]]}).json()
+    assert refused["refused"] == 1 and "merge by hand" in refused["clusters"][0]["reason"]
+    merged = api("POST", PATH, {"clusters": [review["key"]], "reviewed": True}).json()
+    assert merged["applied"] == 1
+    assert not Memory.objects.filter(name="deploy-at-two").exists()
+    assert Memory.objects.filter(name="nightly-deploy").exists()  # not named by that key

@@ -22,9 +22,15 @@ def test_repeated_q_is_one_search_over_synonyms(api, write):
     write("terse", description="Prefers terse replies")
     write("brevity", description="Values brevity in reviews")
     write("verbose", description="Long answers are fine for specs")
+    words = api.get("/v1/memories", q=["terse", "brevity"], mode="words").json()
+    assert {hit["name"] for hit in words["memories"]} == {"terse", "brevity"}
+    assert words["count"] == 2
+    # The default mode adds what is near in meaning: all-MiniLM-L6-v2 puts "terse" 0.24 near
+    # "Long answers are fine for specs", on the same topic, and says it guessed.
     data = api.get("/v1/memories", q=["terse", "brevity"]).json()
-    assert {hit["name"] for hit in data["memories"]} == {"terse", "brevity"}
-    assert data["count"] == 2
+    found = {hit["name"]: hit["matched_by"] for hit in data["memories"]}
+    assert {"terse", "brevity"} <= set(found) and found["terse"] != "semantic"
+    assert all(sense == "semantic" for name, sense in found.items() if name == "verbose")
 
 
 def test_q_says_which_sense_answered(api, write):

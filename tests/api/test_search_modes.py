@@ -2,7 +2,7 @@
 
 import pytest
 
-PARAPHRASE = "which server receives prod releases"
+PARAPHRASE = "which server receives our releases"  # no word, nor a word's start, of deploy-host
 
 
 @pytest.fixture

@@ -231,7 +231,8 @@ def test_a_token_that_may_not_write_searches_and_reads_only(live, token, refusal
     failed, read = live.call("memory_read", {"name": "scope-note"}, token=token)
     assert not failed and read.endswith("\n\nkept")
     failed, found = live.call("memory_search", {"queries": ["scope"]}, token=token)
-    assert not failed and found.startswith("1 memory matching ‘scope’")
+    assert not failed and found.splitlines()[0].endswith("matching ‘scope’, best first.")
+    assert found.split("\n\n")[1].startswith("- scope-note")
 
 
 @pytest.mark.parametrize(

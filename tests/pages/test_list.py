@@ -392,11 +392,11 @@ def test_the_drawn_once_parts_follow_what_they_show(admin, auditor, project):
 def test_a_hit_found_by_meaning_is_shown_as_such(auditor, db, htmx):
     doors.write("deploy-host", description="Production deploys go to host-7 through the bastion")
     doors.write("subtitles", description="Subtitles are delivered as SRT and TTML")
-    html = auditor.get("/memories/?q=which+server+receives+prod+releases", **htmx).content.decode()
+    html = auditor.get("/memories/?q=which+server+receives+our+releases", **htmx).content.decode()
     assert names(html)[0] == "deploy-host"
     assert 'class="badge badge-meaning" title="similarity 0.' in html
     assert ">similar in meaning</span>" in html and "word match" not in html
-    words = auditor.get("/memories/?q=which+server+receives+prod+releases&mode=words").content
+    words = auditor.get("/memories/?q=which+server+receives+our+releases&mode=words").content
     assert names(words.decode()) == [] and b"badge-meaning" not in words
     page = auditor.get("/memories/?q=bastion&mode=meaning").content.decode()
     assert '<option value="meaning" selected>meaning only</option>' in page

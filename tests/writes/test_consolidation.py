@@ -7,7 +7,7 @@ from memories.reads import consolidation as plans
 from memories.rules.errors import BadRequest
 from memories.rules.fields import MAX_REFERENCES
 from memories.writes import consolidation, doors, history, undo
-from tests.conftest import write_duplicates
+from tests.conftest import write_duplicates, write_to_review
 
 
 def state(name, project=None) -> dict:
@@ -143,3 +143,46 @@ def test_the_receipt_as_json(store):
     (cluster,) = data["clusters"]
     assert cluster["outcome"] == "applied" and cluster["survivor"] == "'deploy-night' (global)"
     assert isinstance(cluster["change_set"], int)
+
+
+# --- members to review: never in one click, merged by hand ---------------------------------
+
+
+@pytest.fixture
+def to_review(store):
+    write_to_review()
+
+
+def test_the_whole_plan_leaves_a_member_to_review_alone(to_review):
+    plan = plans.plan()
+    receipt = consolidation.apply(plan.keys)
+    assert (receipt.planned, receipt.applied, receipt.refused) == (2, 2, 0)
+    assert Memory.objects.filter(name="deploy-at-two").exists()
+    assert not Memory.objects.filter(name__in=["nightly-deploy", "copy-a"]).exists()
+
+
+def test_a_review_key_is_refused_in_one_click_and_merged_when_reviewed(to_review):
+    review = _cluster("deploy-night").reviews[0]
+    before = state("deploy-at-two")
+    refused = consolidation.apply([review.merge.key])
+    assert refused.refused == 1
+    assert "'deploy-at-two' says something 'deploy-night' does not" in refused.outcomes[0].reason
+    assert state("deploy-at-two") == before
+
+    merged = consolidation.apply([review.merge.key], reviewed=True)
+    assert merged.applied == 1 and merged.outcomes[0].trashed == 1
+    assert not Memory.objects.filter(name="deploy-at-two").exists()
+    assert Memory.objects.get(name="deploy-night").tags == ["ops", "night"]
+    assert merged.outcomes[0].change_set.summary.endswith("after review")
+    undo.undo(merged.outcomes[0].change_set.id)
+    assert state("deploy-at-two") == before
+
+
+def test_a_key_naming_a_review_beside_sources_is_refused_whole(to_review):
+    cluster = _cluster("deploy-night")
+    review = cluster.reviews[0]
+    both = plans._planned(cluster.survivor, [*cluster.sources, review.memory], 1.0, plans.NEAR)
+    plans._with_repoints([both])
+    receipt = consolidation.apply([both.key])
+    assert receipt.refused == 1
+    assert Memory.objects.filter(name__in=["nightly-deploy", "deploy-at-two"]).count() == 2

@@ -143,3 +143,65 @@ def test_a_memory_removed_behind_the_doors_leaves_an_orphan_that_mend_drops(writ
     vectors.mend(report)
     assert vectors.check().ok
     assert list(MemoryVector.objects.values_list("memory__name", flat=True)) == ["kept"]
+
+
+@pytest.fixture
+def encoder_gone(monkeypatch, tmp_path):
+    """The encoder's files missing, as after a broken install: a fresh process's first load."""
+    monkeypatch.setattr(embedding, "_loaded", None)
+    monkeypatch.setenv("MEMADMIN_ENCODER_DIR", str(tmp_path))
+
+
+def test_without_the_encoder_a_write_lands_without_a_vector_and_words_still_find_it(
+    write, encoder_gone
+):
+    from memories.reads.filters import MemoryFilters
+    from memories.reads.search import search
+
+    write("deploy-host", description="Deploys go to host-7", body="via the bastion")
+    assert Memory.objects.filter(name="deploy-host").exists()
+    assert not MemoryVector.objects.exists()
+    assert vectors.check().missing == [Memory.objects.get().id]
+    for mode in ("words", "hybrid"):
+        hits = search(["bastion"], MemoryFilters(), mode=mode).hits
+        assert [hit.memory.name for hit in hits] == ["deploy-host"], mode
+    assert search(["bastion"], MemoryFilters(), mode="meaning").hits == []
+    with pytest.raises(embedding.ModelUnavailable):
+        vectors.embed([Memory.objects.get().id])  # a backfill says so rather than skip
+
+
+def test_the_system_check_names_missing_encoder_files_in_one_sentence(encoder_gone):
+    from django.core import checks
+
+    found = [m for m in checks.run_checks() if m.id == "memories.W001"]
+    assert len(found) == 1
+    assert found[0].msg.endswith("model.safetensors is missing.")
+    assert found[0].msg.count(". ") == 0, "one sentence"
+
+
+def test_the_system_check_is_quiet_when_the_encoder_is_sound(db):
+    from django.core import checks
+
+    assert not [m for m in checks.run_checks() if m.id == "memories.W001"]
+
+
+def test_a_large_backfill_embeds_in_processes_as_one_process_would(write, monkeypatch):
+    for n in range(7):
+        write(f"note-{n}", description=f"Note {n} about deploys", body="x " * (n * 40))
+    ids = list(Memory.objects.order_by("id").values_list("id", flat=True))
+    MemoryVector.objects.all().delete()
+    assert vectors.embed(ids) == 7
+    alone = dict(MemoryVector.objects.values_list("memory_id", "vector"))
+    MemoryVector.objects.all().delete()
+    monkeypatch.setattr(vectors, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(vectors, "BATCH", 3)  # three batches, each split between two
+    monkeypatch.setattr(vectors.os, "cpu_count", lambda: 2)
+    told = []
+    assert vectors.embed([*ids, 999_999], progress=told.append) == 7
+    assert sum(told) == 8
+    rows = dict(MemoryVector.objects.values_list("memory_id", "vector"))
+    assert sorted(rows) == ids
+    a = embedding.from_bytes([bytes(alone[i]) for i in ids])
+    b = embedding.from_bytes([bytes(rows[i]) for i in ids])
+    assert (a * b).sum(axis=1).min() > 0.9999
+    assert vectors.check().ok

@@ -7,6 +7,7 @@ from memadmin.api.openapi.core import (
     BAD_REQUEST,
     BEARER,
     COUNT,
+    LINES,
     LIST_PARAMETERS,
     MEMORY_404,
     MEMORY_FIELDS,
@@ -170,9 +171,56 @@ SCHEMAS = {
         {**MEMORY_FIELDS, "version": VERSION},
         description="A memory of a cluster, as listed, with its version.",
     ),
-    "ConsolidationCluster": _obj(
+    "ConsolidationDiff": _obj(
+        {"survivor": LINES, "member": LINES},
+        description="the words of each that the other lacks, run by run",
+    ),
+    "ConsolidationReview": _obj(
         {
             "key": KEY,
+            "memory": _ref("ConsolidationMember"),
+            "merged": _obj(
+                {
+                    "tags": {"type": "array", "items": TEXT},
+                    "references": {"type": "array", "items": TEXT},
+                },
+                description="the survivor's tags and references once this member's are merged",
+            ),
+            "repoint": {"type": "array", "items": _ref("ConsolidationRepoint")},
+            "differences": _obj(
+                {
+                    "description": _ref("ConsolidationDiff"),
+                    "body": _ref("ConsolidationDiff"),
+                    "tags": _ref("ConsolidationDiff"),
+                    "priority": _obj(
+                        {"survivor": {"type": "integer"}, "member": {"type": "integer"}}
+                    ),
+                },
+                description="what the member says, tags and ranks that the survivor does not, "
+                "and the reverse",
+            ),
+        },
+        description="A member that says something its survivor does not: never trashed by the "
+        "one-click apply; its key merges it into the survivor when applied with "
+        '"reviewed": true.',
+    ),
+    "ConsolidationRepoint": _obj(
+        {
+            "name": TEXT,
+            "project": NULLABLE_TEXT,
+            "version": VERSION,
+            "references": {"type": "array", "items": TEXT},
+        },
+        description="a memory outside the cluster naming a source: its references "
+        "once they name the survivor",
+    ),
+    "ConsolidationCluster": _obj(
+        {
+            "key": {
+                "oneOf": [KEY, {"type": "null"}],
+                "description": "the one-click apply of the sources that lose nothing (null when "
+                "every other member needs review)",
+            },
             "kind": {
                 "type": "string",
                 "enum": [consolidation.EXACT, consolidation.NEAR],
@@ -186,7 +234,8 @@ SCHEMAS = {
             "sources": {
                 "type": "array",
                 "items": _ref("ConsolidationMember"),
-                "description": "put in the trash",
+                "description": "put in the trash by the one-click apply: exact duplicates, or "
+                "a description and body each contained in the survivor's",
             },
             "merged": _obj(
                 {
@@ -195,18 +244,11 @@ SCHEMAS = {
                 },
                 description="the survivor's tags and references once the sources' are merged in",
             ),
-            "repoint": {
+            "repoint": {"type": "array", "items": _ref("ConsolidationRepoint")},
+            "review": {
                 "type": "array",
-                "items": _obj(
-                    {
-                        "name": TEXT,
-                        "project": NULLABLE_TEXT,
-                        "version": VERSION,
-                        "references": {"type": "array", "items": TEXT},
-                    },
-                    description="a memory outside the cluster naming a source: its references "
-                    "once they name the survivor",
-                ),
+                "items": _ref("ConsolidationReview"),
+                "description": "members that need review: merged by hand, never in one click",
             },
         }
     ),
@@ -225,7 +267,12 @@ SCHEMAS = {
                 "items": KEY,
                 "minItems": 1,
                 "maxItems": consolidation.PLAN_MAX,
-            }
+            },
+            "reviewed": {
+                "type": "boolean",
+                "description": "true: the keys include reviews, merged by hand after their "
+                "differences were read (default false: such a key is refused)",
+            },
         },
         required=["clusters"],
     ),
@@ -362,7 +409,8 @@ PATHS = {
             "summary": "Apply clusters of the plan by their keys, each one change set",
             "description": "Needs a write token. A cluster changed since its plan was drawn is "
             "refused, one whose sources are gone skipped; undo an applied one through its "
-            "change set.",
+            "change set. A key naming a member that says something its survivor does not (a "
+            'review) is refused unless "reviewed" is true.',
             "requestBody": _body("ConsolidationApply"),
             "security": BEARER,
             "responses": _responses(

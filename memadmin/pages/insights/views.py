@@ -389,15 +389,18 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
 @requires_role()
 def consolidation_page(request: HtmxHttpRequest) -> HttpResponse:
     """The consolidation review: the plan of each cluster of duplicates; a POST applies the
-    clusters whose keys it sends (one, or the whole plan shown) and shows the receipt above
-    the plan drawn again."""
+    clusters whose keys it sends (one, or the whole plan shown; `reviewed=1`: a member merged
+    by hand after its differences were read) and shows the receipt above the plan drawn
+    again."""
     params = canonical_query(request.GET)
     form = ConsolidationForm(params)
     if not form.is_valid():
         return error_response(request, 400, form.first_error())
     receipt = None
     if request.method == "POST":
-        receipt = consolidate.apply(request.POST.getlist("key"))
+        receipt = consolidate.apply(
+            request.POST.getlist("key"), reviewed=request.POST.get("reviewed") == "1"
+        )
     found = consolidation.plan(form.cleaned_data["project"], limit=form.cleaned_data["limit"])
     context = {
         "params": params,

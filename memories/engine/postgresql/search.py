@@ -212,7 +212,7 @@ def _index_hit(
     # scan (no subquery's projection on top): r / (1 + r) as 1 - 1 / (1 + r), as on SQLite,
     # which reads r once. The vector is kept in the search index's row (SEARCH_STORAGE), so
     # ranking and placing it read it in place.
-    sql.add(f"SELECT {S}.id AS id, {head}, (1.0::float8 - 1.0::float8 / (1.0::float8 + {rank}))")
+    sql.add(f"SELECT {S}.id AS id, {head}, {f.strength_sql(rank)}")
     sql.add(
         f" * (CASE WHEN NOT {column} @@ {placed[0][0]} THEN {_float(f.body_placement)}"
         f" WHEN {column} @@ {placed[1][0]} THEN {_float(f.name_placement)}"

@@ -165,8 +165,8 @@ WEIGHED = Spelling(
 
 @lru_cache(maxsize=16)
 def _terms(f: Formula) -> _Terms:
-    # r / (1 + r) with r = -bm25 (never negative), written to call bm25() once.
-    relevance = f"(1.0 - 1.0 / (1.0 - {bm25(f)}))"
+    # r = -bm25 (never negative), written to call bm25() once.
+    relevance = f.strength_sql(f"(-{bm25(f)})")
     return _Terms(
         weight=f.weight_sql(WEIGHED),
         # The column sets are FTS5 column filters, each read once per statement.

@@ -70,7 +70,16 @@ def test_the_plan_as_json(store):
     assert data["count"] == 2 and data["limit"] == 1 and len(data["clusters"]) == 1
     assert data["clusters"][0]["kind"] == "exact"  # the closest first, among clusters of a size
     cluster = consolidation.plan(None).to_dict()["clusters"][0]
-    assert set(cluster) == {"key", "kind", "similarity", "survivor", "sources", "merged", "repoint"}
+    assert set(cluster) == {
+        "key",
+        "kind",
+        "similarity",
+        "survivor",
+        "sources",
+        "merged",
+        "repoint",
+        "review",
+    }
     assert cluster["survivor"]["name"] == "deploy-night"
     assert cluster["survivor"]["version"] > 0
     assert cluster["merged"] == {

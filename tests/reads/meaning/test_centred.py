@@ -1,7 +1,9 @@
-"""Cosines by meaning are taken centred on the store's mean, and a search ranks less each
-memory's hubness: checked against the formulas computed here from the stored vectors."""
+"""Cosines by meaning are taken centred on the store's mean when meaning.CENTRED (plain with
+all-MiniLM-L6-v2: the centre is zero), and a search ranks less each memory's hubness: checked
+against the formulas computed here from the stored vectors, both ways."""
 
 import numpy as np
+import pytest
 
 from memories import embedding
 from memories.models import MemoryVector
@@ -22,6 +24,17 @@ def _unit(rows):
     return rows / np.linalg.norm(rows, axis=-1, keepdims=True)
 
 
+@pytest.fixture(params=[False, True], ids=["plain", "centred"])
+def centred(request, monkeypatch):
+    monkeypatch.setattr(meaning, "CENTRED", request.param)
+    monkeypatch.setattr(meaning, "_held", meaning._Vectors())  # no sample of the other way
+    return request.param
+
+
+def _centre(rows, centred):
+    return rows.sum(axis=0) / (len(rows) + meaning.CENTRE_PRIOR) if centred else 0.0
+
+
 def _stored(write):
     for name, text in TEXTS.items():
         write(name, description=text)
@@ -30,9 +43,9 @@ def _stored(write):
     return ids, embedding.from_bytes([bytes(vector) for _, vector in pairs])
 
 
-def test_cosines_are_taken_less_the_store_mean_drawn_toward_zero(write):
+def test_cosines_are_taken_less_the_store_mean_drawn_toward_zero(write, centred):
     ids, rows = _stored(write)
-    centre = rows.sum(axis=0) / (len(rows) + meaning.CENTRE_PRIOR)
+    centre = _centre(rows, centred)
     query = meaning.query_vector("production deploys through the bastion host")
     expected = _unit(rows - centre) @ _unit(query - centre)
     found, complete = meaning.nearest(query, floor=-1.0)
@@ -50,10 +63,10 @@ def test_a_query_of_no_word_is_near_nothing(write):
     )
 
 
-def test_hubness_is_the_mean_of_the_nearest_cosines_to_the_others(write):
+def test_hubness_is_the_mean_of_the_nearest_cosines_to_the_others(write, centred):
     ids, rows = _stored(write)
-    centred = _unit(rows - rows.sum(axis=0) / (len(rows) + meaning.CENTRE_PRIOR))
-    sims = centred @ centred.T
+    moved = _unit(rows - _centre(rows, centred))
+    sims = moved @ moved.T
     np.fill_diagonal(sims, -np.inf)
     k = min(meaning.HUB_NEIGHBOURS, len(ids) - 1)
     trust = len(ids) / (len(ids) + meaning.CENTRE_PRIOR)

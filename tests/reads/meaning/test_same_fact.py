@@ -109,3 +109,28 @@ def test_the_pairs_of_many_copies_stay_bounded(write, monkeypatch, exact_up_to, 
     write("backups-12", description="Nightly database backups run at 02:00 UTC")
     assert meaning.near_duplicate_pairs(GLOBAL_TIER)
     assert len(meaning._held.pairs[0]) <= 12 * 3 * comparisons + 3, "and a new memory's"
+
+
+def test_rules_that_differ_by_a_number_are_no_near_copies(write):
+    write("legacy-rule-12", description="Legacy operating rule 12 from the old wiki", priority=0)
+    result = write("legacy-rule-13", description="Legacy operating rule 13 from the old wiki")
+    assert not any("already says something very similar" in note for note in result.notes)
+    assert meaning.near_duplicate_pairs(GLOBAL_TIER) == []
+    result = write("legacy-rule-12-again", description="Legacy operating rule 12 of the old wiki")
+    assert any("'legacy-rule-12' already says" in note for note in result.notes)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (
+            "Production deploys go to host-7 through the bastion",
+            "Production deploys go to host-9 through the bastion",
+        ),
+        ("Clients must call API v2.3 or later", "Clients must call API v2.4 or later"),
+        ("The release freeze starts on 2026-11-02", "The release freeze starts on 2026-11-03"),
+        ("Application logs go to /var/log/app.log", "Application logs go to /var/log/web.log"),
+    ],
+)
+def test_say_the_same_never_calls_other_facts_the_same(a, b):
+    assert meaning.say_the_same([(a, b), (b, a), (a, a)]) == [False, False, True]
