@@ -129,6 +129,11 @@ class Memory(models.Model):
                 fields=["read_count", "priority", "created_at", "id", "load", "expires_at"],
                 name="memory_read_order",
             ),
+            # A tier's never-read memories (the read filter's facet, counted up to a bound) as
+            # one range, expiry and load on it too.
+            models.Index(
+                fields=["read_count", "tier", "expires_at", "load"], name="memory_read_tier"
+            ),
             # A tier's verification spans (the list's facets) as ranges of one index.
             models.Index(fields=["tier", "verified_at"], name="memory_tier_verified"),
             # Those verified since a time in each tier and load, a range per band tally (the

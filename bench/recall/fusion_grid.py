@@ -55,7 +55,8 @@ def main() -> None:
             cosines = {n.values[0]: n.cosine for n in near}
             asked.append(({h.memory.name: h.score for h in words.hits}, cosines, weights, question))
     print(f"{len(asked)} questions")
-    variants = {
+    variants = {}
+    _unused = {
         "absolute": lambda w, best_w, c, best_c, floor: (w, _above(c, floor, 1.0)),
         "words/best": lambda w, best_w, c, best_c, floor: (w / best_w, _above(c, floor, 1.0)),
         "both/best": lambda w, best_w, c, best_c, floor: (w / best_w, _above(c, floor, best_c)),
@@ -66,21 +67,23 @@ def main() -> None:
             for share in (0.3, 0.4, 0.5, 0.6, 0.7):
                 row.append(f"{share}: {_recall(asked, variant, floor, share):.3f}")
             print(f"{label:10} floor {floor}: " + "  ".join(row))
+    shares = (0.4, 0.5, 0.55, 0.6, 0.7)
     for k in (5, 10, 20, 60):
-        row = [
-            f"{share}: {_rrf(asked, k, share, 0.15):.3f}" for share in (0.4, 0.5, 0.55, 0.6, 0.7)
-        ]
+        row = [f"{share}: {_rrf(asked, k, share, 0.15):.3f}" for share in shares]
         print(f"rrf k={k:<4} floor 0.15: " + "  ".join(row))
+        row = [f"{share}: {_rrf(asked, k, share, 0.15, True):.3f}" for share in shares]
+        print(f"rrf k={k:<4} by strength: " + "  ".join(row))
 
 
-def _rrf(asked, k: float, share: float, floor: float) -> float:
+def _rrf(asked, k: float, share: float, floor: float, strength: bool = False) -> float:
     total = 0.0
-    for word_scores, cosines, _weights, question in asked:
+    for word_scores, cosines, weights, question in asked:
         words = sorted(word_scores, key=word_scores.get, reverse=True)
         near = sorted((n for n in cosines if cosines[n] > floor), key=cosines.get, reverse=True)
         scored: dict[str, float] = {}
         for rank, name in enumerate(words, 1):
-            scored[name] = scored.get(name, 0.0) + share / (k + rank)
+            damp = min(word_scores[name] / weights[name], 1.0) if strength else 1.0
+            scored[name] = scored.get(name, 0.0) + share * damp / (k + rank)
         for rank, name in enumerate(near, 1):
             scored[name] = scored.get(name, 0.0) + (1 - share) / (k + rank)
         ranked = sorted(scored, key=scored.get, reverse=True)[:5]
