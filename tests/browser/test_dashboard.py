@@ -9,6 +9,7 @@ from django.utils import timezone
 from memories.models import Memory
 from memories.writes import doors
 from projects import writes as project_doors
+from tests.browser.conftest import ARTIFACTS
 
 pytestmark = pytest.mark.browser
 
@@ -167,3 +168,17 @@ def test_search_as_you_type_and_say_how_each_was_found(sign_in, store):
     page.wait_for_url(re.compile(r"mode=words"))
     assert names(page) == ["handbook"]
     assert "1 memory matching ‘handbook’, best first" in page.inner_text(".summary")
+
+
+def test_a_paraphrase_is_found_by_meaning_and_marked_so(sign_in, store):
+    page = sign_in("auditor")
+    # No word of the question, nor a word's start, is in deploy-host.
+    page.fill("#f-q-more", "which server receives our releases")
+    page.wait_for_url(re.compile(r"q=which"))
+    assert names(page)[0] == "deploy-host"
+    first = page.locator("tbody.memory-row").first
+    assert first.locator(".badge-meaning").inner_text() == "similar in meaning"
+    assert first.locator(".badge-meaning").get_attribute("title").startswith("similarity 0.")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "paraphrase-found.png"))
+    assert not page.errors
