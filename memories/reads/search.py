@@ -78,7 +78,10 @@ SCAN_LIMIT = 2000  # text matches kept per scanned term, newest first, in one sh
 # (Candidates): for a word in half the memories the first page's last score beats the
 # relevance of the 5,000th; below that the bound rarely holds and every match is ranked
 # (bench/results/2026-12-01-search).
-CANDIDATES = Candidates(share=0.125, from_matches=20_000)
+# A question of several words is matched by its rarer words while their matches add up to
+# 20,000 at most, and weighs its best 1,000 of them by text relevance whatever their number
+# (bench/results/2026-12-04-words-cost).
+CANDIDATES = Candidates(share=0.125, from_matches=20_000, words_budget=20_000, question=1_000)
 SHORT_BODY_CHARS = 400  # a hit carries its body when it is at most this long
 JOINED_MIN_CHARS = 8  # `deploy-host` is an identifier; `e-mail` is two words
 REFERENCE_SENSE = "reference"  # found by a reference alone: a sense outside the engine
