@@ -32,6 +32,10 @@ The four senses of the seed, each hit saying which one answered (`matched_by`):
 5. `last_resort`: when nothing else answers, each whole query is scanned for as plain text
    and the result says so (`SearchResult.last_resort`).
 
+A query is searched for by its first MAX_QUERY_TERMS words and terms; one holding no letter
+or digit finds nothing (a scan of every memory for its punctuation would find nothing too).
+A question of several words is matched by its rarer words at scale (CANDIDATES).
+
 User text reaches the index only as quoted strings, so its syntax in a query (`"`, `NEAR(`,
 `body:`, `*`, `AND`, parentheses) is searched for as words, never obeyed; text scans escape
 their wildcards likewise.
@@ -60,7 +64,7 @@ from memories.reads import meaning
 from memories.reads import rows as memory_rows
 from memories.reads.filters import MemoryFilters
 from memories.rules import captions
-from memories.rules.fields import MAX_QUERIES, MAX_QUERY_CHARS
+from memories.rules.fields import MAX_QUERIES, MAX_QUERY_CHARS, MAX_QUERY_TERMS
 
 # The index's column weights: a hit on the name counts most, then the description, then the
 # body.
@@ -209,18 +213,18 @@ def clean(text: str) -> str:
 
 
 def parse(text: str) -> Query:
-    """Split one query into words and plain-text terms; never raises."""
+    """Split one query into words and plain-text terms, the first MAX_QUERY_TERMS of them
+    in the order written (each once); never raises."""
     text = clean(text)
-    words: list[str] = []
-    terms: list[Term] = []
+    found: list[str | Term] = []  # words and terms in the order written
     for chunk in text.split():
         core = chunk.strip(EDGE_PUNCTUATION) or chunk
         if UNSPACED_RUNS.search(core):
             for index, segment in enumerate(UNSPACED_RUNS.split(core)):
                 if index % 2:
-                    terms.append(Term(segment, joined=False))
+                    found.append(Term(segment, joined=False))
                 else:
-                    words.extend(w.lower() for w in WORD.findall(segment))
+                    found.extend(w.lower() for w in WORD.findall(segment))
             continue
         pieces = WORD.findall(core)
         if (
@@ -228,13 +232,14 @@ def parse(text: str) -> Query:
             and IDENTIFIER.fullmatch(core)
             and ("/" in core or "\\" in core or len(core) >= JOINED_MIN_CHARS)
         ):
-            terms.append(Term(core, joined=True))
+            found.append(Term(core, joined=True))
         else:
-            words.extend(w.lower() for w in pieces)
+            found.extend(w.lower() for w in pieces)
+    kept = list(dict.fromkeys(found))[:MAX_QUERY_TERMS]
     return Query(
         text=text,
-        words=list(dict.fromkeys(words)),
-        terms=list(dict.fromkeys(terms)),
+        words=[item for item in kept if isinstance(item, str)],
+        terms=[item for item in kept if isinstance(item, Term)],
     )
 
 
@@ -338,8 +343,10 @@ def ranking_sql(
 
 
 def _parse_all(queries: list[str]) -> list[Query]:
+    """The queries that hold something to look for: a query of punctuation alone holds no
+    word or term, and is not scanned for (a scan of every memory, finding nothing)."""
     parsed = (parse(text) for text in list(queries)[:MAX_QUERIES])
-    return [query for query in parsed if query.text]
+    return [query for query in parsed if query.words or query.terms]
 
 
 def search(
@@ -378,7 +385,7 @@ def search(
 
     Over the list of queries a memory keeps its best score. Ties go to the most recently
     created. `count` is every matching memory the filters admit (a lower bound when
-    `capped`); `queries` of nothing but blanks find nothing.
+    `capped`); `queries` of nothing but blanks and punctuation find nothing.
     """
     now = now or timezone.now()
     parsed = _parse_all(queries)

@@ -269,8 +269,12 @@ def _chosen_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, str]:
     """
     budget = plan.candidates.words_budget
     chosen: dict[int, str] = {}
+    questions = [part.sense == "word" and len(part.words) > 1 for part in plan.parts]
+    if budget >= UNBOUNDED:
+        return chosen
+    budget = max(1, budget // max(1, sum(questions)))  # synonyms share the budget
     for number, part in enumerate(plan.parts):
-        if part.sense != "word" or len(part.words) < 2 or budget >= UNBOUNDED:
+        if not questions[number]:
             continue
         if not chosen:
             sql.add(

@@ -31,7 +31,7 @@ MAX_SHORTENINGS = 8
 
 # A question's words are chosen by their matches (`_chosen_sql`): counted up to PROBE, and
 # past that estimated from where the PROBE-th match lies (bench/results/2026-12-04-words-cost).
-PROBE = 5_000
+PROBE = 1_000
 UNBOUNDED = 2**62  # a words budget this high leaves every word in
 
 M = MEMORY_TABLE
@@ -249,8 +249,12 @@ def _chosen_sql(sql: _Sql, parts: list[_Match], flt: _Filter, budget: int) -> No
     estimated from the rowid of its PROBE-th match, so that counting costs a few pages of
     each word's index whatever the store's size.
     """
+    if budget >= UNBOUNDED:
+        return
+    # Synonyms share the budget.
+    budget = max(1, budget // max(1, sum(part.phrases is not None for part in parts)))
     for number, part in enumerate(parts):
-        if part.phrases is None or budget >= UNBOUNDED:
+        if part.phrases is None:
             continue
         part.chosen = f"chosen{number}"
         sql.add(f"probe{number} AS MATERIALIZED (")
@@ -264,14 +268,29 @@ def _chosen_sql(sql: _Sql, parts: list[_Match], flt: _Filter, budget: int) -> No
             )
         sql.add(
             f"), kept{number} AS MATERIALIZED (SELECT group_concat(phrase, ' OR ') AS expression,"
-            " count(*) AS kept FROM (SELECT phrase, df, sum(df) OVER (ORDER BY df, phrase ROWS"
-            " UNBOUNDED PRECEDING) AS running FROM (SELECT phrase, CASE WHEN n < "
-            f"{PROBE} THEN n ELSE {PROBE}.0 * (SELECT max(id) FROM {M}) / last END AS df"
+            " count(*) AS kept, sum(df) AS matches FROM (SELECT phrase, df, sum(df) OVER (ORDER"
+            " BY df, phrase ROWS UNBOUNDED PRECEDING) AS running FROM (SELECT phrase, CASE WHEN"
+            f" n < {PROBE} THEN n ELSE {PROBE}.0 * (SELECT max(id) FROM {M}) / last END AS df"
             f" FROM probe{number})) WHERE running <= {int(budget)} OR running = df), "
-            f"{part.chosen} AS MATERIALIZED (SELECT CASE WHEN ok THEN expression ELSE %s END"
-            f" AS expression, ok AND kept < {len(part.phrases)} AS dropped FROM (SELECT"
-            f" expression, kept, (kept = {len(part.phrases)}",
+        )
+        # The newest `budget` matches of the words chosen, when they are more: past them the
+        # rowid `floor`.
+        flt_join = f" JOIN {M} ON {M}.id = newest.rowid" if flt.active else ""
+        flt_where = f" AND {flt.where}" if flt.active else ""
+        sql.add(
+            f"{part.chosen} AS MATERIALIZED (SELECT expression, dropped OR floor > 0 AS dropped,"
+            " floor FROM (SELECT expression, dropped, CASE WHEN matches > %s THEN coalesce(("
+            f"SELECT newest.rowid FROM {FTS_TABLE} AS newest{flt_join} WHERE"
+            f" newest.{FTS_TABLE} MATCH decided.expression{flt_where} ORDER BY newest.rowid DESC"
+            " LIMIT 1 OFFSET %s), 0) ELSE 0 END AS floor FROM (SELECT CASE WHEN ok THEN"
+            f" expression ELSE %s END AS expression, ok AND kept < {len(part.phrases)}"
+            " AS dropped, CASE WHEN ok THEN matches ELSE %s END AS matches FROM (SELECT"
+            f" expression, kept, matches, (kept = {len(part.phrases)}",
+            int(budget),
+            *flt.params,
+            int(budget) - 1,
             part.expression,
+            int(budget) + 1,
         )
         if flt.active:
             sql.add(
@@ -281,14 +300,19 @@ def _chosen_sql(sql: _Sql, parts: list[_Match], flt: _Filter, budget: int) -> No
             )
         else:
             sql.add(" OR 1")
-        sql.add(f") AS ok FROM kept{number})), ")
+        sql.add(f") AS ok FROM kept{number}) AS tried) AS decided) AS floored), ")
 
 
-def _expression_sql(part: _Match) -> tuple[str, list]:
-    """The part's MATCH expression as SQL: chosen by the statement, or bound."""
+def _match_sql(part: _Match) -> tuple[str, list]:
+    """The part's MATCH as SQL: the expression chosen by the statement (and the newest
+    matches alone, past its floor), or bound."""
     if part.chosen:
-        return f"(SELECT expression FROM {part.chosen})", []
-    return "%s", [part.expression]
+        return (
+            f"{FTS_TABLE} MATCH (SELECT expression FROM {part.chosen})"
+            f" AND {FTS_TABLE}.rowid >= (SELECT floor FROM {part.chosen})",
+            [],
+        )
+    return f"{FTS_TABLE} MATCH %s", [part.expression]
 
 
 def _dropped_sql(parts: list[_Match]) -> str:
@@ -385,8 +409,8 @@ def _hits_sql(
             _index_relevance_sql(sql, t, part)
             sql.add(f" AS rel, NULL AS term, NULL AS pattern FROM {FTS_TABLE} WHERE ")
             if part.guard is None:
-                expression, params = _expression_sql(part)
-                sql.add(f"{FTS_TABLE} MATCH {expression}", *params)
+                condition, params = _match_sql(part)
+                sql.add(condition, *params)
             elif words_found is not None:
                 sql.add(
                     f"{FTS_TABLE} MATCH (CASE WHEN {words_found} THEN '{NOTHING}' ELSE %s END)",
@@ -447,23 +471,23 @@ def _words_ranking_sql(plan: Plan, word: _Match, prefix: _Match | None, flt: _Fi
     """
     t = _terms(plan.formula)
 
-    def count(expression: str) -> str:
+    def count(condition: str) -> str:
         if flt.active:
             return (
                 f"SELECT count(*) AS n FROM {FTS_TABLE} JOIN {M} ON {M}.id = {FTS_TABLE}.rowid"
-                f" WHERE {flt.where} AND {FTS_TABLE} MATCH {expression}"
+                f" WHERE {flt.where} AND {condition}"
             )
-        return f"SELECT count(*) AS n FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH {expression}"
+        return f"SELECT count(*) AS n FROM {FTS_TABLE} WHERE {condition}"
 
     count_params = flt.params if flt.active else []
     sql = _Sql().add("WITH ")
     _chosen_sql(sql, [word], flt, plan.candidates.words_budget)
-    expression, params = _expression_sql(word)
-    sql.add(f"words AS MATERIALIZED ({count(expression)}), ", *count_params, *params)
+    condition, params = _match_sql(word)
+    sql.add(f"words AS MATERIALIZED ({count(condition)}), ", *count_params, *params)
     sql.add("total AS (SELECT words.n")
     if prefix is not None:
         sql.add(
-            f" + (CASE WHEN words.n THEN 0 ELSE ({count('%s')}) END)",
+            f" + (CASE WHEN words.n THEN 0 ELSE ({count(f'{FTS_TABLE} MATCH %s')}) END)",
             *count_params,
             prefix.expression,
         )

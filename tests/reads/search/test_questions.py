@@ -81,3 +81,14 @@ def test_a_question_within_the_budget_ranks_as_before(lake, find, monkeypatch, m
     bounded = find("heron nest", mode=mode).hits
     assert [h.memory.name for h in bounded] == [h.memory.name for h in exhaustive]
     assert [h.score for h in bounded] == pytest.approx([h.score for h in exhaustive])
+
+
+def test_a_question_of_common_words_ranks_their_newest_matches(lake, find, monkeypatch):
+    """Every word of `the path` is held by more memories than the budget: the rarer is kept,
+    and only its newest matches, as many as the budget, are ranked."""
+    monkeypatch.setattr(search_module, "CANDIDATES", SMALL)
+    found = find("the path", limit=50)
+    assert found.capped and found.count == SMALL.words_budget
+    assert sorted(names(found)) == sorted(f"walk-{number}" for number in range(23, 35))
+    within = find("the path", limit=50, filters=MemoryFilters(project=None))
+    assert within.capped and len(within.hits) == SMALL.words_budget
