@@ -33,8 +33,9 @@ The four senses of the seed, each hit saying which one answered (`matched_by`):
    and the result says so (`SearchResult.last_resort`).
 
 A query is searched for by its first MAX_QUERY_TERMS words and terms; one holding no letter
-or digit finds nothing (a scan of every memory for its punctuation would find nothing too).
-A question of several words is matched by its rarer words at scale (CANDIDATES).
+or digit is scanned for among the newest PUNCTUATION_SCANNED memories alone (`capped` when
+the store holds more). A question of several words is matched by its rarer words at scale
+(CANDIDATES).
 
 User text reaches the index only as quoted strings, so its syntax in a query (`"`, `NEAR(`,
 `body:`, `*`, `AND`, parentheses) is searched for as words, never obeyed; text scans escape
@@ -86,6 +87,9 @@ SCAN_LIMIT = 2000  # text matches kept per scanned term, newest first, in one sh
 # 20,000 at most, and weighs its best 1,000 of them by text relevance whatever their number
 # (bench/results/2026-12-04-words-cost).
 CANDIDATES = Candidates(share=0.125, from_matches=20_000, words_budget=20_000, question=1_000)
+# A query of punctuation alone (no word or term to look up) is scanned for as text among the
+# newest this many memories, so that it costs no more than a question at any size.
+PUNCTUATION_SCANNED = 20_000
 SHORT_BODY_CHARS = 400  # a hit carries its body when it is at most this long
 JOINED_MIN_CHARS = 8  # `deploy-host` is an identifier; `e-mail` is two words
 REFERENCE_SENSE = "reference"  # found by a reference alone: a sense outside the engine
@@ -252,13 +256,17 @@ class _Filter:
     params: list
 
 
-def _filter_sql(filters: MemoryFilters, now: dt.datetime, ids=None) -> _Filter | None:
+def _filter_sql(
+    filters: MemoryFilters, now: dt.datetime, ids=None, from_id: int | None = None
+) -> _Filter | None:
     """The filters' condition on memories_memory, from the same code the listing uses (and
-    the memory among `ids`, when given).
+    the memory among `ids`, when given; from the id `from_id` on, when given).
 
     None when the filters admit nothing.
     """
     memories = Memory.objects.all() if ids is None else Memory.objects.filter(id__in=ids)
+    if from_id is not None:
+        memories = memories.filter(id__gte=from_id)
     query = filters.apply(memories, now).query
     if not query.where:
         return _Filter(None, [])
@@ -343,10 +351,8 @@ def ranking_sql(
 
 
 def _parse_all(queries: list[str]) -> list[Query]:
-    """The queries that hold something to look for: a query of punctuation alone holds no
-    word or term, and is not scanned for (a scan of every memory, finding nothing)."""
     parsed = (parse(text) for text in list(queries)[:MAX_QUERIES])
-    return [query for query in parsed if query.words or query.terms]
+    return [query for query in parsed if query.text]
 
 
 def search(
@@ -385,7 +391,7 @@ def search(
 
     Over the list of queries a memory keeps its best score. Ties go to the most recently
     created. `count` is every matching memory the filters admit (a lower bound when
-    `capped`); `queries` of nothing but blanks and punctuation find nothing.
+    `capped`); `queries` of nothing but blanks find nothing.
     """
     now = now or timezone.now()
     parsed = _parse_all(queries)
@@ -420,9 +426,15 @@ def _by_words(parsed, flt, filters, now, limit, offset) -> SearchResult:
         )
     last_resort = count == 0
     if last_resort:
+        newest = None
+        if not any(query.words or query.terms for query in parsed):
+            ids = Memory.objects.order_by("-id").values_list("id", flat=True)
+            newest = next(iter(ids[PUNCTUATION_SCANNED - 1 : PUNCTUATION_SCANNED]), None)
+        scanned = (_filter_sql(filters, now, from_id=newest) if newest else None) or flt
         count, capped, hits = _run(
-            parsed, _parts(parsed, last_resort=True), flt, now, limit, offset
+            parsed, _parts(parsed, last_resort=True), scanned, now, limit, offset
         )
+        capped = capped or newest is not None
     return SearchResult(
         hits=hits, count=count, last_resort=last_resort and count > 0, capped=capped
     )

@@ -1,9 +1,11 @@
 """Hostile search input through /v1: a 400 with one sentence, or a bounded search; never a
-500. Punctuation alone finds nothing, a query past its length is refused, NUL is a space,
-and a query of many words or terms is searched for by its first MAX_QUERY_TERMS."""
+500. Punctuation alone is scanned for among the newest memories, a query past its length is
+refused, NUL is a space, and a query of many words or terms is searched for by its first
+MAX_QUERY_TERMS."""
 
 import pytest
 
+from memories.reads import search as search_module
 from memories.rules.fields import MAX_QUERIES, MAX_QUERY_CHARS, MAX_QUERY_TERMS
 
 MODES = ["hybrid", "words", "meaning"]
@@ -32,9 +34,25 @@ def _refusal(api, **query) -> str:
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("text", ["?!.,;:", "--- ... !!!", "(((( ))))", "\"'`", "%_\\*"])
-def test_punctuation_alone_finds_nothing(api, store, mode, text):
+def test_punctuation_alone_is_a_search(api, store, mode, text):
     data = _search(api, mode, q=text)
-    assert (data["memories"], data["count"], data["last_resort"]) == ([], 0, False)
+    assert isinstance(data["count"], int)
+    if mode == "words":
+        assert (data["memories"], data["count"], data["last_resort"]) == ([], 0, False)
+
+
+def test_punctuation_alone_is_scanned_for_among_the_newest(api, store, write, monkeypatch):
+    """The whole-query scan of a query holding no word: found as text, among the newest
+    PUNCTUATION_SCANNED memories alone, and `capped` says the scan stopped there."""
+    write("old-ratio", description="Keep the ratio at 50% -> 60%")
+    write("new-ratio", description="Move the ratio -> 70%")
+    data = _search(api, "words", q="->")
+    assert [hit["name"] for hit in data["memories"]] == ["new-ratio", "old-ratio"]
+    assert (data["last_resort"], data["capped"]) == (True, False)
+    monkeypatch.setattr(search_module, "PUNCTUATION_SCANNED", 1)
+    data = _search(api, "words", q="->")
+    assert [hit["name"] for hit in data["memories"]] == ["new-ratio"]
+    assert (data["last_resort"], data["capped"]) == (True, True)
 
 
 def test_punctuation_beside_a_word_is_the_word(api, store):

@@ -189,8 +189,8 @@ SCHEMAS = {
             "capped": {
                 "type": "boolean",
                 "description": "with q: a text scan stopped early, or a question of many words"
-                " was matched by its rarer words alone (those most memories hold left out), so"
-                " count is a lower bound",
+                " was matched by its rarer words alone (those most memories hold left out) or"
+                " their newest matches, so count is a lower bound",
             },
         },
         required=["memories", "count", "summary"],
@@ -465,7 +465,7 @@ LIST_PARAMETERS = [
         },
         "search: repeat for synonyms (q=terse&q=brevity); hits are ranked. Each query is"
         f" searched for by its first {f.MAX_QUERY_TERMS} words and terms; one of punctuation"
-        " alone finds nothing",
+        " alone is scanned for among the newest memories only (capped)",
         style="form",
         explode=True,
     ),
