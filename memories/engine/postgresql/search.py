@@ -239,7 +239,8 @@ def _index_hit(
     else:
         sql.add(", NULL::text AS term, NULL::text AS pattern")
     sql.add(
-        f" FROM {flt.searched} WHERE {column} @@ {query[0]} AND {flt.where}",
+        f" FROM {flt.searched} WHERE {column} @@ {query[0]} AND {flt.where}"
+        + (f" AND {S}.id >= (SELECT floor FROM {chosen})" if chosen else ""),
         *query[1],
         *flt.params,
     )
@@ -297,11 +298,23 @@ def _chosen_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, str]:
         sql.add(
             f"kept{number} AS MATERIALIZED (SELECT string_agg(quoted, ' | ') AS q0,"
             " string_agg(quoted || ':AB', ' | ') AS q1, string_agg(quoted || ':A', ' | ') AS q2,"
-            " count(*) AS kept FROM (SELECT quoted, df, sum(df) OVER (ORDER BY df, quoted ROWS"
+            " count(*) AS kept, sum(df) AS matches FROM (SELECT quoted, df, sum(df) OVER (ORDER"
+            " BY df, quoted ROWS"
             f" UNBOUNDED PRECEDING) AS running FROM probe{number}) AS ordered"
             f" WHERE running <= {int(budget)} OR running = df), "
         )
-        sql.add(f"{name} AS MATERIALIZED (SELECT ")
+        # The newest `budget` matches of the words chosen, when they are more: past them the
+        # id `floor`.
+        sql.add(
+            f"{name} AS MATERIALIZED (SELECT q0, q1, q2, dropped OR floor > 0 AS dropped, floor"
+            " FROM (SELECT *, CASE WHEN matches > %s THEN coalesce((SELECT"
+            f" {S}.id FROM {flt.searched} WHERE {S}.{SEARCH_COLUMN} @@ decided.q0"
+            f" AND {flt.where} ORDER BY {S}.id DESC LIMIT 1 OFFSET %s), 0) ELSE 0 END AS floor"
+            " FROM (SELECT ",
+            int(budget),
+            *flt.params,
+            int(budget) - 1,
+        )
         for index, weight in enumerate(("", "AB", "A")):
             full = word_query(words, weight, " | ")
             sql.add(
@@ -309,7 +322,11 @@ def _chosen_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, str]:
                 f" ELSE {full[0]} END AS q{index}",
                 *full[1],
             )
-        sql.add(f", ok AND kept < {len(words)} AS dropped FROM (SELECT *, (kept = {len(words)}")
+        sql.add(
+            f", ok AND kept < {len(words)} AS dropped, CASE WHEN ok THEN matches ELSE %s END"
+            f" AS matches FROM (SELECT *, (kept = {len(words)}",
+            int(budget) + 1,
+        )
         if flt.where != "TRUE":
             sql.add(
                 f" OR EXISTS (SELECT 1 FROM {flt.searched} WHERE {S}.{SEARCH_COLUMN} @@"
@@ -318,7 +335,7 @@ def _chosen_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, str]:
             )
         else:
             sql.add(" OR TRUE")
-        sql.add(f") AS ok FROM kept{number}) AS decided), ")
+        sql.add(f") AS ok FROM kept{number}) AS tried) AS decided) AS floored), ")
     return chosen
 
 
