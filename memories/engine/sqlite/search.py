@@ -271,7 +271,9 @@ def _chosen_sql(sql: _Sql, parts: list[_Match], flt: _Filter, budget: int) -> No
             " count(*) AS kept, sum(df) AS matches FROM (SELECT phrase, df, sum(df) OVER (ORDER"
             " BY df, phrase ROWS UNBOUNDED PRECEDING) AS running FROM (SELECT phrase, CASE WHEN"
             f" n < {PROBE} THEN n ELSE {PROBE}.0 * (SELECT max(id) FROM {M}) / last END AS df"
-            f" FROM probe{number})) WHERE running <= {int(budget)} OR running = df), "
+            f" FROM probe{number})) WHERE running <= {int(budget)} OR running = df"
+            # A store of no more memories than the budget holds no more matches.
+            f" OR (SELECT max(id) FROM {M}) <= {int(budget)}), "
         )
         # The newest `budget` matches of the words chosen, when they are more: past them the
         # rowid `floor`.
