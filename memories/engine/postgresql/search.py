@@ -290,20 +290,22 @@ def _chosen_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, str]:
         # A store of no more memories than the budget holds no more matches: every word is
         # kept, and the statistics (5 ms to read) are not read.
         sql.add(
-            f"probe{number} AS MATERIALIZED (SELECT w.quoted, CASE WHEN (SELECT reltuples"
+            f"probe{number} AS MATERIALIZED (SELECT w.quoted, w.place, CASE WHEN (SELECT reltuples"
             f" FROM pg_class WHERE oid = '{S}'::regclass) > %s THEN coalesce((SELECT"
             " max(common.df) FROM common WHERE common.lexeme = ANY(tsvector_to_array("
             f"to_tsvector('{CONFIG}', w.word)))), 0) ELSE 0 END AS df"
-            " FROM unnest(%s::text[], %s::text[]) AS w(word, quoted)), ",
+            " FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS w(word, quoted, place)), ",
             int(budget),
             words,
             [lexeme(word) for word in words],
         )
         sql.add(
-            f"kept{number} AS MATERIALIZED (SELECT string_agg(quoted, ' | ') AS q0,"
-            " string_agg(quoted || ':AB', ' | ') AS q1, string_agg(quoted || ':A', ' | ') AS q2,"
-            " count(*) AS kept, sum(df) AS matches FROM (SELECT quoted, df, sum(df) OVER (ORDER"
-            " BY df, quoted ROWS"
+            # In the order written, so that a question keeping every word ranks as before.
+            f"kept{number} AS MATERIALIZED (SELECT string_agg(quoted, ' | ' ORDER BY place) AS q0,"
+            " string_agg(quoted || ':AB', ' | ' ORDER BY place) AS q1,"
+            " string_agg(quoted || ':A', ' | ' ORDER BY place) AS q2,"
+            " count(*) AS kept, sum(df) AS matches FROM (SELECT quoted, place, df, sum(df) OVER"
+            " (ORDER BY df, place ROWS"
             f" UNBOUNDED PRECEDING) AS running FROM probe{number}) AS ordered"
             f" WHERE running <= {int(budget)} OR running = df), "
         )
