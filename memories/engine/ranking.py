@@ -160,7 +160,8 @@ class Part:
 class Candidates:
     """How a query of words with many matches ranks a bounded set of them: the best `share`
     of its matches by text relevance (at least the page), their importance and freshness read
-    for them alone, when it has `from_matches` matches or more.
+    for them alone, when it has `from_matches` matches or more; a question of several words
+    bounded likewise whatever its matches (`words_budget`, `question`).
 
     Exact or not at all: the weight is at most 1, so a match outside the candidates scores at
     most the least candidate's relevance; when the page's last score is above that, the page
@@ -169,6 +170,15 @@ class Candidates:
 
     share: float
     from_matches: int
+    # A question (a query of several words) is matched by its rarer words: kept rarest first
+    # while their matches add up to at most `words_budget` (the rarest word found always),
+    # the others left out (the count is then a lower bound: capped). A word most memories
+    # hold weighs next to nothing in the index's relevance; ranking its matches was the cost.
+    words_budget: int = 2**62
+    # Of a question's matches, the best `question` by text relevance (at least the page) are
+    # weighed whatever their number, and the page is the best of them: a match past them
+    # would have to outweigh them by importance and freshness alone (not exact, unlike share).
+    question: int = 2**62
 
 
 EXHAUSTIVE = Candidates(share=1.0, from_matches=2**62)  # every match ranked: comparisons

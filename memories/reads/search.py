@@ -32,6 +32,11 @@ The four senses of the seed, each hit saying which one answered (`matched_by`):
 5. `last_resort`: when nothing else answers, each whole query is scanned for as plain text
    and the result says so (`SearchResult.last_resort`).
 
+A query is searched for by its first MAX_QUERY_TERMS words and terms; one holding no letter
+or digit is scanned for among the newest PUNCTUATION_SCANNED memories alone (`capped` when
+the store holds more). A question of several words is matched by its rarer words at scale
+(CANDIDATES).
+
 User text reaches the index only as quoted strings, so its syntax in a query (`"`, `NEAR(`,
 `body:`, `*`, `AND`, parentheses) is searched for as words, never obeyed; text scans escape
 their wildcards likewise.
@@ -60,7 +65,7 @@ from memories.reads import meaning
 from memories.reads import rows as memory_rows
 from memories.reads.filters import MemoryFilters
 from memories.rules import captions
-from memories.rules.fields import MAX_QUERIES, MAX_QUERY_CHARS
+from memories.rules.fields import MAX_QUERIES, MAX_QUERY_CHARS, MAX_QUERY_TERMS
 
 # The index's column weights: a hit on the name counts most, then the description, then the
 # body.
@@ -83,7 +88,13 @@ SCAN_LIMIT = 2000  # text matches kept per scanned term, newest first, in one sh
 # (Candidates): for a word in half the memories the first page's last score beats the
 # relevance of the 5,000th; below that the bound rarely holds and every match is ranked
 # (bench/results/2026-12-01-search).
-CANDIDATES = Candidates(share=0.125, from_matches=20_000)
+# A question of several words is matched by its rarer words while their matches add up to
+# 20,000 at most, and weighs its best 1,000 of them by text relevance whatever their number
+# (bench/results/2026-12-04-words-cost).
+CANDIDATES = Candidates(share=0.125, from_matches=20_000, words_budget=20_000, question=1_000)
+# A query of punctuation alone (no word or term to look up) is scanned for as text among the
+# newest this many memories, so that it costs no more than a question at any size.
+PUNCTUATION_SCANNED = 20_000
 SHORT_BODY_CHARS = 400  # a hit carries its body when it is at most this long
 JOINED_MIN_CHARS = 8  # `deploy-host` is an identifier; `e-mail` is two words
 REFERENCE_SENSE = "reference"  # found by a reference alone: a sense outside the engine
@@ -219,18 +230,18 @@ def clean(text: str) -> str:
 
 
 def parse(text: str) -> Query:
-    """Split one query into words and plain-text terms; never raises."""
+    """Split one query into words and plain-text terms, the first MAX_QUERY_TERMS of them
+    in the order written (each once); never raises."""
     text = clean(text)
-    words: list[str] = []
-    terms: list[Term] = []
+    found: list[str | Term] = []  # words and terms in the order written
     for chunk in text.split():
         core = chunk.strip(EDGE_PUNCTUATION) or chunk
         if UNSPACED_RUNS.search(core):
             for index, segment in enumerate(UNSPACED_RUNS.split(core)):
                 if index % 2:
-                    terms.append(Term(segment, joined=False))
+                    found.append(Term(segment, joined=False))
                 else:
-                    words.extend(w.lower() for w in WORD.findall(segment))
+                    found.extend(w.lower() for w in WORD.findall(segment))
             continue
         pieces = WORD.findall(core)
         if (
@@ -238,13 +249,14 @@ def parse(text: str) -> Query:
             and IDENTIFIER.fullmatch(core)
             and ("/" in core or "\\" in core or len(core) >= JOINED_MIN_CHARS)
         ):
-            terms.append(Term(core, joined=True))
+            found.append(Term(core, joined=True))
         else:
-            words.extend(w.lower() for w in pieces)
+            found.extend(w.lower() for w in pieces)
+    kept = list(dict.fromkeys(found))[:MAX_QUERY_TERMS]
     return Query(
         text=text,
-        words=list(dict.fromkeys(words)),
-        terms=list(dict.fromkeys(terms)),
+        words=[item for item in kept if isinstance(item, str)],
+        terms=[item for item in kept if isinstance(item, Term)],
     )
 
 
@@ -257,13 +269,17 @@ class _Filter:
     params: list
 
 
-def _filter_sql(filters: MemoryFilters, now: dt.datetime, ids=None) -> _Filter | None:
+def _filter_sql(
+    filters: MemoryFilters, now: dt.datetime, ids=None, from_id: int | None = None
+) -> _Filter | None:
     """The filters' condition on memories_memory, from the same code the listing uses (and
-    the memory among `ids`, when given).
+    the memory among `ids`, when given; from the id `from_id` on, when given).
 
     None when the filters admit nothing.
     """
     memories = Memory.objects.all() if ids is None else Memory.objects.filter(id__in=ids)
+    if from_id is not None:
+        memories = memories.filter(id__gte=from_id)
     query = filters.apply(memories, now).query
     if not query.where:
         return _Filter(None, [])
@@ -424,9 +440,15 @@ def _by_words(parsed, flt, filters, now, limit, offset) -> SearchResult:
         )
     last_resort = count == 0
     if last_resort:
+        newest = None
+        if not any(query.words or query.terms for query in parsed):
+            ids = Memory.objects.order_by("-id").values_list("id", flat=True)
+            newest = next(iter(ids[PUNCTUATION_SCANNED - 1 : PUNCTUATION_SCANNED]), None)
+        scanned = (_filter_sql(filters, now, from_id=newest) if newest else None) or flt
         count, capped, hits = _run(
-            parsed, _parts(parsed, last_resort=True), flt, now, limit, offset
+            parsed, _parts(parsed, last_resort=True), scanned, now, limit, offset
         )
+        capped = capped or newest is not None
     return SearchResult(
         hits=hits, count=count, last_resort=last_resort and count > 0, capped=capped
     )

@@ -26,6 +26,9 @@ LONG_DESCRIPTION = 200  # past this a write gets a note (the seed's); past the c
 MAX_DESCRIPTION_CHARS = 1000
 MAX_QUERY_CHARS = 500  # a search's text, and each of its synonyms
 MAX_QUERIES = 20  # synonyms in one search
+# Words and plain-text terms of one query searched for, the first in the order written: a
+# question needs no more, and each costs the search a look-up whatever the store's size.
+MAX_QUERY_TERMS = 32
 # How a search finds: words and meaning fused (the default), the words alone, meaning alone.
 SEARCH_MODES = ("hybrid", "words", "meaning")
 SEARCH_MODE_MESSAGE = "mode is hybrid, words or meaning."

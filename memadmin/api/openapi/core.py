@@ -188,7 +188,9 @@ SCHEMAS = {
             },
             "capped": {
                 "type": "boolean",
-                "description": "with q: a text scan stopped early, so count is a lower bound",
+                "description": "with q: a text scan stopped early, or a question of many words"
+                " was matched by its rarer words alone (those most memories hold left out) or"
+                " their newest matches, so count is a lower bound",
             },
         },
         required=["memories", "count", "summary"],
@@ -461,7 +463,9 @@ LIST_PARAMETERS = [
             "items": {"type": "string", "maxLength": 500},
             "maxItems": 20,
         },
-        "search: repeat for synonyms (q=terse&q=brevity); hits are ranked",
+        "search: repeat for synonyms (q=terse&q=brevity); hits are ranked. Each query is"
+        f" searched for by its first {f.MAX_QUERY_TERMS} words and terms; one of punctuation"
+        " alone is scanned for among the newest memories only (capped)",
         style="form",
         explode=True,
     ),

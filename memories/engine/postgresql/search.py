@@ -28,6 +28,7 @@ MIN_PREFIX = 3  # shorter prefixes would match a large part of the vocabulary
 MIN_SHORTENED = 4
 SHORTEN_TO = 0.6  # a query word is shortened to no less than this share of its length
 MAX_SHORTENINGS = 8
+UNBOUNDED = 2**62  # a words budget this high leaves every word in
 
 M = MEMORY_TABLE
 S = SEARCH_TABLE
@@ -190,15 +191,25 @@ def _text_condition(sql: _Sql, pattern: str) -> None:
 
 
 def _index_hit(
-    sql: _Sql, t: _Terms, f: Formula, part: Part, head: str, flt: _Filter, plan=None
+    sql: _Sql,
+    t: _Terms,
+    f: Formula,
+    part: Part,
+    head: str,
+    flt: _Filter,
+    plan=None,
+    chosen: str | None = None,
 ) -> None:
     """A word or prefix part: matched and ranked through the search column, placed by the
     best column holding any of its words; with `plan`, also the memory's weight and
-    created_at, read in the same pass."""
+    created_at, read in the same pass; with `chosen`, the words that CTE kept."""
     words = list(part.words)
     # Placed by one test of the name and description together, which a match in the body
     # alone (most matches of a common word) fails, and then by the name.
-    if part.sense == "word":
+    if chosen:
+        query = (f"(SELECT q0 FROM {chosen})", [])
+        placed = [(f"(SELECT q{n} FROM {chosen})", []) for n in (1, 2)]
+    elif part.sense == "word":
         query = word_query(words, "", " | ")
         placed = [word_query(words, weight, " | ") for weight in ("AB", "A")]
     else:
@@ -228,7 +239,8 @@ def _index_hit(
     else:
         sql.add(", NULL::text AS term, NULL::text AS pattern")
     sql.add(
-        f" FROM {flt.searched} WHERE {column} @@ {query[0]} AND {flt.where}",
+        f" FROM {flt.searched} WHERE {column} @@ {query[0]} AND {flt.where}"
+        + (f" AND {S}.id >= (SELECT floor FROM {chosen})" if chosen else ""),
         *query[1],
         *flt.params,
     )
@@ -246,7 +258,101 @@ def _index_hit(
         )
 
 
-def _hits_sql(sql: _Sql, t: _Terms, f: Formula, parts: list[Part], flt: _Filter) -> None:
+def _chosen_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, str]:
+    """For each word part of several words, the CTE `chosen<n>` of (q0, q1, q2, dropped): the
+    tsqueries (anywhere, in the name or description, in the name) of the words kept, or of
+    them all when the filters admit none of the kept words' matches; and whether a word was
+    left out (the count is then a lower bound). Returns the CTE's name by the part's number.
+
+    A word's matches are estimated from the planner's statistics of the search column (its
+    most common lexemes and their frequencies, which ANALYZE keeps): a word not among them
+    is rarer than any that is, and counts as rare.
+    """
+    budget = plan.candidates.words_budget
+    chosen: dict[int, str] = {}
+    questions = [part.sense == "word" and len(part.words) > 1 for part in plan.parts]
+    if budget >= UNBOUNDED:
+        return chosen
+    budget = max(1, budget // max(1, sum(questions)))  # synonyms share the budget
+    for number, part in enumerate(plan.parts):
+        if not questions[number]:
+            continue
+        if not chosen:
+            sql.add(
+                "common AS MATERIALIZED (SELECT e.lexeme, e.freq * (SELECT greatest(reltuples, 0)"
+                f" FROM pg_class WHERE oid = '{S}'::regclass) AS df FROM pg_stats AS s,"
+                " unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs)"
+                " AS e(lexeme, freq) WHERE s.schemaname = current_schema()"
+                f" AND s.tablename = '{S}' AND s.attname = '{SEARCH_COLUMN}'), "
+            )
+        name = chosen[number] = f"chosen{number}"
+        words = list(part.words)
+        # A store of no more memories than the budget holds no more matches: every word is
+        # kept, and the statistics (5 ms to read) are not read.
+        sql.add(
+            f"probe{number} AS MATERIALIZED (SELECT w.quoted, w.place, CASE WHEN (SELECT reltuples"
+            f" FROM pg_class WHERE oid = '{S}'::regclass) > %s THEN coalesce((SELECT"
+            " max(common.df) FROM common WHERE common.lexeme = ANY(tsvector_to_array("
+            f"to_tsvector('{CONFIG}', w.word)))), 0) ELSE 0 END AS df"
+            " FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS w(word, quoted, place)), ",
+            int(budget),
+            words,
+            [lexeme(word) for word in words],
+        )
+        sql.add(
+            # In the order written, so that a question keeping every word ranks as before.
+            f"kept{number} AS MATERIALIZED (SELECT string_agg(quoted, ' | ' ORDER BY place) AS q0,"
+            " string_agg(quoted || ':AB', ' | ' ORDER BY place) AS q1,"
+            " string_agg(quoted || ':A', ' | ' ORDER BY place) AS q2,"
+            " count(*) AS kept, sum(df) AS matches FROM (SELECT quoted, place, df, sum(df) OVER"
+            " (ORDER BY df, place ROWS"
+            f" UNBOUNDED PRECEDING) AS running FROM probe{number}) AS ordered"
+            f" WHERE running <= {int(budget)} OR running = df), "
+        )
+        # The newest `budget` matches of the words chosen, when they are more: past them the
+        # id `floor`.
+        sql.add(
+            f"{name} AS MATERIALIZED (SELECT q0, q1, q2, dropped OR floor > 0 AS dropped, floor"
+            " FROM (SELECT *, CASE WHEN matches > %s THEN coalesce((SELECT"
+            f" {S}.id FROM {flt.searched} WHERE {S}.{SEARCH_COLUMN} @@ decided.q0"
+            f" AND {flt.where} ORDER BY {S}.id DESC LIMIT 1 OFFSET %s), 0) ELSE 0 END AS floor"
+            " FROM (SELECT ",
+            int(budget),
+            *flt.params,
+            int(budget) - 1,
+        )
+        for index, weight in enumerate(("", "AB", "A")):
+            full = word_query(words, weight, " | ")
+            sql.add(
+                f"{', ' if index else ''}CASE WHEN ok THEN to_tsquery('{CONFIG}', q{index})"
+                f" ELSE {full[0]} END AS q{index}",
+                *full[1],
+            )
+        sql.add(
+            f", ok AND kept < {len(words)} AS dropped, CASE WHEN ok THEN matches ELSE %s END"
+            f" AS matches FROM (SELECT *, (kept = {len(words)}",
+            int(budget) + 1,
+        )
+        if flt.where != "TRUE":
+            sql.add(
+                f" OR EXISTS (SELECT 1 FROM {flt.searched} WHERE {S}.{SEARCH_COLUMN} @@"
+                f" to_tsquery('{CONFIG}', kept{number}.q0) AND {flt.where})",
+                *flt.params,
+            )
+        else:
+            sql.add(" OR TRUE")
+        sql.add(f") AS ok FROM kept{number}) AS tried) AS decided) AS floored), ")
+    return chosen
+
+
+def _dropped_sql(chosen: dict[int, str]) -> str:
+    """Whether a word part left out a word (SQL), so that the count is a lower bound."""
+    return " OR ".join(f"(SELECT dropped FROM {name})" for name in chosen.values()) or "FALSE"
+
+
+def _hits_sql(
+    sql: _Sql, t: _Terms, f: Formula, parts: list[Part], flt: _Filter, chosen: dict[int, str]
+) -> None:
     """UNION ALL of every part's matches within the filters: (id, q, sense, rel, term,
     pattern). rel is NULL for a text match (ranked by column later)."""
     for number, part in enumerate(parts):
@@ -254,7 +360,7 @@ def _hits_sql(sql: _Sql, t: _Terms, f: Formula, parts: list[Part], flt: _Filter)
             sql.add(" UNION ALL ")
         head = f"{part.query} AS q, '{part.sense}'::text AS sense"
         if part.sense in ("word", "prefix"):
-            _index_hit(sql, t, f, part, head, flt)
+            _index_hit(sql, t, f, part, head, flt, chosen=chosen.get(number))
         elif part.scan:
             sql.add(
                 f"SELECT id, {head}, NULL::float8 AS rel, %s::text AS term,"
@@ -280,16 +386,19 @@ def _words_ranking_sql(plan: Plan, flt: _Filter) -> _Sql:
     same total and page as the general statement makes of it."""
     f = plan.formula
     t = _terms(f)
-    sql = _Sql().add("WITH scored AS MATERIALIZED (SELECT id, sense, rel * weight")
+    sql = _Sql().add("WITH ")
+    chosen = _chosen_sql(sql, plan, flt)
+    sql.add("scored AS MATERIALIZED (SELECT id, sense, rel * weight")
     sql.add(
         f" * (CASE WHEN sense = 'prefix' THEN {t.prefix_weight} ELSE 1.0::float8 END) AS score,"
         " created_at FROM ("
     )
     for number, part in enumerate(plan.parts):
         sql.add(" UNION ALL " if number else "")
-        _index_hit(sql, t, f, part, f"'{part.sense}'::text AS sense", flt, plan)
+        _index_hit(sql, t, f, part, f"'{part.sense}'::text AS sense", flt, plan, chosen.get(number))
     sql.add(
-        ") AS hits), total AS (SELECT count(*) AS n, FALSE AS capped FROM scored),"
+        f") AS hits), total AS (SELECT count(*) AS n, {_dropped_sql(chosen)} AS capped"
+        " FROM scored),"
         " page AS (SELECT id, score, CASE sense WHEN 'word' THEN 0 ELSE 1 END AS sense_rank,"
         " '[]'::text AS terms, created_at FROM scored"
         " ORDER BY score DESC, created_at DESC, id DESC LIMIT %s OFFSET %s) ",
@@ -322,9 +431,10 @@ def _ranking_sql(plan: Plan, flt: _Filter) -> _Sql:
     f = plan.formula
     t = _terms(f)
     sql = _Sql().add("WITH ")
+    chosen = _chosen_sql(sql, plan, flt)
     bound = scan_cte(sql, M, plan.parts, flt.where, flt.params, t.scan_limit, _text_condition)
     sql.add("hits AS (")
-    _hits_sql(sql, t, f, plan.parts, flt)
+    _hits_sql(sql, t, f, plan.parts, flt, chosen)
     sql.add(
         "), scored AS (SELECT hits.id AS id, hits.q AS q, hits.sense AS sense,"
         f" hits.term AS term, coalesce(hits.rel, {t.text_relevance}) AS rel, "
@@ -336,6 +446,7 @@ def _ranking_sql(plan: Plan, flt: _Filter) -> _Sql:
     )
     divisors = " ".join(f"WHEN {i} THEN {divisor}" for i, divisor in enumerate(plan.divisors))
     capped = f"(SELECT count(*) FROM scan) >= {bound}" if bound else "FALSE"
+    capped = f"({capped} OR {_dropped_sql(chosen)})"
     sql.add(
         "per_query AS (SELECT id, q, count(*) AS matched, avg(rel) AS rel, max(weight) AS weight,"
         f" min(CASE sense {SENSE_RANK} END) AS sense_rank,"

@@ -29,6 +29,11 @@ MIN_SHORTENED = 4
 SHORTEN_TO = 0.6  # a query word is shortened to no less than this share of its length
 MAX_SHORTENINGS = 8
 
+# A question's words are chosen by their matches (`_chosen_sql`): counted up to PROBE, and
+# past that estimated from where the PROBE-th match lies (bench/results/2026-12-04-words-cost).
+PROBE = 1_000
+UNBOUNDED = 2**62  # a words budget this high leaves every word in
+
 M = MEMORY_TABLE
 PROJECTS = PROJECT_TABLE
 NOTHING = '""'  # an FTS5 expression (an empty phrase) that matches no row
@@ -207,6 +212,8 @@ class _Match:
     guard: str | None = None  # prefix: tried only when this word expression matches nothing
     term: str | None = None  # the scanned term, for plain_text and last_resort
     scan: bool = False  # scanned for in the memories rather than found through the index
+    phrases: list[str] | None = None  # word, of a query of several: chosen among (_chosen_sql)
+    chosen: str | None = None  # the CTE holding the chosen `expression` and `dropped`
 
 
 def _match(part: Part) -> _Match:
@@ -217,6 +224,7 @@ def _match(part: Part) -> _Match:
             part.sense,
             expression=word_expression(words, " OR "),
             any_expression=word_expression(words, " OR "),
+            phrases=[quote(word) for word in words] if len(words) > 1 else None,
         )
     if part.sense == "prefix":
         return _Match(
@@ -231,6 +239,90 @@ def _match(part: Part) -> _Match:
     return _Match(part.query, part.sense, expression=quote(part.term), term=part.term)
 
 
+def _chosen_sql(sql: _Sql, parts: list[_Match], flt: _Filter, budget: int) -> None:
+    """For each word part of several words, the CTE `chosen<n>` of (expression, dropped): the
+    MATCH expression of the words kept (see PROBE), or of them all when the filters admit
+    none of the kept words' matches; and whether a word was left out (the count is then a
+    lower bound).
+
+    Each word's matches are counted up to PROBE in rowid order; past PROBE its share is
+    estimated from the rowid of its PROBE-th match, so that counting costs a few pages of
+    each word's index whatever the store's size.
+    """
+    if budget >= UNBOUNDED:
+        return
+    # Synonyms share the budget.
+    budget = max(1, budget // max(1, sum(part.phrases is not None for part in parts)))
+    for number, part in enumerate(parts):
+        if part.phrases is None:
+            continue
+        part.chosen = f"chosen{number}"
+        sql.add(f"probe{number} AS MATERIALIZED (")
+        for index, phrase in enumerate(part.phrases):
+            sql.add(
+                f"{' UNION ALL ' if index else ''}SELECT %s AS phrase, n, last FROM"
+                f" (SELECT count(*) AS n, max(rowid) AS last FROM (SELECT rowid FROM {FTS_TABLE}"
+                f" WHERE {FTS_TABLE} MATCH %s LIMIT {PROBE}))",
+                phrase,
+                phrase,
+            )
+        sql.add(
+            f"), kept{number} AS MATERIALIZED (SELECT group_concat(phrase, ' OR ') AS expression,"
+            " count(*) AS kept, sum(df) AS matches FROM (SELECT phrase, df, sum(df) OVER (ORDER"
+            " BY df, phrase ROWS UNBOUNDED PRECEDING) AS running FROM (SELECT phrase, CASE WHEN"
+            f" n < {PROBE} THEN n ELSE {PROBE}.0 * (SELECT max(id) FROM {M}) / last END AS df"
+            f" FROM probe{number})) WHERE running <= {int(budget)} OR running = df"
+            # A store of no more memories than the budget holds no more matches.
+            f" OR (SELECT max(id) FROM {M}) <= {int(budget)}), "
+        )
+        # The newest `budget` matches of the words chosen, when they are more: past them the
+        # rowid `floor`.
+        flt_join = f" JOIN {M} ON {M}.id = newest.rowid" if flt.active else ""
+        flt_where = f" AND {flt.where}" if flt.active else ""
+        sql.add(
+            f"{part.chosen} AS MATERIALIZED (SELECT expression, dropped OR floor > 0 AS dropped,"
+            " floor FROM (SELECT expression, dropped, CASE WHEN matches > %s THEN coalesce(("
+            f"SELECT newest.rowid FROM {FTS_TABLE} AS newest{flt_join} WHERE"
+            f" newest.{FTS_TABLE} MATCH decided.expression{flt_where} ORDER BY newest.rowid DESC"
+            " LIMIT 1 OFFSET %s), 0) ELSE 0 END AS floor FROM (SELECT CASE WHEN ok THEN"
+            f" expression ELSE %s END AS expression, ok AND kept < {len(part.phrases)}"
+            " AS dropped, CASE WHEN ok THEN matches ELSE %s END AS matches FROM (SELECT"
+            f" expression, kept, matches, (kept = {len(part.phrases)}",
+            int(budget),
+            *flt.params,
+            int(budget) - 1,
+            part.expression,
+            int(budget) + 1,
+        )
+        if flt.active:
+            sql.add(
+                f" OR EXISTS (SELECT 1 FROM {FTS_TABLE} AS kept JOIN {M} ON {M}.id = kept.rowid"
+                f" WHERE kept.{FTS_TABLE} MATCH kept{number}.expression AND {flt.where})",
+                *flt.params,
+            )
+        else:
+            sql.add(" OR 1")
+        sql.add(f") AS ok FROM kept{number}) AS tried) AS decided) AS floored), ")
+
+
+def _match_sql(part: _Match) -> tuple[str, list]:
+    """The part's MATCH as SQL: the expression chosen by the statement (and the newest
+    matches alone, past its floor), or bound."""
+    if part.chosen:
+        return (
+            f"{FTS_TABLE} MATCH (SELECT expression FROM {part.chosen})"
+            f" AND {FTS_TABLE}.rowid >= (SELECT floor FROM {part.chosen})",
+            [],
+        )
+    return f"{FTS_TABLE} MATCH %s", [part.expression]
+
+
+def _dropped_sql(parts: list[_Match]) -> str:
+    """Whether a word part left out a word (SQL), so that the count is a lower bound."""
+    chosen = [f"(SELECT dropped FROM {part.chosen})" for part in parts if part.chosen]
+    return " OR ".join(chosen) or "0"
+
+
 def _julian_day(moment: dt.datetime) -> float:
     epoch = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
     return (moment - epoch).total_seconds() / 86400 + 2440587.5
@@ -241,9 +333,18 @@ def _weight_sql(sql: _Sql, plan: Plan, t: _Terms) -> None:
     sql.add(t.weight, _julian_day(plan.now), plan.half_life_days)
 
 
-def _index_relevance_sql(sql: _Sql, t: _Terms, any_expression: str) -> None:
+def _index_relevance_sql(sql: _Sql, t: _Terms, part: _Match) -> None:
     """An index match's relevance: the BM25 strength at the best column holding a word."""
-    sql.add(t.index_relevance, f"name : ({any_expression})", f"description : ({any_expression})")
+    if not part.chosen:
+        anywhere = part.any_expression
+        sql.add(t.index_relevance, f"name : ({anywhere})", f"description : ({anywhere})")
+        return
+    head, between, tail = t.index_relevance.split("%s")
+    chosen = f"(SELECT expression FROM {part.chosen})"
+    sql.add(
+        f"{head}('name : (' || {chosen} || ')'){between}('description : (' || {chosen} || ')')"
+        f"{tail}"
+    )
 
 
 def _text_condition(sql: _Sql, pattern: str) -> None:
@@ -307,10 +408,11 @@ def _hits_sql(
             _text_condition(sql, pattern)
         else:
             sql.add(f"SELECT rowid AS id, {head}, ")
-            _index_relevance_sql(sql, t, part.any_expression)
+            _index_relevance_sql(sql, t, part)
             sql.add(f" AS rel, NULL AS term, NULL AS pattern FROM {FTS_TABLE} WHERE ")
             if part.guard is None:
-                sql.add(f"{FTS_TABLE} MATCH %s", part.expression)
+                condition, params = _match_sql(part)
+                sql.add(condition, *params)
             elif words_found is not None:
                 sql.add(
                     f"{FTS_TABLE} MATCH (CASE WHEN {words_found} THEN '{NOTHING}' ELSE %s END)",
@@ -324,6 +426,7 @@ def _ranking_sql(plan: Plan, parts: list[_Match], flt: _Filter) -> _Sql:
     """total (n, capped) and page (id, score, sense_rank, terms, created_at), as CTEs."""
     t = _terms(plan.formula)
     sql = _Sql().add("WITH ")
+    _chosen_sql(sql, parts, flt, plan.candidates.words_budget)
     bound = scan_cte(sql, M, parts, flt.where, flt.params, t.scan_limit, _text_condition)
     sql.add("hits AS (")
     _hits_sql(sql, t, parts, flt)
@@ -339,6 +442,7 @@ def _ranking_sql(plan: Plan, parts: list[_Match], flt: _Filter) -> _Sql:
     )
     query_parts = " ".join(f"WHEN {i} THEN {divisor}" for i, divisor in enumerate(plan.divisors))
     capped = f"(SELECT count(*) FROM scan) >= {bound}" if bound else "0"
+    capped = f"({capped} OR {_dropped_sql(parts)})"
     sql.add(
         "per_query AS (SELECT id, q, count(*) AS matched, avg(rel) AS rel, max(weight) AS weight,"
         f" min(CASE sense {SENSE_RANK} END) AS sense_rank,"
@@ -368,33 +472,48 @@ def _words_ranking_sql(plan: Plan, word: _Match, prefix: _Match | None, flt: _Fi
     _ranking_sql makes of it.
     """
     t = _terms(plan.formula)
-    if flt.active:
-        count = (
-            f"SELECT count(*) AS n FROM {FTS_TABLE} JOIN {M} ON {M}.id = {FTS_TABLE}.rowid"
-            f" WHERE {flt.where} AND {FTS_TABLE} MATCH %s"
-        )
-    else:
-        count = f"SELECT count(*) AS n FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s"
+
+    def count(condition: str) -> str:
+        if flt.active:
+            return (
+                f"SELECT count(*) AS n FROM {FTS_TABLE} JOIN {M} ON {M}.id = {FTS_TABLE}.rowid"
+                f" WHERE {flt.where} AND {condition}"
+            )
+        return f"SELECT count(*) AS n FROM {FTS_TABLE} WHERE {condition}"
+
     count_params = flt.params if flt.active else []
-    sql = _Sql().add(f"WITH words AS MATERIALIZED ({count}), ", *count_params, word.expression)
+    sql = _Sql().add("WITH ")
+    _chosen_sql(sql, [word], flt, plan.candidates.words_budget)
+    condition, params = _match_sql(word)
+    sql.add(f"words AS MATERIALIZED ({count(condition)}), ", *count_params, *params)
     sql.add("total AS (SELECT words.n")
     if prefix is not None:
         sql.add(
-            f" + (CASE WHEN words.n THEN 0 ELSE ({count}) END)", *count_params, prefix.expression
+            f" + (CASE WHEN words.n THEN 0 ELSE ({count(f'{FTS_TABLE} MATCH %s')}) END)",
+            *count_params,
+            prefix.expression,
         )
-    sql.add(" AS n, 0 AS capped FROM words), ")
+    sql.add(f" AS n, {_dropped_sql([word])} AS capped FROM words), ")
     parts = [part for part in (word, prefix) if part is not None]
     bounded = plan.candidates
     # The candidates: the best by relevance × sense within the filters; none (LIMIT 0) when
-    # the matches are too few to bound.
+    # the matches are too few to bound. A question (several words) weighs its best
+    # `bounded.question` whatever their number, and its page is the best of those.
+    question = word.chosen is not None and bounded.question < bounded.from_matches
+    if question:
+        sql.add("bound AS (SELECT %s AS k), ", max(plan.offset + plan.limit, bounded.question))
+    else:
+        sql.add(
+            "bound AS (SELECT CASE WHEN n >= %s THEN max(%s, CAST(n * %s AS INTEGER)) ELSE 0"
+            " END AS k FROM total), ",
+            bounded.from_matches,
+            plan.offset + plan.limit,
+            bounded.share,
+        )
     sql.add(
-        "bound AS (SELECT CASE WHEN n >= %s THEN max(%s, CAST(n * %s AS INTEGER)) ELSE 0 END"
-        " AS k FROM total), candidate AS MATERIALIZED (SELECT hits.id AS id, hits.sense AS sense,"
+        "candidate AS MATERIALIZED (SELECT hits.id AS id, hits.sense AS sense,"
         f" hits.rel * (CASE hits.sense WHEN 'prefix' THEN {t.prefix_weight} ELSE 1.0 END) AS key"
-        " FROM (",
-        bounded.from_matches,
-        plan.offset + plan.limit,
-        bounded.share,
+        " FROM ("
     )
     _hits_sql(sql, t, parts, flt, words_found="(SELECT n FROM words)")
     sql.add(") AS hits")
@@ -409,16 +528,23 @@ def _words_ranking_sql(plan: Plan, word: _Match, prefix: _Match | None, flt: _Fi
         " AS score, CASE candidate.sense WHEN 'word' THEN 0 ELSE 1 END AS sense_rank,"
         f" '[]' AS terms, {M}.created_at AS created_at FROM candidate"
         f" JOIN {M} ON {M}.id = candidate.id), "
-        # Exact when the page's last score beats the least candidate's key, the most any other
-        # match could score (its weight is at most 1).
-        "certain AS MATERIALIZED (SELECT coalesce((SELECT score FROM scored"
-        " ORDER BY score DESC, created_at DESC, id DESC LIMIT 1 OFFSET %s)"
-        " > (SELECT min(key) FROM candidate), 0) AS yes), "
+    )
+    if question:
+        sql.add("certain AS MATERIALIZED (SELECT 1 AS yes), ")
+    else:
+        sql.add(
+            # Exact when the page's last score beats the least candidate's key, the most any
+            # other match could score (its weight is at most 1).
+            "certain AS MATERIALIZED (SELECT coalesce((SELECT score FROM scored"
+            " ORDER BY score DESC, created_at DESC, id DESC LIMIT 1 OFFSET %s)"
+            " > (SELECT min(key) FROM candidate), 0) AS yes), ",
+            plan.offset + plan.limit - 1,
+        )
+    sql.add(
         "page AS (SELECT * FROM (SELECT id, score, sense_rank, terms, created_at FROM scored"
         " WHERE (SELECT yes FROM certain)"
         " ORDER BY score DESC, created_at DESC, id DESC LIMIT %s OFFSET %s)"
         " UNION ALL SELECT * FROM (SELECT hits.id AS id, ",
-        plan.offset + plan.limit - 1,
         plan.limit,
         plan.offset,
     )
