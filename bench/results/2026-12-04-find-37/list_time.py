@@ -1,26 +1,53 @@
-"""In-process medians of the list page's context and its facets on one store, for before/after."""
-import os, sys, time, statistics
+"""In-process medians of the list page's context and its facets on one store, for before/after.
+
+cd <checkout> && .venv/bin/python <this file> /work/stores/b100k
+"""
+
+import statistics
+import sys
+import time
 from pathlib import Path
+
 root = Path.cwd()
-sys.path.insert(0, str(root / "bench")); sys.path.insert(0, str(root))
-import generate
+sys.path.insert(0, str(root / "bench"))
+sys.path.insert(0, str(root))
+
+import generate  # noqa: E402
+
 generate.setup_django(Path(sys.argv[1]))
-from django.http import QueryDict
-from django.utils import timezone
-from memadmin.pages.memories.listing import listing_context
-from memories.reads import facets
-from memadmin.pages.memories.forms import MemoryListForm
-QUERIES = ["", "project=webdev", "expired=true", "unverified=90d", "referencing=docs/runbook.md", "tag=infra", "load=inline", "q=deploy&mode=words", "format=csv"]
-out = {}
-for q in QUERIES:
-    if q == "format=csv": continue
-    times = []
-    for _ in range(25):
-        t = time.perf_counter(); ctx = listing_context(QueryDict(q)); len(ctx.get("rows") or []); times.append(time.perf_counter() - t)
-    out["list " + (q or "none")] = statistics.median(times) * 1000
-    form = MemoryListForm(QueryDict(q)); form.is_valid()
-    times = []
-    for _ in range(15):
-        t = time.perf_counter(); facets.facets(form.filters(), timezone.now()); times.append(time.perf_counter() - t)
-    out["facets " + (q or "none")] = statistics.median(times) * 1000
-for k, v in out.items(): print(f"{k}\t{v:.2f}")
+
+from django.http import QueryDict  # noqa: E402
+from django.utils import timezone  # noqa: E402
+
+from memadmin.pages.memories.forms import MemoryListForm  # noqa: E402
+from memadmin.pages.memories.listing import listing_context  # noqa: E402
+from memories.reads import facets  # noqa: E402
+
+QUERIES = [
+    "",
+    "project=webdev",
+    "expired=true",
+    "unverified=90d",
+    "referencing=docs/runbook.md",
+    "tag=infra",
+    "load=inline",
+    "q=deploy&mode=words",
+]
+
+
+def median_ms(run, times: int) -> float:
+    taken = []
+    for _ in range(times):
+        start = time.perf_counter()
+        run()
+        taken.append(time.perf_counter() - start)
+    return statistics.median(taken) * 1000
+
+
+for query in QUERIES:
+    label = query or "none"
+    print(f"list {label}\t{median_ms(lambda q=query: listing_context(QueryDict(q)), 25):.2f}")
+    form = MemoryListForm(QueryDict(query))
+    form.is_valid()
+    counted = median_ms(lambda f=form: facets.facets(f.filters(), timezone.now()), 15)
+    print(f"facets {label}\t{counted:.2f}")
