@@ -287,8 +287,7 @@ def memory_search(session: Session, args: dict) -> str:
     page = find.Page(limit=form.cleaned_data["limit"], offset=offset)
     now = timezone.now()
     found = find.find(replace(question, filters=filters), page, now=now)
-    hits = found.hits or [None] * len(found.memories)
-    rows = [(m, _sense(hit) if hit else "") for m, hit in zip(found.memories, hits, strict=True)]
+    rows = [(memory, _sense(hit) if hit else "") for memory, hit in found.with_hits()]
     lines = [found.summary + ".", *found.notes]
     if rows and (offset or offset + len(rows) < found.count):
         more = (

@@ -13,6 +13,7 @@ Query parameter names and values are the API's (`project`, `expired=true`, `unve
 """
 
 import datetime as dt
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, make_dataclass, replace
 
 from django import forms
@@ -62,9 +63,11 @@ class Scan:
         return Q(likelihood(condition, SPARSE)) if self.sparse else condition
 
 
-class Filter:
+class Filter(ABC):
     """One filter. `key` is its query parameter and its field on MemoryFilters; `default`
-    the value that filters nothing."""
+    the value that filters nothing. A filter whose narrowing is one condition on the row is
+    a ConditionFilter; the others (a tier and a session's band, a period, a tag) apply
+    themselves."""
 
     key: str
     default = None
@@ -85,24 +88,34 @@ class Filter:
     def command_help(self) -> str:
         return self.description
 
+    @abstractmethod
     def form_field(self) -> forms.Field:
-        raise NotImplementedError
+        """The form field that reads the parameter (blank: the default)."""
 
+    @abstractmethod
+    def apply(self, queryset: QuerySet, filters, scan: Scan) -> QuerySet:
+        """`queryset` narrowed by this filter's value in `filters`."""
+
+    @abstractmethod
+    def words(self, filters) -> str | None:
+        """The filter in words when it narrows, for summaries ('12 memories, expired')."""
+
+    def choice_words(self, value) -> str:
+        return dict(self.choices).get(value, str(value))
+
+
+class ConditionFilter(Filter):
+    """A filter that narrows by one condition on the row, when its value is not the default."""
+
+    @abstractmethod
     def condition(self, value, scan: Scan) -> Q:
-        raise NotImplementedError
+        """The condition its value sets."""
 
     def apply(self, queryset: QuerySet, filters, scan: Scan) -> QuerySet:
         value = getattr(filters, self.key)
         if value == self.default:
             return queryset
         return queryset.filter(self.condition(value, scan))
-
-    def words(self, filters) -> str | None:
-        """The filter in words when it narrows, for summaries ('12 memories, expired')."""
-        raise NotImplementedError
-
-    def choice_words(self, value) -> str:
-        return dict(self.choices).get(value, str(value))
 
 
 class _TierField(forms.Field):
@@ -151,7 +164,7 @@ class _TrueOrFalseField(forms.CharField):
         return BOOL_CHOICES[value]
 
 
-class ExpiredFilter(Filter):
+class ExpiredFilter(ConditionFilter):
     key = "expired"
     title = "Expiry"
     description = "true: only expired memories; false: only those in force"
@@ -212,7 +225,7 @@ class UnverifiedFilter(Filter):
         return None
 
 
-class ReferencingFilter(Filter):
+class ReferencingFilter(ConditionFilter):
     key = "referencing"
     title = "Referencing"
     description = "memories whose references include this memory name, path, URL or id"
@@ -264,7 +277,7 @@ class TagFilter(Filter):
         return f"tagged {filters.tag}" if filters.tag else None
 
 
-class LoadFilter(Filter):
+class LoadFilter(ConditionFilter):
     key = "load"
     title = "Load"
     description = "memories of this load"
@@ -292,7 +305,7 @@ PRIORITY_BOUND = {
 }
 
 
-class PriorityBound(Filter):
+class PriorityBound(ConditionFilter):
     """priority_min or priority_max; the lower bound's words say both."""
 
     schema = PRIORITY_BOUND
@@ -319,7 +332,7 @@ class PriorityBound(Filter):
         return f"priority {low}–{high}" if high is not None else f"priority {low} or more"
 
 
-class ReadFilter(Filter):
+class ReadFilter(ConditionFilter):
     """Whether the agent ever read a memory through its read door."""
 
     key = "read"

@@ -122,6 +122,11 @@ class Found:
             notes.append("A text scan stopped at its limit: there may be more.")
         return notes
 
+    def with_hits(self) -> list[tuple]:
+        """Each memory of the page with its search hit (None for a listing's)."""
+        hits = self.hits if self.hits is not None else [None] * len(self.memories)
+        return list(zip(self.memories, hits, strict=True))
+
     def dicts(self) -> Iterator[dict]:
         """The rows in the /v1 list form (a search's with its score and sense)."""
         if self.hits is not None:

@@ -200,7 +200,6 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
     memories = found.memories
     cited_by = found.cited_by or backlinks.citation_counts(memories)
     refusals, links = refusals or {}, RowLinks()
-    hits = found.hits or [None] * len(memories)
     context.update(
         csv_url=_list_url(params, format="csv", **whole),
         json_url=_list_url(params, format="json", **whole),
@@ -233,7 +232,7 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
                 saved=memory.id in saved,
                 hit=hit,
             )
-            for memory, hit in zip(memories, hits, strict=True)
+            for memory, hit in found.with_hits()
         ],
     )
     context.update(
