@@ -91,7 +91,9 @@ def test_backups_taken_while_writers_run_restore_whole(tmp_path):
             output = manage(live, "backup", str(backups[-1]))
             assert "integrity check passed" in output
             time.sleep(0.3)
-        assert all(writer.poll() is None for writer in writers), "a writer stopped"
+        stopped = [writer for writer in writers if writer.poll() is not None]
+        # What a stopped writer said, so that a failure here names its cause.
+        assert not stopped, "a writer stopped: " + "".join(w.stderr.read()[-2000:] for w in stopped)
     finally:
         for writer in writers:
             writer.kill()
