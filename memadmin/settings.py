@@ -34,9 +34,18 @@ def _secret_key(data_dir: Path) -> str:
         return from_env
     key_file = data_dir / "secret_key"
     if not key_file.exists():
-        fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        # Written whole under a name of its own, then linked into place: processes starting
+        # together on a new data dir all read the one key that won, never a half-written file.
+        draft = data_dir / f"secret_key.{os.getpid()}.{secrets.token_hex(4)}"
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as handle:
             handle.write(secrets.token_urlsafe(64))
+        try:
+            os.link(draft, key_file)
+        except FileExistsError:
+            pass
+        finally:
+            draft.unlink()
     return key_file.read_text().strip()
 
 

@@ -4,6 +4,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,28 @@ def test_secret_key_is_generated_once_and_kept_private(tmp_path):
     assert first.stdout.strip().splitlines()[-1] == second.stdout.strip().splitlines()[-1]
     assert key_file.stat().st_mode & 0o777 == 0o600
     assert len(key_file.read_text().strip()) >= 50
+
+
+def test_processes_starting_together_on_a_new_data_dir_share_one_key(tmp_path):
+    """Two writers started at once on a fresh store once stopped with "File exists"."""
+    start_at = time.time() + 1.5  # every process imported, then all read the settings at once
+    code = (
+        "import time; from django.conf import settings; import memadmin.env, memories.engine; "
+        f"time.sleep(max(0, {start_at} - time.time())); print(settings.SECRET_KEY)"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memadmin.settings"}
+    env.pop("MEMADMIN_SECRET_KEY", None)
+    env["MEMADMIN_DATA_DIR"] = str(tmp_path / "new")
+    starts = [
+        subprocess.Popen(
+            [sys.executable, "-c", code], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True
+        )
+        for _ in range(8)
+    ]
+    keys = {start.communicate()[0].strip() for start in starts}
+    assert [start.returncode for start in starts] == [0] * 8
+    assert keys == {(tmp_path / "new" / "secret_key").read_text().strip()}
+    assert not list((tmp_path / "new").glob("secret_key.*"))  # no draft left behind
 
 
 @pytest.mark.parametrize(
