@@ -24,13 +24,15 @@ it in a store of up to HUB_SAMPLE), the penalty of cross-domain similarity local
 0.841 with (bench/results/2026-12-04-encoder).
 
 What it offers the other reads: `similar_to(memory)`, `near_duplicate_pairs(tier)`, and
-`nearest(vector, filters)` behind the search's meaning and hybrid modes.
+`ranking(texts)` and `nearest(ranking, filters)` behind the search's meaning and hybrid
+modes.
 """
 
 import logging
 import threading
 from collections import defaultdict
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -416,11 +418,34 @@ class Neighbour:
     hubness: float = 0.0  # (only when asked for)
 
 
-@dataclass
 class _Ranked:
-    ids: np.ndarray
-    sims: np.ndarray
-    hubs: np.ndarray
+    """Memory ids with their cosine and hubness, ranked by cosine less HUB_PENALTY x hubness
+    (the earlier held row first among equals), ordered only as far as a caller reads: a
+    search reads its first few hundred of what may be most of the store."""
+
+    def __init__(self, ids: np.ndarray, sims: np.ndarray, hubs: np.ndarray):
+        self._ids, self._sims, self._hubs = ids, sims, hubs
+        self._key = -(sims - HUB_PENALTY * hubs)
+        self._order = np.zeros(0, dtype=np.int64)
+        self.total = len(ids)
+
+    def first(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(ids, cosines, hubness) of the first `n`, as a stable sort of them all would give."""
+        n = min(n, self.total)
+        if len(self._order) < n:
+            self._order = _stable_first(self._key, n)
+        order = self._order[:n]
+        return self._ids[order], self._sims[order], self._hubs[order]
+
+
+def _stable_first(key: np.ndarray, n: int) -> np.ndarray:
+    """The positions of the `n` least keys, in the order `np.argsort(key, kind="stable")`
+    starts with: those up to the n-th least, ties at it included, then sorted."""
+    if n >= len(key):
+        return np.argsort(key, kind="stable")
+    bound = np.partition(key, n - 1)[n - 1]
+    within = np.flatnonzero(key <= bound)
+    return within[np.argsort(key[within], kind="stable")][:n]
 
 
 def _ranked(
@@ -429,24 +454,46 @@ def _ranked(
     of: int | None = None,
     floor: float,
     exclude: frozenset[int] = frozenset(),
-    less_hubness: bool = False,
 ) -> _Ranked:
     """The held vectors at least `floor` alike to `vector` (or to memory `of`'s own vector),
-    most similar first; by their cosine less HUB_PENALTY x their hubness if `less_hubness`."""
+    most similar first."""
     with _current() as vectors:
         if of is not None:
             vector = vectors.vector_of(of)
             if vector is None:
                 return _Ranked(*(np.zeros(0) for _ in range(3)))
         ids, sims = vectors.cosines(vector)
-        hubs = vectors.hubness()[vectors.ids[: vectors.used] >= 0] if less_hubness else None
     keep = sims >= floor
     if exclude:
         keep &= ~np.isin(ids, list(exclude))
-    hubs = hubs[keep] if less_hubness else np.zeros(int(keep.sum()), dtype=np.float32)
-    ids, sims = ids[keep], sims[keep]
-    order = np.argsort(-(sims - HUB_PENALTY * hubs), kind="stable")
-    return _Ranked(ids[order], sims[order], hubs[order])
+    return _Ranked(ids[keep], sims[keep], np.zeros(int(keep.sum()), dtype=np.float32))
+
+
+def ranking(query: list[str] | np.ndarray, *, floor: float, less_hubness: bool = True) -> Future:
+    """Every held vector at least `floor` alike to the query (texts, a query and its synonyms,
+    or their vectors, one a row; each memory at its nearest), ranked by cosine, less
+    HUB_PENALTY x its hubness as a search ranks (`less_hubness`): a future `nearest` reads.
+    Begun now on a thread of its own, so that a hybrid search reads the words meanwhile (the
+    encoder and the matrix product let go of the GIL). The vectors are brought up to date
+    first, here: through this thread's connection, which sees its own transaction's writes."""
+    with _current():
+        pass
+    return _rankers.submit(_ranked_for_search, query, floor, less_hubness)
+
+
+_rankers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="meaning")
+
+
+def _ranked_for_search(
+    query: list[str] | np.ndarray, floor: float, less_hubness: bool
+) -> _Ranked:
+    vectors = query_vectors(query) if isinstance(query, list) else query
+    with _held.lock:  # held still, not brought up to date: that reads the database
+        ids, sims = _held.cosines(vectors)
+        live = _held.ids[: _held.used] >= 0
+        hubs = _held.hubness()[live] if less_hubness else np.zeros(len(ids), dtype=np.float32)
+    keep = sims >= floor
+    return _Ranked(ids[keep], sims[keep], hubs[keep])
 
 
 def _within(
@@ -462,18 +509,19 @@ def _within(
     looked at. Looked up a growing slice at a time, most similar first, so a broad filter
     reads about `want` rows and a narrow one reads on until it has them."""
     found: list[Neighbour] = []
-    total = len(ranked.ids)
+    total = ranked.total
     start, size = 0, total if want is None else max(4 * want, FILTER_SLICE)
     while start < total and (want is None or len(found) < want):
-        chunk = [int(m) for m in ranked.ids[start : start + size]]
+        ids, sims, hubs = (column[start:] for column in ranked.first(start + size))
+        chunk = [int(m) for m in ids]
         place = {memory_id: start + i for i, memory_id in enumerate(chunk)}
         queryset = (
             Memory.objects.all() if filters is None else filters.apply(Memory.objects.all(), now)
         )
         rows = queryset.filter(id__in=id_set(chunk)).values_list("id", *fields)
         for row in sorted(rows, key=lambda row: place[row[0]]):
-            at = place[row[0]]
-            cosine, hubness = float(ranked.sims[at]), float(ranked.hubs[at])
+            at = place[row[0]] - start
+            cosine, hubness = float(sims[at]), float(hubs[at])
             found.append(Neighbour(row[0], cosine, tuple(row[1:]), hubness))
         start, size = start + size, size * 4
     complete = start >= total and (want is None or len(found) <= want)
@@ -481,27 +529,23 @@ def _within(
 
 
 def nearest(
-    vector: np.ndarray,
+    ranking: Future,
     *,
     filters: MemoryFilters | None = None,
     now=None,
-    floor: float = 0.0,
     want: int | None = None,
     fields: tuple[str, ...] = (),
-    less_hubness: bool = False,
 ) -> tuple[list[Neighbour], bool]:
-    """The memories (the first `want`, or all) whose vector's cosine to `vector` (to the
-    nearest row of it, for several) is at least `floor`, within the filters, most similar
-    first (less their hubness, if `less_hubness`: a search's ranking), with `fields` of each;
-    and whether that is all of them."""
-    ranked = _ranked(vector, floor=floor, less_hubness=less_hubness)
+    """The first `want` memories (or all) of a `ranking` the filters admit, with `fields` of
+    each; and whether that is all of them."""
+    ranked = ranking.result()
     if filters is None and not fields:
-        n = len(ranked.ids) if want is None else min(want, len(ranked.ids))
+        ids, sims, hubs = ranked.first(ranked.total if want is None else want)
         found = [
-            Neighbour(int(ranked.ids[i]), float(ranked.sims[i]), (), float(ranked.hubs[i]))
-            for i in range(n)
+            Neighbour(int(memory_id), float(cosine), (), float(hubness))
+            for memory_id, cosine, hubness in zip(ids, sims, hubs, strict=True)
         ]
-        return found, n == len(ranked.ids)
+        return found, len(found) == ranked.total
     return _within(ranked, filters, now, want=want, fields=fields)
 
 
@@ -716,7 +760,7 @@ def closest_in_band(
     (`say_the_same`, at least `threshold` alike), with its cosine; else None. The write door's
     near-duplicate note."""
     ranked = _ranked(of=memory.id, floor=threshold, exclude=frozenset([memory.id]))
-    ids, sims = ranked.ids[:BAND_CANDIDATES].tolist(), ranked.sims[:BAND_CANDIDATES].tolist()
+    ids, sims, _ = (column.tolist() for column in ranked.first(BAND_CANDIDATES))
     in_band = (
         Memory.objects.select_related("project")
         .filter(tier__in=band_tiers(memory.tier))

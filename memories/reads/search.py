@@ -119,6 +119,7 @@ TIE = 1e-6  # scores this close (relatively) share a rank
 # freshness) ^ WEIGHT_POWER: the fourth root keeps the blend a tie-breaker between near equals.
 WEIGHT_POWER = 0.25
 FUSED_CANDIDATES = 100  # the words' best hits fused with the meaning's (more for deep pages)
+FUSED_FIELDS = ("id", "project_id", "created_at")  # what fusing reads of the words' hits
 SEMANTIC = "semantic"  # matched_by of a hit found by meaning alone
 MATCHED_BY = (*SENSES, REFERENCE_SENSE, SEMANTIC)  # every sense a hit may say answered
 
@@ -310,14 +311,16 @@ def _parts(queries: list[Query], *, last_resort: bool) -> list[Part]:
     return parts
 
 
-def _statement(db, queries, parts, flt, now, limit, offset) -> tuple[str, list]:
+def _statement(
+    db, queries, parts, flt, now, limit, offset, attnames=memory_rows.EVERY_FIELD
+) -> tuple[str, list]:
     """The ranking statement (`memories.engine.ranking` gives its rows) and its parameters."""
     plan = Plan(
         parts=parts,
         divisors=[query.parts or 1 for query in queries],
         where=flt.where,
         params=flt.params,
-        columns=memory_rows.columns(),
+        columns=memory_rows.columns(attnames),
         formula=FORMULA,
         half_life_days=float(settings.MEMADMIN_SEARCH_HALF_LIFE_DAYS),
         now=now,
@@ -328,15 +331,19 @@ def _statement(db, queries, parts, flt, now, limit, offset) -> tuple[str, list]:
     return engine.of(db).search.ranking_statement(plan)
 
 
-def _run(queries, parts, flt, now, limit, offset) -> tuple[int, bool, list[Hit]]:
-    """Run one ranking statement: (count, capped, the page's hits)."""
+def _run(
+    queries, parts, flt, now, limit, offset, attnames=memory_rows.EVERY_FIELD
+) -> tuple[int, bool, list[Hit]]:
+    """Run one ranking statement: (count, capped, the page's hits, their memories with the
+    fields of `attnames`)."""
     if not parts:
         return 0, False, []
     db = connections[DEFAULT_DB_ALIAS]
-    sql, params = _statement(db, queries, parts, flt, now, limit, offset)
+    sql, params = _statement(db, queries, parts, flt, now, limit, offset, attnames)
     rows = engine.of(db).search.ranked_rows(db, sql, params)
     page = [row for row in rows if row[2] is not None]
-    memories = memory_rows.Loader.for_connection(db).memories(row[5:] for row in page)
+    loader = memory_rows.Loader.for_connection(db, attnames)
+    memories = loader.memories(row[5:] for row in page)
     hits = [
         Hit(
             memory=memory,
@@ -415,15 +422,19 @@ def search(
     if mode == "words":
         return _by_words(parsed, flt, filters, now, limit, offset)
     window = max(FUSED_CANDIDATES, offset + limit)
-    close, complete = _by_meaning(parsed, filters, now, window)
+    ranking = meaning.ranking([query.text for query in parsed], floor=MEANING_FLOOR)
     if mode == "meaning":
-        return _meaning_page(close, complete, limit, offset)
-    return _fused(_by_words(parsed, flt, filters, now, window, 0), close, limit, offset, now)
+        return _meaning_page(*_by_meaning(ranking, filters, now, window), limit, offset)
+    # Read while the meaning is ranked; ranked by both, and only the page's memories loaded.
+    words = _by_words(parsed, flt, filters, now, window, 0, attnames=FUSED_FIELDS)
+    return _fused(words, _by_meaning(ranking, filters, now, window)[0], limit, offset, now)
 
 
-def _by_words(parsed, flt, filters, now, limit, offset) -> SearchResult:
+def _by_words(
+    parsed, flt, filters, now, limit, offset, attnames=memory_rows.EVERY_FIELD
+) -> SearchResult:
     parts = _parts(parsed, last_resort=False)
-    count, capped, hits = _run(parsed, parts, flt, now, limit, offset)
+    count, capped, hits = _run(parsed, parts, flt, now, limit, offset, attnames)
     cited = _cited_only(parsed, parts, filters, now)
     if cited:
         start = max(offset - count, 0)
@@ -446,7 +457,7 @@ def _by_words(parsed, flt, filters, now, limit, offset) -> SearchResult:
             newest = next(iter(ids[PUNCTUATION_SCANNED - 1 : PUNCTUATION_SCANNED]), None)
         scanned = (_filter_sql(filters, now, from_id=newest) if newest else None) or flt
         count, capped, hits = _run(
-            parsed, _parts(parsed, last_resort=True), scanned, now, limit, offset
+            parsed, _parts(parsed, last_resort=True), scanned, now, limit, offset, attnames
         )
         capped = capped or newest is not None
     return SearchResult(
@@ -489,23 +500,18 @@ class _Close:
     created_at: dt.datetime
 
 
-def _by_meaning(
-    parsed: list[Query], filters: MemoryFilters, now, want: int
-) -> tuple[list[_Close], bool]:
+def _by_meaning(ranking, filters: MemoryFilters, now, want: int) -> tuple[list[_Close], bool]:
     """The `want` memories the filters admit nearest a query in meaning (its nearest, for
-    synonyms), at a cosine of MEANING_FLOOR or more, ranked by cosine × the weight of the
+    synonyms: `meaning.ranking`, from MEANING_FLOOR up), ranked by cosine × the weight of the
     words' formula (importance × freshness) ^ WEIGHT_POWER, then the most recently created; and
     whether they are all there are.
     """
-    vectors = meaning.query_vectors([query.text for query in parsed])
     found, complete = meaning.nearest(
-        vectors,
+        ranking,
         filters=filters,
         now=now,
-        floor=MEANING_FLOOR,
         want=want,
         fields=("priority", "read_count", "verified_at", "created_at"),
-        less_hubness=True,
     )
     half_life = float(settings.MEMADMIN_SEARCH_HALF_LIFE_DAYS)
     close = [
@@ -548,31 +554,42 @@ def _fused(words: SearchResult, close: list[_Close], limit: int, offset: int, no
 
     A hit the words found keeps its sense and gains its similarity; one found by meaning
     alone is `semantic`. `count` is the words' count plus the memories found by meaning
-    alone among the meaning's best.
+    alone among the meaning's best. The words' hits come with FUSED_FIELDS alone: only the
+    page's memories are loaded whole.
     """
     by_words = {hit.memory.id: hit for hit in words.hits}
     word_rank = _ranks({hit.memory.id: hit.score for hit in words.hits})
     meaning_rank = _ranks({c.memory_id: c.score for c in close})
     cosine = {c.memory_id: c.cosine for c in close}
-    only_meaning = [c.memory_id for c in close if c.memory_id not in by_words]
-    loaded = _memories(only_meaning)
-    hits = list(words.hits) + [
-        Hit(loaded[memory_id], 0.0, SEMANTIC) for memory_id in only_meaning if memory_id in loaded
-    ]
+    created = {c.memory_id: c.created_at for c in close}
+    created.update((hit.memory.id, hit.memory.created_at) for hit in words.hits)
     first = 1.0 if words.last_resort else 0.0  # the scan's hits above every guess
-    for hit in hits:
-        memory_id = hit.memory.id
-        hit.similarity = cosine.get(memory_id)
+    scores = {}
+    for memory_id in created:
         score = 0.0
         if memory_id in word_rank:
             score += first + WORDS_SHARE / (RRF_K + word_rank[memory_id])
         if memory_id in meaning_rank:
             score += (1 - WORDS_SHARE) / (RRF_K + meaning_rank[memory_id])
-        hit.score = score
-    hits.sort(key=lambda h: (h.score, h.memory.created_at, h.memory.id), reverse=True)
+        scores[memory_id] = score
+    ranked = sorted(scores, key=lambda m: (scores[m], created[m], m), reverse=True)
+    page = ranked[offset : offset + limit]
+    loaded = _memories(page)
+    hits = []
+    for memory_id in page:
+        if memory_id not in loaded:  # deleted since
+            continue
+        found = by_words.get(memory_id)
+        hit = found or Hit(loaded[memory_id], 0.0, SEMANTIC)
+        hit.memory, hit.score, hit.similarity = (
+            loaded[memory_id],
+            scores[memory_id],
+            cosine.get(memory_id),
+        )
+        hits.append(hit)
     return SearchResult(
-        hits=hits[offset : offset + limit],
-        count=words.count + len(only_meaning),
+        hits=hits,
+        count=words.count + sum(1 for c in close if c.memory_id not in by_words),
         last_resort=words.last_resort,
         capped=words.capped,
     )

@@ -13,9 +13,12 @@ from tests.reliability.conftest import ROOT, manage, migrate, store_env
 
 SETUP = """
 from django.contrib.auth.models import Group, User
+from memories.writes import doors, history
 from projects import writes
 
 writes.add("webdev")
+with history.acting(door=history.COMMAND, label="setup"):
+    doors.write("stdio-kindness", project=None, description="Be kind in reviews")
 User.objects.create_user("alice").groups.add(Group.objects.get(name="operator"))
 User.objects.create_user("bob").groups.add(Group.objects.get(name="auditor"))
 User.objects.create_user("nobody")
@@ -72,7 +75,7 @@ def test_a_project_session_over_stdio_records_the_user_through_the_mcp_door(stor
     tools, written, found, index = _session(store, body, "--project", "webdev", "--user", "alice")
     assert tools == ["memory_write", "memory_edit", "memory_read", "memory_search", "memory_delete"]
     assert written.startswith("Saved memory 'stdio-stack' (priority 2). It is in your memory")
-    assert found.startswith("1 memory, most important first.\n\n- stdio-stack: priority 2")
+    assert found.startswith("2 memories, most important first.\n\n- stdio-stack: priority 2")
     assert "Project webdev:\n- stdio-stack (priority 2, 0d): Uses pnpm" in index
     assert ["stdio-stack", "mcp", "alice", "alice"] in _revisions(store)
 
@@ -101,7 +104,7 @@ def test_an_auditors_session_reads_and_may_not_write(store):
 
     failed, refusal, found = _session(store, body, "--user", "bob")
     assert (failed, refusal) == (True, "The account 'bob' is an auditor and cannot write.")
-    assert "- stdio-rule: " in found
+    assert "- stdio-kindness: " in found
 
 
 @pytest.mark.parametrize(

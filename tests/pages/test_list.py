@@ -350,9 +350,9 @@ def test_a_search_page_runs_a_fixed_number_of_queries(auditor, db, django_assert
             doors.write(f"s{size}-{number}", description="deploy notes", references=["x"])
         meaning.held_count()  # the new vectors read into this process's copy beforehand
         # The references citing the query among them; with the meaning beside the words:
-        # the vectors' state and the near ones held against the filters (every one is found
-        # by its words here: none to load).
-        with django_assert_num_queries(10):
+        # the vectors' state, the near ones held against the filters, and the page's
+        # memories loaded once the two are fused (the words' hits are read without them).
+        with django_assert_num_queries(11):
             auditor.get("/memories/?q=deploy")
 
 

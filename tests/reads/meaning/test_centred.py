@@ -48,7 +48,7 @@ def test_cosines_are_taken_less_the_store_mean_drawn_toward_zero(write, centred)
     centre = _centre(rows, centred)
     query = meaning.query_vector("production deploys through the bastion host")
     expected = _unit(rows - centre) @ _unit(query - centre)
-    found, complete = meaning.nearest(query, floor=-1.0)
+    found, complete = meaning.nearest(meaning.ranking(query, floor=-1.0, less_hubness=False))
     assert complete and len(found) == len(ids)
     by_id = {n.memory_id: n.cosine for n in found}
     assert np.allclose([by_id[i] for i in ids], expected, atol=1e-5)
@@ -57,7 +57,9 @@ def test_cosines_are_taken_less_the_store_mean_drawn_toward_zero(write, centred)
 
 def test_a_query_of_no_word_is_near_nothing(write):
     _stored(write)
-    assert meaning.nearest(np.zeros(embedding.DIMENSIONS, dtype=np.float32), floor=0.01) == (
+    assert meaning.nearest(
+        meaning.ranking(np.zeros(embedding.DIMENSIONS, dtype=np.float32), floor=0.01)
+    ) == (
         [],
         True,
     )
@@ -72,23 +74,26 @@ def test_hubness_is_the_mean_of_the_nearest_cosines_to_the_others(write, centred
     trust = len(ids) / (len(ids) + meaning.CENTRE_PRIOR)
     expected = np.sort(sims, axis=1)[:, -k:].mean(axis=1) * trust
     query = meaning.query_vector("the bastion host")
-    found, _ = meaning.nearest(query, floor=-1.0, less_hubness=True)
+    found, _ = meaning.nearest(meaning.ranking(query, floor=-1.0))
     by_id = {n.memory_id: n for n in found}
     assert np.allclose([by_id[i].hubness for i in ids], expected, atol=1e-5)
     ranked = [n.cosine - meaning.HUB_PENALTY * n.hubness for n in found]
     assert ranked == sorted(ranked, reverse=True), "ranked by cosine less the penalty"
-    assert all(n.hubness == 0.0 for n in meaning.nearest(query, floor=-1.0)[0])
+    assert all(
+        n.hubness == 0.0
+        for n in meaning.nearest(meaning.ranking(query, floor=-1.0, less_hubness=False))[0]
+    )
 
 
 def test_hubness_is_measured_again_once_the_store_has_grown(write, monkeypatch):
     monkeypatch.setattr(meaning, "HUB_SAMPLE", 2)
     _stored(write)
     query = meaning.query_vector("the bastion host")
-    meaning.nearest(query, floor=-1.0, less_hubness=True)
+    meaning.nearest(meaning.ranking(query, floor=-1.0))
     drawn = meaning._held.sampled_from
     for n in range(3):
         write(f"more-{n}", description=f"Another note about the bastion, number {n}")
-    found, _ = meaning.nearest(query, floor=-1.0, less_hubness=True)
+    found, _ = meaning.nearest(meaning.ranking(query, floor=-1.0))
     assert meaning._held.sampled_from > drawn, "a new sample for a store an eighth larger"
     assert len(meaning._held.sample) == 2
     assert all(np.isfinite(n.hubness) for n in found)
@@ -101,7 +106,7 @@ def test_a_search_by_meaning_scores_the_cosine_blend_less_the_hubness(write):
     found = {
         n.memory_id: n
         for n in meaning.nearest(
-            meaning.query_vector("shipping builds to prod"), floor=-1.0, less_hubness=True
+            meaning.ranking(meaning.query_vector("shipping builds to prod"), floor=-1.0)
         )[0]
     }
     for hit in hits:

@@ -38,11 +38,20 @@ def test_similar_to_is_narrowed_by_the_filters(write, project):
 def test_the_held_vectors_follow_writes_deletes_and_rows_written_elsewhere(write):
     a = write("a", description="Deploys go to host-7 through the bastion").memory
     vector = meaning.query_vector("production deploys through the bastion host")
-    assert [n.memory_id for n in meaning.nearest(vector, floor=0.3)[0]] == [a.id]
+    assert [
+        n.memory_id
+        for n in meaning.nearest(meaning.ranking(vector, floor=0.3, less_hubness=False))[0]
+    ] == [a.id]
     b = write("b", description="Releases to production pass the bastion host").memory
-    assert {n.memory_id for n in meaning.nearest(vector, floor=0.3)[0]} == {a.id, b.id}
+    assert {
+        n.memory_id
+        for n in meaning.nearest(meaning.ranking(vector, floor=0.3, less_hubness=False))[0]
+    } == {a.id, b.id}
     doors.delete("b")
-    assert [n.memory_id for n in meaning.nearest(vector, floor=0.3)[0]] == [a.id]
+    assert [
+        n.memory_id
+        for n in meaning.nearest(meaning.ranking(vector, floor=0.3, less_hubness=False))[0]
+    ] == [a.id]
     # Another process rewrote a's vector: the new row is read.
     row = MemoryVector.objects.get(memory_id=a.id)
     unrelated = embedding.embed(["Subtitles are delivered as SRT and TTML"])[0]
@@ -54,7 +63,7 @@ def test_the_held_vectors_follow_writes_deletes_and_rows_written_elsewhere(write
         stamp=7,
         vector=embedding.to_bytes(unrelated),
     )
-    assert meaning.nearest(vector, floor=0.3) == ([], True)
+    assert meaning.nearest(meaning.ranking(vector, floor=0.3, less_hubness=False)) == ([], True)
 
 
 def test_rows_rolled_back_and_their_ids_reused_are_read_again(write):
@@ -63,10 +72,10 @@ def test_rows_rolled_back_and_their_ids_reused_are_read_again(write):
     with transaction.atomic():
         sid = transaction.savepoint()
         write("b", description="Releases to production pass the bastion host")
-        assert len(meaning.nearest(vector, floor=0.3)[0]) == 2
+        assert len(meaning.nearest(meaning.ranking(vector, floor=0.3, less_hubness=False))[0]) == 2
         transaction.savepoint_rollback(sid)
     c = write("c", description="Subtitles are delivered as SRT and TTML").memory
-    found = meaning.nearest(vector, floor=0.3)[0]
+    found = meaning.nearest(meaning.ranking(vector, floor=0.3, less_hubness=False))[0]
     assert [n.memory_id for n in found] == [MemoryVector.objects.get(memory__name="a").memory_id]
     assert c.id not in [n.memory_id for n in found]
 
@@ -81,7 +90,9 @@ def test_vectors_of_another_model_are_left_out(write):
         memory_id=a.id, model="wordllama-0.0/old", digest="", stamp=2, vector=row.vector
     )
     assert meaning.vector_of(a) is None
-    assert meaning.nearest(meaning.query_vector("deploys bastion"), floor=-1.0) == ([], True)
+    assert meaning.nearest(
+        meaning.ranking(meaning.query_vector("deploys bastion"), floor=-1.0, less_hubness=False)
+    ) == ([], True)
 
 
 def test_near_duplicate_pairs_of_a_tier(write, project):
@@ -204,3 +215,12 @@ def test_the_pairs_are_drawn_with_the_searches_lock_free(write, monkeypatch):
     monkeypatch.setattr(meaning, "_drawn", drawing)
     monkeypatch.setattr(meaning, "_held", meaning._Vectors())
     assert meaning.near_duplicate_pairs(GLOBAL_TIER) == []
+
+
+@pytest.mark.parametrize("n", [1, 5, 37, 200, 999, 1000, 1500])
+def test_the_first_n_ranked_are_those_a_sort_of_them_all_puts_first(n):
+    """A search orders only what it reads: the same first n, ties included, as a stable sort
+    of every cosine above the floor."""
+    generator = np.random.default_rng(n)
+    key = np.round(generator.random(1000), 2)  # many equal keys, as twin memories give
+    assert meaning._stable_first(key, n).tolist() == np.argsort(key, kind="stable")[:n].tolist()
