@@ -484,9 +484,7 @@ def ranking(query: list[str] | np.ndarray, *, floor: float, less_hubness: bool =
 _rankers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="meaning")
 
 
-def _ranked_for_search(
-    query: list[str] | np.ndarray, floor: float, less_hubness: bool
-) -> _Ranked:
+def _ranked_for_search(query: list[str] | np.ndarray, floor: float, less_hubness: bool) -> _Ranked:
     vectors = query_vectors(query) if isinstance(query, list) else query
     with _held.lock:  # held still, not brought up to date: that reads the database
         ids, sims = _held.cosines(vectors)
