@@ -129,10 +129,11 @@ class Memory(models.Model):
                 fields=["read_count", "priority", "created_at", "id", "load", "expires_at"],
                 name="memory_read_order",
             ),
-            # A tier's never-read memories (the read filter's facet, counted up to a bound) as
-            # one range, expiry and load on it too.
+            # A tier's never-read memories as one range, expiry, load and verification on it
+            # too (the read filter's facet under expired or unverified, counted up to a bound).
             models.Index(
-                fields=["read_count", "tier", "expires_at", "load"], name="memory_read_tier"
+                fields=["read_count", "tier", "expires_at", "load", "verified_at"],
+                name="memory_read_tier",
             ),
             # A tier's verification spans (the list's facets) as ranges of one index.
             models.Index(fields=["tier", "verified_at"], name="memory_tier_verified"),
@@ -295,8 +296,8 @@ class Tag(models.Model):
 
 
 class BandTally(models.Model):
-    """How many memories of one load and priority a tier holds, and the UTF-8 bytes of their
-    bodies.
+    """How many memories of one load and priority a tier holds, the UTF-8 bytes of their
+    bodies, and how many of them the agent never read (its first read moves that count).
 
     Kept by the database in the statement that writes a memory (the engine's triggers, so
     every write, through the doors or past them, moves it in its own transaction), expired
@@ -309,6 +310,7 @@ class BandTally(models.Model):
     priority = models.IntegerField()
     memories = models.BigIntegerField(default=0)
     body_bytes = models.BigIntegerField(default=0)
+    never_read = models.BigIntegerField(default=0)  # of them, those the agent never read
 
     class Meta:
         constraints = [
@@ -326,6 +328,7 @@ class TagTally(models.Model):
     load = models.CharField(max_length=6)
     tag = models.TextField()
     memories = models.BigIntegerField(default=0)
+    never_read = models.BigIntegerField(default=0)  # of them, those the agent never read
 
     class Meta:
         constraints = [

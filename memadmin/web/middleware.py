@@ -8,7 +8,12 @@ from django.core.exceptions import RequestDataTooBig
 from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse
 
-from memadmin.web.responses import RETRY_AFTER_SECONDS, error_response, retry_sentence
+from memadmin.web.responses import (
+    RETRY_AFTER_SECONDS,
+    error_response,
+    json_error,
+    retry_sentence,
+)
 from memories.rules.errors import DomainError
 
 # Our own static files and nothing else: no inline script or style, no other origin, no
@@ -69,10 +74,18 @@ class BusyStoreMiddleware:
 OWN_REFUSALS = ("/v1", "/mcp")
 
 
+def refuses_in_json(view: Callable) -> Callable:
+    """Mark a page view answering its page's script: a refusal it lets out answers as JSON
+    (json_error), not as a page."""
+    view.refuses_in_json = True
+    return view
+
+
 class DomainErrorPageMiddleware:
     """A refusal (DomainError) a page view lets out answers as error_response: its status and
-    sentence, as a page, or for htmx in the page's flash area. A view catches one only to
-    answer otherwise (the refusal beside its form or row)."""
+    sentence, as a page, or for htmx in the page's flash area; as JSON for a view marked
+    refuses_in_json. A view catches one only to answer otherwise (the refusal beside its form
+    or row)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
         self.get_response = get_response
@@ -80,9 +93,14 @@ class DomainErrorPageMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         return self.get_response(request)
 
+    def process_view(self, request: HttpRequest, view: Callable, args, kwargs):
+        request.refuses_in_json = getattr(view, "refuses_in_json", False)
+
     def process_exception(self, request: HttpRequest, exception: Exception):
         if not isinstance(exception, DomainError) or request.path_info.startswith(OWN_REFUSALS):
             return None
+        if getattr(request, "refuses_in_json", False):
+            return json_error(exception.message, exception.status)
         return error_response(request, exception.status, exception.message)
 
 

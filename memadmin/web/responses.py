@@ -3,7 +3,7 @@ graphs' JSON."""
 
 import orjson
 from django.db import connection
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django_htmx.http import reswap, retarget
 
@@ -55,6 +55,11 @@ def error_response(request: HttpRequest, status: int, message: str) -> HttpRespo
         "error.html", {"status": status, "title": title, "message": message}, request=request
     )
     return HttpResponse(html, status=status)
+
+
+def json_error(message: str, status: int) -> JsonResponse:
+    """A page script's refusal: {"error": the sentence}, at its status."""
+    return JsonResponse({"error": message}, status=status)
 
 
 def plain_json(data: dict) -> HttpResponse:

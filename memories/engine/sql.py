@@ -16,6 +16,9 @@ from memories.engine.tables import (
 )
 
 LIKE_ESCAPE = "\\"
+# The read filter's `never` (reads.filters.ReadFilter) as the statements write it: the
+# tallies' triggers on each engine and the facets' counts (reads.tallies).
+NEVER_READ = "read_count = 0"
 
 
 class Sql:

@@ -26,7 +26,7 @@ from django.db.models import (
 from memories.engine.hints import Unindexed, likelihood
 from memories.models import Memory, Tag
 from memories.reads import tallies
-from memories.reads.filters import FILTERS, PERIOD_CHOICES, SPARSE, MemoryFilters
+from memories.reads.filters import BY_KEY, PERIOD_CHOICES, SPARSE, MemoryFilters, Scan
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
 from memories.rules.tiers import ANY_TIER
@@ -34,7 +34,8 @@ from projects.models import Project
 
 TAGS_SHOWN = 20  # the most common tags; the next ones are behind "more"
 TAGS_MORE = 200  # at most this many more
-OWN_FACET_BOUND = 2000  # a filter counting its own facet counts each choice up to this
+NEVER_READ_BOUND = 2000  # the never-read memories are counted up to this ("2,000+")
+READ = BY_KEY["read"]
 # SQLite's lower(), which the tag filter folds with, folds ASCII letters alone.
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
@@ -44,7 +45,7 @@ class FacetValue:
     value: str  # the parameter's value its link sets
     label: str
     count: int
-    more: bool = False  # the count stopped at OWN_FACET_BOUND: there are more
+    more: bool = False  # the count stopped at NEVER_READ_BOUND: there are more
 
 
 @dataclass
@@ -64,6 +65,7 @@ class _Counts:
     expired: int
     spans: dict[str, int]  # period: memories verified within it and not within the shorter
     tags: list[tuple[str, int]]  # (tag as stored, memories)
+    never_read: int  # the whole count, or up to NEVER_READ_BOUND + 1 where rows are counted
 
     def minus(self, other: "_Counts") -> "_Counts":
         """These counts less `other`'s, which count some of the same memories."""
@@ -78,6 +80,7 @@ class _Counts:
             expired=self.expired - other.expired,
             spans={period: n - other.spans[period] for period, n in self.spans.items()},
             tags=list(less(dict(self.tags), dict(other.tags)).items()),
+            never_read=self.never_read - other.never_read,
         )
 
 
@@ -90,21 +93,18 @@ def facets(filters: MemoryFilters, now: dt.datetime) -> list[Facet]:
     tier is those counts less the memories verified since (the day tallies again); a tag over
     the store or a tier its tag tallies, its day tallies and its pair tallies (its other
     tags); the expired one pass over them. Under any other filter, one pass over the rows the
-    filter finds counts them all, and a second its tags.
+    filter finds counts them all, and a second its tags. The never read (the read filter's
+    one choice) are counted in the same statement or pass: off the band or tag tallies,
+    which count them, or where those cannot tell them, by rows up to NEVER_READ_BOUND.
     """
     names = dict(Project.objects.values_list("id", "name"))
-    batch = tallies.Batch()
-    own_facets = _add_own_facets(batch, filters, now)
-    if _tally_kept(filters):
-        counts = _tallied(filters, now, batch)
-    else:
-        batch.run()
-        counts = (
-            _by_what_it_leaves_out(filters, now)
-            or _tagged(filters, now)
-            or _expired_alone(filters, now)
-            or _counted(filters.apply(Memory.objects.all(), now), now)
-        )
+    counts = (
+        (_tallied(filters, now) if _tally_kept(filters) else None)
+        or _by_what_it_leaves_out(filters, now)
+        or _tagged(filters, now)
+        or _expired_alone(filters, now)
+        or _counted(filters.apply(Memory.objects.all(), now), now)
+    )
     total = counts.total
     unverified, newer = [], 0
     for period, words in PERIOD_CHOICES:
@@ -149,37 +149,17 @@ def facets(filters: MemoryFilters, now: dt.datetime) -> list[Facet]:
         ),
         Facet("unverified", "Unverified for", unverified),
         _tag_facet(counts.tags),
-        *own_facets(batch.found),
+        _read_facet(counts.never_read),
     ]
     return [facet for facet in found if facet.values]
 
 
-def _add_own_facets(
-    batch: tallies.Batch, filters: MemoryFilters, now: dt.datetime
-) -> Callable[[dict], list[Facet]]:
-    """The facets of the filters that count their own (Filter.counts_own_facet): each choice
-    under the other filters, up to OWN_FACET_BOUND (a count past it reads "2,000+"), asked
-    of `batch`; returns what reads them off the batch's rows."""
-    asked = []
-    for flt in FILTERS:
-        if not flt.counts_own_facet:
-            continue
-        for value, words in flt.choices:
-            chosen = replace(filters, **{flt.key: value}).apply(Memory.objects.all(), now)
-            kind = tallies.add_bounded(batch, f"own-{flt.key}-{value}", chosen, OWN_FACET_BOUND)
-            asked.append((flt, value, words, kind))
-
-    def read(found: dict) -> list[Facet]:
-        by_filter: dict[str, Facet] = {}
-        for flt, value, words, kind in asked:
-            facet = by_filter.setdefault(flt.key, Facet(flt.key, flt.title, []))
-            counted = tallies.single(found, kind)
-            if counted:
-                more = counted > OWN_FACET_BOUND
-                facet.values.append(FacetValue(value, words, min(counted, OWN_FACET_BOUND), more))
-        return list(by_filter.values())
-
-    return read
+def _read_facet(never_read: int) -> Facet:
+    """The read filter's one choice, `never`, counted up to NEVER_READ_BOUND."""
+    shown = min(never_read, NEVER_READ_BOUND)
+    more = never_read > NEVER_READ_BOUND
+    values = [FacetValue("never", READ.choice_words("never"), shown, more)] if shown else []
+    return Facet(READ.key, READ.title, values)
 
 
 def _tally_kept(filters: MemoryFilters) -> bool:
@@ -211,17 +191,16 @@ def _expired(now: dt.datetime) -> Q:
     return Q(likelihood(Q(expires_at__lte=now), SPARSE))
 
 
-def _tallied(
-    filters: MemoryFilters, now: dt.datetime, batch: tallies.Batch | None = None
-) -> _Counts:
-    """The counts over every tier or one, in one statement with what `batch` asks: tiers,
-    loads and tags off the tallies; the expired a range of memory_expires, or of
-    memory_tier_expiry for one tier; the verification spans off the day tallies."""
+def _tallied(filters: MemoryFilters, now: dt.datetime) -> _Counts:
+    """The counts over every tier or one, in one statement: tiers, loads and tags off the
+    tallies; the expired a range of memory_expires, or of memory_tier_expiry for one tier;
+    the verification spans off the day tallies; the never read off the band tallies."""
     tier = filters.tier_key()
-    batch = batch or tallies.Batch()
+    batch = tallies.Batch()
     bands, tags = tallies.add_bands(batch, tier), tallies.add_tags(batch, tier)
     expired = tallies.add_expired(batch, tier, now)
     spans = _add_spans(batch, now, tier)
+    never_read = tallies.add_never_read(batch, tier)
     found = batch.run()
     by_tier, by_load = tallies.by_tier_and_load(found.get(bands, []))
     return _Counts(
@@ -231,6 +210,7 @@ def _tallied(
         expired=tallies.single(found, expired),
         spans=spans(found),
         tags=_named(found, tags),
+        never_read=tallies.single(found, never_read),
     )
 
 
@@ -246,7 +226,8 @@ def _by_what_it_leaves_out(filters: MemoryFilters, now: dt.datetime) -> _Counts 
     """Unverified for a period, over the store or one tier, when that is most of it, in one
     statement: the tallies' tiers, loads and tags less those of the memories verified since
     (the day tallies after the cutoff's day, the rest of that day by rows); the expired among
-    the sparse expired; each span older than the period off the day tallies. None for any
+    the sparse expired; each span older than the period off the day tallies; the never read
+    among the unverified a range of memory_read_tier, up to NEVER_READ_BOUND. None for any
     other filter, or when those verified since are the more (the rows are fewer then)."""
     scope = replace(filters, unverified=None)
     if not filters.unverified or not _tally_kept(scope):
@@ -261,6 +242,7 @@ def _by_what_it_leaves_out(filters: MemoryFilters, now: dt.datetime) -> _Counts 
     since_bands = tallies.add_verified_since_per_band(batch, cutoff, tier)
     since_tags = tallies.add_tags_verified_since(batch, cutoff, tier)
     expired = tallies.add_expired(batch, tier, now, verified_before=cutoff)
+    never_read = tallies.add_never_read_up_to(batch, tier, NEVER_READ_BOUND, verified_before=cutoff)
     bounds = _span_bounds(now)
     verified = tallies.add_verified_since(
         batch, [now, cutoff, *(older for _, older, _ in bounds)], tier
@@ -276,6 +258,7 @@ def _by_what_it_leaves_out(filters: MemoryFilters, now: dt.datetime) -> _Counts 
         expired=0,
         spans={period: 0 for period, _ in PERIOD_CHOICES},
         tags=_named(found, since_tags),
+        never_read=0,
     )
     if since.total * 2 > total:
         return None
@@ -292,6 +275,7 @@ def _by_what_it_leaves_out(filters: MemoryFilters, now: dt.datetime) -> _Counts 
         expired=tallies.single(found, expired),
         spans=spans,
         tags=_named(found, tags),
+        never_read=tallies.single(found, never_read),
     )
     return whole.minus(since)
 
@@ -317,9 +301,10 @@ def _add_spans(
 def _tagged(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
     """Tagged with one tag, over the store or one tier, in one statement: the tiers and loads
     off the tag's tallies, its verification spans off its day tallies, the expired among the
-    sparse expired, its memories' other tags off the pair tallies. None under any other
-    filter, or when the tag is held in more than one spelling (the filter finds any case, and
-    a memory holding two is in two tallies): its rows count it then."""
+    sparse expired, its memories' other tags off the pair tallies, its never read off its
+    tallies. None under any other filter, or when the tag is held in more than one spelling
+    (the filter finds any case, and a memory holding two is in two tallies): its rows count
+    it then."""
     if not filters.tag or not _tally_kept(replace(filters, tag=None)):
         return None
     tier = filters.tier_key()
@@ -328,6 +313,7 @@ def _tagged(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
     others = tallies.add_tags_with(batch, filters.tag, tier)
     expired = tallies.add_expired(batch, tier, now, tag=filters.tag)
     spans = _add_spans(batch, now, tier, filters.tag)
+    never_read = tallies.add_never_read(batch, tier, filters.tag)
     found = batch.run()
     tallied = found.get(spelled, [])
     spellings = {tag for _, _, tag, _ in tallied}
@@ -343,6 +329,7 @@ def _tagged(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
         expired=tallies.single(found, expired),
         spans=spans(found),
         tags=_named(found, others) + [(tag, total) for tag in spellings if total],
+        never_read=tallies.single(found, never_read),
     )
 
 
@@ -350,7 +337,9 @@ def _expired_alone(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
     """The expired, over the store or one tier, in one statement: one pass over them,
     declared few, off memory_tier_expiry (tier, expiry, load, verification), grouped by tier,
     load and span (reading each memory's row for its project cost several times the index:
-    bench/results/2026-12-04-figures-from-comments), and their tags. None under any other filter."""
+    bench/results/2026-12-04-figures-from-comments), and their tags; the never read among
+    them a range of memory_read_tier per tier, up to NEVER_READ_BOUND. None under any other
+    filter."""
     if filters.expired is not True or not _tally_kept(replace(filters, expired=None)):
         return None
     tier = filters.tier_key()
@@ -358,6 +347,7 @@ def _expired_alone(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
     spans = [(period, older) for period, older, _ in _span_bounds(now)]
     rows = tallies.add_expired_by_span(batch, tier, now, spans)
     tags = tallies.add_expired_tags(batch, tier, now)
+    never_read = tallies.add_never_read_up_to(batch, tier, NEVER_READ_BOUND, expired_at=now)
     found = batch.run()
     by_tier, by_load = tallies.by_tier_and_load(found.get(rows, []))
     in_span = dict.fromkeys((period for period, _ in PERIOD_CHOICES), 0)
@@ -372,17 +362,23 @@ def _expired_alone(filters: MemoryFilters, now: dt.datetime) -> _Counts | None:
         expired=total,
         spans=in_span,
         tags=_named(found, tags),
+        never_read=tallies.single(found, never_read),
     )
 
 
 def _counted(admitted, now: dt.datetime, *, key=None) -> _Counts:
     """The counts of the memories `admitted` (a queryset) under a filter the tallies do not
     keep: one pass over its rows, grouped by tier (`key`: the tier's column) and load,
-    counting the expired and each verification span as it goes; the tags in a second."""
+    counting the expired, each verification span and the never read as it goes; the tags in
+    a second."""
     # Grouped as the filter's own index finds the rows (walking the project index instead
     # tested every row of the store against the filter).
     key = key or Unindexed(F("project_id"), output_field=Memory._meta.get_field("project"))
-    conditions = {"expired": _expired(now), **_span_conditions(now)}
+    conditions = {
+        "expired": _expired(now),
+        **_span_conditions(now),
+        "never_read": READ.condition("never", Scan(now)),
+    }
     rows = (
         admitted.values(key=key, band_load=F("load"))
         .annotate(
@@ -408,6 +404,7 @@ def _counted(admitted, now: dt.datetime, *, key=None) -> _Counts:
         expired=counted["expired"],
         spans={period: counted[period] for period, _ in PERIOD_CHOICES},
         tags=list(tags.values_list("tag").annotate(count=Count("*")).order_by()),
+        never_read=counted["never_read"],
     )
 
 

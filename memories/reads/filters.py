@@ -76,9 +76,6 @@ class Filter(ABC):
     schema: dict = {"type": "string"}  # the query parameter's JSON schema (OpenAPI)
     choices: tuple[tuple[str, str], ...] = ()  # (value, words) the list's form offers
     any_choice = "any"  # the form's words for no value
-    # Whether the facets count each choice through the filter itself (bounded), rather than
-    # off the tallies with the others (memories.reads.facets).
-    counts_own_facet = False
     in_mcp = False  # an argument of MCP's memory_search
     argument_schema: dict = {"type": "string"}  # its JSON schema there
     in_command = False  # an option of `memory list` and `memory search`
@@ -341,7 +338,7 @@ class ReadFilter(ConditionFilter):
     choices = (("never", "never read"),)
     schema = {"type": "string", "enum": ["", *dict(choices)]}
     argument_schema = {"type": "string", "enum": list(dict(choices))}
-    counts_own_facet = in_mcp = in_command = True
+    in_mcp = in_command = True
     metavar = "{never}"
 
     def form_field(self):

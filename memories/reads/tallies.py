@@ -18,6 +18,7 @@ from django.db.models import BigIntegerField, QuerySet, Sum, Value
 from django.db.models.functions import Cast, Lower
 
 from memories import engine
+from memories.engine.sql import NEVER_READ
 from memories.engine.tables import (
     BAND_TALLY,
     DANGLING_TARGET,
@@ -584,9 +585,51 @@ def add_expired_tags(batch: Batch, tier: int | None, now: dt.datetime) -> str:
     )
 
 
-def add_bounded(batch: Batch, kind: str, queryset: QuerySet, bound: int) -> str:
-    """How many rows of `queryset` there are, up to `bound` + 1, as an arm of the batch."""
-    sql, params = queryset.order_by().values("id")[: bound + 1].query.sql_with_params()
+def add_never_read(batch: Batch, tier: int | None, tag: str | None = None) -> str:
+    """How many memories of `tier` (None: every tier), expired ones counted, the agent never
+    read (the read filter's `never`), or of those carrying a spelling of `tag` when given:
+    the band or the tag tallies. A memory holding two spellings of `tag` is counted for
+    each: the caller reads these for a tag in one spelling."""
+    where, params = _of_tier(tier)
+    if tag is None:
+        rows = f"{BAND_TALLY} WHERE 1 = 1{where}"
+    else:
+        rows = f"{TAG_TALLY} WHERE tag IN ({batch.spellings(tag)}){where}"
     return batch.add(
-        kind, f"{_NO_TIER}, {_NO_TEXT}, {_NO_TEXT}, count(*)", f"({sql}) bounded", params
+        f"never_read{len(batch.selects)}",
+        f"{_NO_TIER}, {_NO_TEXT}, {_NO_TEXT}, CAST(coalesce(SUM(never_read), 0) AS BIGINT)",
+        rows,
+        params,
+    )
+
+
+def add_never_read_up_to(
+    batch: Batch,
+    tier: int | None,
+    bound: int,
+    *,
+    expired_at: dt.datetime | None = None,
+    verified_before: dt.datetime | None = None,
+) -> str:
+    """How many memories of `tier` (None: every tier) expired at `expired_at`, or verified
+    before `verified_before`, the agent never read, up to `bound` + 1: a range of
+    memory_read_tier (read_count, tier, expires_at, load, verified_at), which the tallies
+    cannot tell them from. Written out, as the other arms are: the queryset's SQL cost more
+    to build than the count (bench/results/2026-12-05-facets)."""
+    where, params = _of_tier(tier, "m.tier")
+    if expired_at is not None:
+        # Over every tier, a range of the index per tier: left to the expiry alone, SQLite
+        # stepped every never-read memory's entry.
+        if tier is None:
+            where += f" AND m.tier IN (SELECT tier FROM {BAND_TALLY})"
+        where += " AND m.expires_at <= %s"
+        params.append(db_time(expired_at))
+    if verified_before is not None:
+        where += " AND m.verified_at < %s"
+        params.append(db_time(verified_before))
+    return batch.add(
+        f"never_read{len(batch.selects)}",
+        f"{_NO_TIER}, {_NO_TEXT}, {_NO_TEXT}, count(*)",
+        f"(SELECT 1 FROM {MEMORY_TABLE} m WHERE m.{NEVER_READ}{where} LIMIT %s) AS bounded",
+        [*params, bound + 1],
     )

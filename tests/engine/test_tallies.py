@@ -1,6 +1,6 @@
-"""The tallies per tier, load and priority (memories, body bytes, tags): kept by the engine in
-the writing statement's transaction through every door, checked against a recount by
-`memory verify`, mended by `--rebuild`."""
+"""The tallies per tier, load and priority (memories, body bytes, tags, the never read): kept
+by the engine in the writing statement's transaction through every door, checked against a
+recount by `memory verify`, mended by `--rebuild`."""
 
 import datetime as dt
 
@@ -34,13 +34,14 @@ def _recount() -> dict:
     band = {}
     for memory in Memory.objects.all():
         key = (memory.project_id or 0, memory.load, memory.priority)
-        count, size = band.get(key, (0, 0))
-        band[key] = (count + 1, size + memory.body_bytes)
+        count, size, never_read = band.get(key, (0, 0, 0))
+        band[key] = (count + 1, size + memory.body_bytes, never_read + (memory.read_count == 0))
     tags = {}
     for memory in Memory.objects.all():
         for tag in memory.tags:
             key = (memory.project_id or 0, memory.load, tag)
-            tags[key] = tags.get(key, 0) + 1
+            count, never_read = tags.get(key, (0, 0))
+            tags[key] = (count + 1, never_read + (memory.read_count == 0))
     days, tag_days, pairs = {}, {}, {}
     for memory in Memory.objects.all():
         tier, day = memory.project_id or 0, memory.verified_at.astimezone(dt.UTC).date()
@@ -55,9 +56,10 @@ def _recount() -> dict:
 
 def _held() -> dict:
     band = {
-        (t.tier, t.load, t.priority): (t.memories, t.body_bytes) for t in BandTally.objects.all()
+        (t.tier, t.load, t.priority): (t.memories, t.body_bytes, t.never_read)
+        for t in BandTally.objects.all()
     }
-    tags = {(t.tier, t.load, t.tag): t.memories for t in TagTally.objects.all()}
+    tags = {(t.tier, t.load, t.tag): (t.memories, t.never_read) for t in TagTally.objects.all()}
     days = {(t.tier, t.load, t.day): t.memories for t in VerifiedTally.objects.all()}
     tag_days = {(t.tier, t.tag, t.day): t.memories for t in TagVerifiedTally.objects.all()}
     pairs = {(t.tier, t.tag, t.other): t.memories for t in TagPairTally.objects.all()}
@@ -94,6 +96,35 @@ def test_every_door_keeps_the_tallies_in_step(write, project, other_project):
     _in_step()
     project_doors.rename("webdev", "frontend")
     _in_step()
+
+
+def test_a_first_read_moves_a_memory_out_of_the_never_read_tallies(write, project, tmp_path):
+    write("alpha", body="ab", tags=["ops", "people"])
+    write("beta", project="webdev", tags=["ops"], load="inline")
+    write("gamma", tags=["ops"])
+    doors.read("alpha")
+    _in_step()
+    assert BandTally.objects.get(tier=0).never_read == 1  # gamma
+    assert TagTally.objects.get(tier=0, tag="ops").never_read == 1
+    doors.read("alpha")  # a later read moves nothing
+    doors.read("beta", project="webdev")
+    _in_step()
+    assert sum(TagTally.objects.values_list("never_read", flat=True)) == 1
+    # The doors that write a read memory keep it read; an undo, an import and a write past
+    # the doors set read_count as they find it.
+    doors.write("alpha", tags=["docs"], load="search")
+    doors.move("beta", to=None)
+    _in_step()
+    doors.delete("alpha")
+    undo.restore(TrashedMemory.objects.get().id)
+    _in_step()
+    snapshot.export_directory(tmp_path / "dump")
+    Memory.objects.filter(name="gamma").update(read_count=2)
+    Memory.objects.filter(name="beta").update(read_count=0)
+    _in_step()
+    imports.import_memories(snapshot.read_directory(tmp_path / "dump"), force=True)
+    _in_step()
+    assert BandTally.objects.get(tier=0, load="index").never_read == 1  # gamma again
 
 
 def test_verifying_and_retagging_keep_the_day_and_pair_tallies_in_step(write, project):

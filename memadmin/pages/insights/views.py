@@ -8,7 +8,7 @@ applying the consolidation plan) go through the doors and answer operators only.
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import HttpResponse, JsonResponse, QueryDict
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
@@ -19,7 +19,8 @@ from memadmin.pages.query import ANY_TIER_VALUE, canonical_query
 from memadmin.web import charts
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
-from memadmin.web.responses import error_response, plain_json
+from memadmin.web.middleware import refuses_in_json
+from memadmin.web.responses import error_response, json_error, plain_json
 from memories.reads import band_cut, budget_report, consolidation, drift, graph, hygiene, lookup
 from memories.reads.agent_view import TierReads
 from memories.reads.filters import PERIOD_CHOICES
@@ -34,7 +35,6 @@ from memories.reads.insight_forms import (
 )
 from memories.reads.params import session_project, tier_param
 from memories.rules import budget
-from memories.rules.errors import DomainError
 from memories.rules.fields import LOADS, period_words
 from memories.writes import bulk
 from memories.writes import consolidation as consolidate
@@ -56,10 +56,6 @@ def _url(viewname: str, params: QueryDict, *, args=(), **more) -> str:
 def _pushed(request: HtmxHttpRequest, response: HttpResponse, url: str) -> HttpResponse:
     """An htmx swap puts the page's canonical address in the bar, so it can be shared."""
     return push_url(response, url) if request.htmx else response
-
-
-def _json_error(message: str, status: int) -> JsonResponse:
-    return JsonResponse({"error": message}, status=status)
 
 
 # --- graphs ---------------------------------------------------------------------------------
@@ -102,17 +98,15 @@ def graph_page(request: HtmxHttpRequest) -> HttpResponse:
     return _pushed(request, response, context["table_url" if table else "picture_url"])
 
 
+@refuses_in_json
 @require_GET
 @requires_role()
 def graph_data(request: HtmxHttpRequest) -> HttpResponse:
     """The store-wide graph as JSON, for the page's script (/v1/graph for scripts)."""
     form, _ = _graph_form(request)
     if not form.is_valid():
-        return _json_error(form.first_error(), 400)
-    try:
-        found = graph.store_graph(form.filters(), cap=form.cleaned_data["limit"])
-    except DomainError as error:  # JSON for the page's script, not a page
-        return _json_error(error.message, error.status)
+        return json_error(form.first_error(), 400)
+    found = graph.store_graph(form.filters(), cap=form.cleaned_data["limit"])
     return plain_json(found.to_dict())
 
 
@@ -150,16 +144,14 @@ def around_page(request: HtmxHttpRequest, name: str) -> HttpResponse:
     return render_page(request, "insights/around.html", context, fragment="around")
 
 
+@refuses_in_json
 @require_GET
 @requires_role()
 def around_data(request: HtmxHttpRequest, name: str) -> HttpResponse:
     form = NeighbourhoodForm(request.GET)
     if not form.is_valid():
-        return _json_error(form.first_error(), 400)
-    try:
-        memory = lookup.locate(name, tier_param(request.GET))
-    except DomainError as error:  # JSON for the page's script, not a page
-        return _json_error(error.message, error.status)
+        return json_error(form.first_error(), 400)
+    memory = lookup.locate(name, tier_param(request.GET))
     found = graph.neighbourhood(memory, form.cleaned_data["depth"], cap=form.cleaned_data["limit"])
     return plain_json(found.to_dict())
 

@@ -20,8 +20,9 @@
   statement's transaction.
 * the tallies per tier, load and priority (memories, body bytes) and per tier, load and tag
   (memories) that memories.reads.tallies reads, kept by a trigger in the statement's
-  transaction (migration 0011); for the list's facets, per tier, load or tag and UTC day of
-  verification and per tier and pair of tags, likewise (migration 0020).
+  transaction (migration 0011), with the never read of each (migration 0030); for the
+  list's facets, per tier, load or tag and UTC day of verification and per tier and pair of
+  tags, likewise (migration 0020).
 * the cross-tier name rule (a global name is never also a project's), checked by a trigger
   under a lock on the name, so that two writers cannot both pass it.
 
@@ -217,26 +218,30 @@ _TIER = "coalesce({row}.project_id, 0)"
 
 def _tally(row: str, sign: str) -> str:
     """The statements adding (`sign` "+") or taking off ("-") the memory `row` (NEW or OLD)
-    to the tallies of its tier and load; a tally that falls to nothing is dropped, as a
-    recount would not have it."""
-    tier = _TIER.format(row=row)
+    to the tallies of its tier and load, and to their never-read counts when the agent never
+    read it; a tally that falls to nothing is dropped, as a recount would not have it."""
+    tier, unread = _TIER.format(row=row), f"({row}.{sql.NEVER_READ})::int"
     if sign == "+":
         return f"""
-        INSERT INTO {BAND_TALLY} AS t (tier, load, priority, memories, body_bytes)
-        VALUES ({tier}, {row}.load, {row}.priority, 1, octet_length({row}.body))
+        INSERT INTO {BAND_TALLY} AS t (tier, load, priority, memories, body_bytes, never_read)
+        VALUES ({tier}, {row}.load, {row}.priority, 1, octet_length({row}.body), {unread})
         ON CONFLICT (tier, load, priority) DO UPDATE
-            SET memories = t.memories + 1, body_bytes = t.body_bytes + excluded.body_bytes;
-        INSERT INTO {TAG_TALLY} AS t (tier, load, tag, memories)
-        SELECT {tier}, {row}.load, value, count(*)
+            SET memories = t.memories + 1, body_bytes = t.body_bytes + excluded.body_bytes,
+                never_read = t.never_read + excluded.never_read;
+        INSERT INTO {TAG_TALLY} AS t (tier, load, tag, memories, never_read)
+        SELECT {tier}, {row}.load, value, count(*), count(*) * {unread}
         FROM jsonb_array_elements_text({row}.tags) GROUP BY value
-        ON CONFLICT (tier, load, tag) DO UPDATE SET memories = t.memories + excluded.memories;"""
+        ON CONFLICT (tier, load, tag) DO UPDATE SET memories = t.memories + excluded.memories,
+            never_read = t.never_read + excluded.never_read;"""
     return f"""
         UPDATE {BAND_TALLY}
-        SET memories = memories - 1, body_bytes = body_bytes - octet_length({row}.body)
+        SET memories = memories - 1, body_bytes = body_bytes - octet_length({row}.body),
+            never_read = never_read - {unread}
         WHERE tier = {tier} AND load = {row}.load AND priority = {row}.priority;
         DELETE FROM {BAND_TALLY} WHERE tier = {tier} AND load = {row}.load
             AND priority = {row}.priority AND memories <= 0;
-        UPDATE {TAG_TALLY} AS t SET memories = t.memories - gone.n
+        UPDATE {TAG_TALLY} AS t
+        SET memories = t.memories - gone.n, never_read = t.never_read - gone.n * {unread}
         FROM (SELECT value, count(*) AS n FROM jsonb_array_elements_text({row}.tags)
               GROUP BY value) AS gone
         WHERE t.tier = {tier} AND t.load = {row}.load AND t.tag = gone.value;
@@ -505,11 +510,12 @@ CREATE TRIGGER memories_tally_ad AFTER DELETE ON {MEMORY_TABLE}
 FOR EACH ROW EXECUTE FUNCTION memories_tally_keep()""",
     "memories_tally_au": f"""
 CREATE TRIGGER memories_tally_au
-AFTER UPDATE OF project_id, load, priority, body, tags ON {MEMORY_TABLE}
+AFTER UPDATE OF project_id, load, priority, body, tags, read_count ON {MEMORY_TABLE}
 FOR EACH ROW WHEN (
     OLD.project_id IS DISTINCT FROM NEW.project_id OR OLD.load IS DISTINCT FROM NEW.load
     OR OLD.priority IS DISTINCT FROM NEW.priority OR OLD.body IS DISTINCT FROM NEW.body
     OR OLD.tags IS DISTINCT FROM NEW.tags
+    OR (OLD.{sql.NEVER_READ}) IS DISTINCT FROM (NEW.{sql.NEVER_READ})
 ) EXECUTE FUNCTION memories_tally_keep()""",
     "memories_facet_tally_ai": f"""
 CREATE TRIGGER memories_facet_tally_ai AFTER INSERT ON {MEMORY_TABLE}
@@ -630,10 +636,12 @@ _GONE = f"NOT EXISTS (SELECT 1 FROM {MEMORY_TABLE} AS m WHERE m.id = s.id)"
 RECOUNTS = {
     BAND_TALLY: (
         "SELECT coalesce(project_id, 0), load, priority, count(*), "
-        f"coalesce(sum(octet_length(body)), 0) FROM {MEMORY_TABLE} GROUP BY 1, 2, 3"
+        f"coalesce(sum(octet_length(body)), 0), count(*) FILTER (WHERE {sql.NEVER_READ}) "
+        f"FROM {MEMORY_TABLE} GROUP BY 1, 2, 3"
     ),
     TAG_TALLY: (
-        "SELECT coalesce(m.project_id, 0), m.load, j.value, count(*) "
+        "SELECT coalesce(m.project_id, 0), m.load, j.value, count(*), "
+        f"count(*) FILTER (WHERE m.{sql.NEVER_READ}) "
         f"FROM {MEMORY_TABLE} m, jsonb_array_elements_text(m.tags) AS j(value) GROUP BY 1, 2, 3"
     ),
     VERIFIED_TALLY: (
@@ -653,8 +661,8 @@ RECOUNTS = {
     **sql.WORDING_RECOUNTS,
 }
 TALLY_COLUMNS = {
-    BAND_TALLY: "tier, load, priority, memories, body_bytes",
-    TAG_TALLY: "tier, load, tag, memories",
+    BAND_TALLY: "tier, load, priority, memories, body_bytes, never_read",
+    TAG_TALLY: "tier, load, tag, memories, never_read",
     VERIFIED_TALLY: "tier, load, day, memories",
     TAG_VERIFIED_TALLY: "tier, tag, day, memories",
     TAG_PAIR_TALLY: "tier, tag, other, memories",

@@ -1,8 +1,9 @@
 """SQLite's search index and the other derived parts of the store: the FTS5 table over
 name, description and body (porter stems on unicode61 tokens), the reference and tag
 tables read from the refs and tags JSON, the tallies per tier and load (memories, body
-bytes, tags; migration 0010), and for the list's facets per tier, load or tag and UTC day of
-verification, and per tier and pair of tags (migration 0020).
+bytes, tags; migration 0010; the never read of each, 0030), and for the list's facets per
+tier, load or tag and UTC day of verification, and per tier and pair of tags (migration
+0020).
 
 Each is kept in step with memories_memory by triggers, created in raw SQL by migration 0002
 (which froze its copy of the statements below). They are derived and disposable: `rebuild()`
@@ -29,26 +30,29 @@ FTS_TABLE = "memories_fts"
 
 def _tally(row: str, sign: str) -> str:
     """The statements adding (`sign` "+") or taking off ("-") a memory's row (`new` or `old`)
-    to the tallies of its tier and load; a tally that falls to nothing is dropped, as a
-    recount would not have it."""
+    to the tallies of its tier and load, and to their never-read counts when the agent never
+    read it; a tally that falls to nothing is dropped, as a recount would not have it."""
     tier, size = f"coalesce({row}.project_id, 0)", f"length(CAST({row}.body AS BLOB))"
+    unread = f"({row}.{sql.NEVER_READ})"
     if sign == "+":
         return f"""
-    INSERT INTO {BAND_TALLY}(tier, load, priority, memories, body_bytes)
-    VALUES ({tier}, {row}.load, {row}.priority, 1, {size})
+    INSERT INTO {BAND_TALLY}(tier, load, priority, memories, body_bytes, never_read)
+    VALUES ({tier}, {row}.load, {row}.priority, 1, {size}, {unread})
     ON CONFLICT (tier, load, priority) DO UPDATE SET
-        memories = memories + 1, body_bytes = body_bytes + excluded.body_bytes;
-    INSERT INTO {TAG_TALLY}(tier, load, tag, memories)
-    SELECT {tier}, {row}.load, value, 1 FROM json_each({row}.tags) WHERE true
-    ON CONFLICT (tier, load, tag) DO UPDATE SET memories = memories + 1;"""
+        memories = memories + 1, body_bytes = body_bytes + excluded.body_bytes,
+        never_read = never_read + excluded.never_read;
+    INSERT INTO {TAG_TALLY}(tier, load, tag, memories, never_read)
+    SELECT {tier}, {row}.load, value, 1, {unread} FROM json_each({row}.tags) WHERE true
+    ON CONFLICT (tier, load, tag) DO UPDATE SET
+        memories = memories + 1, never_read = never_read + excluded.never_read;"""
+    held = f"(SELECT count(*) FROM json_each({row}.tags) AS j WHERE j.value = {TAG_TALLY}.tag)"
     return f"""
-    UPDATE {BAND_TALLY} SET memories = memories - 1, body_bytes = body_bytes - {size}
+    UPDATE {BAND_TALLY} SET memories = memories - 1, body_bytes = body_bytes - {size},
+        never_read = never_read - {unread}
     WHERE tier = {tier} AND load = {row}.load AND priority = {row}.priority;
     DELETE FROM {BAND_TALLY}
     WHERE tier = {tier} AND load = {row}.load AND priority = {row}.priority AND memories <= 0;
-    UPDATE {TAG_TALLY} SET memories = memories - (
-        SELECT count(*) FROM json_each({row}.tags) AS j WHERE j.value = {TAG_TALLY}.tag
-    )
+    UPDATE {TAG_TALLY} SET memories = memories - {held}, never_read = never_read - {unread} * {held}
     WHERE tier = {tier} AND load = {row}.load
       AND tag IN (SELECT value FROM json_each({row}.tags));
     DELETE FROM {TAG_TALLY} WHERE tier = {tier} AND load = {row}.load AND memories <= 0;"""
@@ -216,9 +220,10 @@ CREATE TRIGGER memories_tally_ad AFTER DELETE ON {MEMORY_TABLE} BEGIN{_tally("ol
 END""",
     "memories_tally_au": f"""
 CREATE TRIGGER memories_tally_au
-AFTER UPDATE OF project_id, load, priority, body, tags ON {MEMORY_TABLE}
+AFTER UPDATE OF project_id, load, priority, body, tags, read_count ON {MEMORY_TABLE}
 WHEN old.project_id IS NOT new.project_id OR old.load IS NOT new.load
   OR old.priority IS NOT new.priority OR old.body IS NOT new.body OR old.tags IS NOT new.tags
+  OR (old.{sql.NEVER_READ}) IS NOT (new.{sql.NEVER_READ})
 BEGIN{_tally("old", "-")}{_tally("new", "+")}
 END""",
     "memories_facet_tally_ai": f"""
@@ -442,10 +447,11 @@ def _rows_of(source: str, kept: str) -> str:
 RECOUNTS = {
     BAND_TALLY: (
         "SELECT coalesce(project_id, 0), load, priority, count(*), "
-        f"coalesce(sum(length(CAST(body AS BLOB))), 0) FROM {MEMORY_TABLE} GROUP BY 1, 2, 3"
+        f"coalesce(sum(length(CAST(body AS BLOB))), 0), sum({sql.NEVER_READ}) "
+        f"FROM {MEMORY_TABLE} GROUP BY 1, 2, 3"
     ),
     TAG_TALLY: (
-        "SELECT coalesce(m.project_id, 0), m.load, j.value, count(*) "
+        f"SELECT coalesce(m.project_id, 0), m.load, j.value, count(*), sum(m.{sql.NEVER_READ}) "
         f"FROM {MEMORY_TABLE} m, json_each(m.tags) j GROUP BY 1, 2, 3"
     ),
     VERIFIED_TALLY: (
@@ -466,8 +472,8 @@ RECOUNTS = {
     **sql.WORDING_RECOUNTS,
 }
 TALLY_COLUMNS = {
-    BAND_TALLY: "tier, load, priority, memories, body_bytes",
-    TAG_TALLY: "tier, load, tag, memories",
+    BAND_TALLY: "tier, load, priority, memories, body_bytes, never_read",
+    TAG_TALLY: "tier, load, tag, memories, never_read",
     VERIFIED_TALLY: "tier, load, day, memories",
     TAG_VERIFIED_TALLY: "tier, tag, day, memories",
     TAG_PAIR_TALLY: "tier, tag, other, memories",

@@ -110,8 +110,8 @@ def test_any_other_filter_is_counted_from_its_rows(store):
 def test_under_another_filter_the_rows_are_read_in_one_pass_and_the_tags_in_another(
     store, django_assert_num_queries
 ):
-    # The projects, the never-read count, the grouped pass, the tags.
-    with django_assert_num_queries(4):
+    # The projects, the grouped pass (which counts the never read too), the tags.
+    with django_assert_num_queries(3):
         found = facets.facets(MemoryFilters(load="index"), timezone.now())
     assert counted(found, "project") == [("", 2), ("webdev", 1)]
     assert counted(found, "expired") == [("true", 1), ("false", 2)]
@@ -233,3 +233,61 @@ def test_the_day_tallies_count_each_span_to_the_second(store, tier, zone, settin
         by_complement = facets._by_what_it_leaves_out(unverified, now)
         if by_complement is not None:
             assert _ordered(by_complement) == _ordered(_rows_counted(unverified, now)), period
+
+
+@pytest.fixture
+def partly_read(store):
+    """The store with old memories, most unverified for 90 days, some expired, and some of
+    every kind read through the read door."""
+    past = (timezone.now() - dt.timedelta(days=1)).isoformat()
+    for number in range(8):
+        memory = doors.write(
+            f"old-{number}",
+            project="webdev" if number % 2 else None,
+            description="old",
+            tags=["docs"],
+            expires=past if number % 3 == 0 else None,
+        ).memory
+        backdate(memory, days=200)
+    for name, project in [("a", None), ("b", None), ("e", "webdev"), ("old-0", None)]:
+        doors.read(name, project=project)
+    doors.read("old-1", project="webdev")
+    doors.read("old-1", project="webdev")
+
+
+@pytest.mark.parametrize(
+    "way, query",
+    [
+        ("_tallied", {}),
+        ("_tallied", {"project": "webdev"}),
+        ("_tallied", {"project": None}),
+        ("_by_what_it_leaves_out", {"unverified": "90d"}),
+        ("_by_what_it_leaves_out", {"unverified": "90d", "project": "webdev"}),
+        ("_tagged", {"tag": "docs"}),
+        ("_tagged", {"tag": "DOCS", "project": "webdev"}),
+        ("_expired_alone", {"expired": True}),
+        ("_expired_alone", {"expired": True, "project": None}),
+    ],
+)
+def test_each_way_of_counting_counts_the_never_read_as_the_rows_do(partly_read, way, query):
+    now = timezone.now()
+    filters = MemoryFilters(**query)
+    counts = getattr(facets, way)(filters, now)
+    assert counts is not None
+    never = filters.apply(Memory.objects.filter(read_count=0), now).count()
+    assert 0 < never < counts.total  # some read, some not
+    assert counts.never_read == never == _rows_counted(filters, now).never_read
+    assert counted(facets.facets(filters, now), "read") == [("never", never)]
+
+
+def test_the_never_read_facet_reads_past_its_bound_as_more(partly_read, monkeypatch):
+    monkeypatch.setattr(facets, "NEVER_READ_BOUND", 3)
+    now = timezone.now()
+    # Off the tallies, a bounded count of rows, a grouped pass, under the read filter.
+    for query in ({}, {"unverified": "90d"}, {"load": "index"}, {"read": "never"}):
+        filters = MemoryFilters(**query)
+        (read,) = [facet for facet in facets.facets(filters, now) if facet.key == "read"]
+        assert [(v.value, v.count, v.more) for v in read.values] == [("never", 3, True)]
+    # Under the read filter itself every memory counted is never read: of ops, c alone.
+    found = facets.facets(MemoryFilters(read="never", tag="ops"), now)
+    assert counted(found, "read") == [("never", 1)] and counted(found, "project") == [("", 1)]
