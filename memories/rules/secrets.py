@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from memories.rules.errors import InvalidField, NotPermitted
+from memories.rules.errors import InvalidField, NotPermitted, SecretRefused
 
 FIELDS = ("description", "body", "source", "references")
 ALLOWED_ONLY_BY_ADMIN = "Only an admin can allow a write that holds a secret."
@@ -285,25 +285,13 @@ def held(fields: dict) -> list[Held]:
     return held_here
 
 
-class SecretRefused(InvalidField):
-    """A write holding a credential, refused as a bad field is: nothing of it lands."""
-
-    def __init__(self, first: Held):
-        super().__init__(
-            first.field,
-            f"The {first.field} holds what looks like {first.kind} on line {first.line}; a "
-            "memory is read by everyone who can read its tier, so keep the credential out of "
-            "it (an admin can allow this one write).",
-        )
-        self.details.update(kind=first.kind, line=first.line)
-
-
 def check(fields: dict, *, allowed: bool) -> list[Held]:
     """The credentials in the fields, when an admin allowed them; SecretRefused (naming the
     first) when not; [] when there is none."""
     found = held(fields)
     if found and not allowed:
-        raise SecretRefused(found[0])
+        first = found[0]
+        raise SecretRefused(first.field, first.kind, first.line)
     return found
 
 
