@@ -33,6 +33,7 @@ def authorize(scope: str) -> Callable:
             if refused is not None:
                 return error(refused, 403)
             request.api_token = token
+            request.api_role = found.role
             with history.acting(door=history.API, user=user, token=token):
                 return view(request, **kwargs)
 

@@ -5,12 +5,14 @@ from urllib.parse import urlencode
 from django.http import HttpRequest
 from django.urls import reverse
 
+from memadmin.accounts.roles import ADMIN
 from memadmin.api.auth import READ, WRITE, authorize
 from memadmin.api.responses import json_body, ok, query_tier, valid
 from memories.models import Memory
 from memories.reads import backlinks, find, lookup
 from memories.reads.filters import MemoryFilterForm
 from memories.rules import fields as f
+from memories.rules import secrets
 from memories.rules.errors import BadRequest
 from memories.rules.tiers import ANY_TIER
 from memories.writes import doors
@@ -28,6 +30,7 @@ WRITABLE = {
     "expires",
     "expires_at",
     "verified",
+    "allow_secret",
     "project",
 }
 # What GET answers beside the writable fields: accepted and ignored, so that a memory
@@ -112,6 +115,7 @@ def put_memory(request: HttpRequest, name: str):
         verified=_flag(data, "verified"),
         move_to=move_to,
         if_match=request.headers.get("If-Match"),
+        allow_secret=secrets.allowance(data.get("allow_secret"), admin=request.api_role == ADMIN),
     )
     memory = result.memory
     response = ok(

@@ -282,6 +282,7 @@ def add_memory(
     project,
     force,
     verified,
+    allow_secret,
     **_,
 ) -> None:
     if body is not None and from_file is not None:
@@ -302,6 +303,7 @@ def add_memory(
             expires=expires,
             verified=verified,
             must_create=not force,
+            allow_secret=allow_secret,  # whoever runs the commands holds the store: an admin
         )
     memory = result.memory
     if not result.changed:

@@ -21,7 +21,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 
-from memadmin.accounts import tokens
+from memadmin.accounts import roles, tokens
 from memadmin.mcp import session
 from memadmin.mcp.server import SERVER
 from memories.reads.params import session_project
@@ -74,7 +74,9 @@ def endpoint(request: HttpRequest) -> HttpResponse:
     except RequestDataTooBig:
         return _refused(413, TOO_LARGE)
     opened = session.Session(
-        project, write_refusal=tokens.refusal(token.user, role, tokens.WRITE, token=token)
+        project,
+        write_refusal=tokens.refusal(token.user, role, tokens.WRITE, token=token),
+        admin=role == roles.ADMIN,
     )
     with (
         session.opened(opened),

@@ -18,6 +18,7 @@ from projects.models import Project
 class Session:
     project: Project | None  # None: a session on no project, which sees the global tier alone
     write_refusal: str | None = None  # why the session may not write; None: it may
+    admin: bool = False  # an admin's session, which may allow a write holding a secret
 
     @property
     def project_name(self) -> str | None:

@@ -25,7 +25,8 @@ def serve(project: str | None, username: str | None) -> None:
     """Serve until stdin closes. An unknown project or account, or an account with no role,
     is refused before the server starts."""
     tier = fields.tier(project, absent=None)
-    opened = session.Session(Project.objects.named(tier) if tier else None)
+    # Without an account the session may do what the commands may, allowing a secret too.
+    opened = session.Session(Project.objects.named(tier) if tier else None, admin=True)
     user = None
     if username is not None:
         user = get_user_model().objects.filter(username=username).first()
@@ -35,7 +36,9 @@ def serve(project: str | None, username: str | None) -> None:
         refused = tokens.refusal(user, role, tokens.READ)
         if refused is not None:
             raise NotPermitted(refused)
-        opened = session.Session(opened.project, tokens.refusal(user, role, tokens.WRITE))
+        opened = session.Session(
+            opened.project, tokens.refusal(user, role, tokens.WRITE), admin=role == roles.ADMIN
+        )
     acting = history.acting(door=history.MCP, user=user, label=None if user else LABEL)
     with session.opened(opened), acting:
         anyio.run(_serve)

@@ -18,7 +18,7 @@ from memories.models import Memory
 from memories.reads import backlinks, find, lookup, search
 from memories.reads.filters import FILTERS, Filter, MemoryFilterForm
 from memories.rules import fields as f
-from memories.rules import tiers
+from memories.rules import secrets, tiers
 from memories.rules.captions import age, relative
 from memories.rules.errors import InvalidField, MemoryNotFound, NotPermitted
 from memories.rules.fields import rfc3339
@@ -145,6 +145,7 @@ def memory_write(session: Session, args: dict) -> str:
             expires=args.get("expires"),
             verified=_false_if_absent(args.get("verified")),
             move_to=move_to,
+            allow_secret=secrets.allowance(args.get("allow_secret"), admin=session.admin),
         )
     memory = result.memory
     if not result.changed:
@@ -377,6 +378,10 @@ TOOLS = {
                 ),
                 "verified": _flag("The fact was verified to hold just now."),
                 "tier": TIER,
+                "allow_secret": _flag(
+                    "Store it although it holds a credential (an API key, a token, a private "
+                    "key), which is refused otherwise. An admin's session alone."
+                ),
             },
             ("name",),
             memory_write,

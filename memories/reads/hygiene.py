@@ -7,7 +7,8 @@
   by meaning), which every session on that project then reads twice;
 - the verification queue: memories unverified for longer than a period, oldest first;
 - near-duplicates grouped within a band, by the rule the write door's note uses
-  (meaning.say_the_same over the memories' vectors).
+  (meaning.say_the_same over the memories' vectors);
+- memories holding a credential, by the rule the write doors refuse one by (secrets.held).
 """
 
 import difflib
@@ -38,7 +39,7 @@ from memories.reads.backlinks import CITATION_FIELDS, backlink
 from memories.reads.filters import MemoryFilters
 from memories.reads.listing import WALK_AFTER, list_memories
 from memories.reads.meaning import id_set
-from memories.rules import similarity, tiers
+from memories.rules import secrets, similarity, tiers
 from memories.rules.tiers import ANY_TIER
 
 DEFAULT_PERIOD = "90d"
@@ -676,6 +677,31 @@ def report(
     )
 
 
+# --- credentials ----------------------------------------------------------------------------
+
+
+@dataclass
+class HoldingSecret:
+    memory: Memory
+    found: list  # of secrets.Held: the field, the kind, the line number and the line masked
+
+
+def holding_secrets(
+    filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset=0, now=None
+) -> Section:
+    """The memories of the scope holding a credential by the write doors' rule (let in by an
+    admin, or written before the rule), in index order, each with its lines masked. Every
+    memory of the scope is read: this list is on its own page, not in the report."""
+    scope = _scope(filters)
+    memories = scope.apply(Memory.objects.select_related("project"), now).order_by(*INDEX_ORDER)
+    holding = []
+    for memory in memories.iterator(chunk_size=500):
+        found = secrets.held(vars(memory))
+        if found:
+            holding.append(HoldingSecret(memory, found))
+    return Section(holding[offset : offset + limit], len(holding), limit, offset)
+
+
 def section(
     name: str,
     filters: MemoryFilters | None = None,
@@ -697,4 +723,6 @@ def section(
         return verification_queue(filters, period=period, now=now, **page)
     if name == "duplicates":
         return duplicate_groups(filters, **page)
+    if name == "secrets":
+        return holding_secrets(filters, now=now, **page)
     raise ValueError(f"no hygiene section {name!r}")

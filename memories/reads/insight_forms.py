@@ -19,6 +19,7 @@ HYGIENE_SECTIONS = {
     "shadows": "Project memories shadowing a global one",
     "unverified": "Verification queue",
     "duplicates": "Near-duplicate descriptions",
+    "secrets": "Memories holding a credential",
 }
 NODE_CAPS = (300, 1500, 5000, graph.MAX_NODE_CAP)
 

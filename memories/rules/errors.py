@@ -29,6 +29,20 @@ class InvalidField(DomainError):
         self.field = field
 
 
+class SecretRefused(InvalidField):
+    """A write holding a credential (memories.rules.secrets), refused as a bad field is:
+    nothing of it lands. Names the field, the kind and the line, never the credential."""
+
+    def __init__(self, field: str, kind: str, line: int):
+        super().__init__(
+            field,
+            f"The {field} holds what looks like {kind} on line {line}; a memory is read by "
+            "everyone who can read its tier, so keep the credential out of it (an admin can "
+            "allow this one write).",
+        )
+        self.details.update(kind=kind, line=line)
+
+
 class UnknownProject(DomainError):
     status = 404
 

@@ -21,7 +21,7 @@ from memories.reads import budget, meaning
 from memories.reads.backlinks import referenced_by
 from memories.reads.lookup import locate
 from memories.rules import fields as f
-from memories.rules import tiers
+from memories.rules import secrets, tiers
 from memories.rules.budget import InlineContribution
 from memories.rules.captions import read_caption
 from memories.rules.errors import (
@@ -99,6 +99,7 @@ class _Given:
     source: str | None
     expires: dt.datetime | str | None  # "": clear the expiry
     verified: bool
+    secrets: list  # the credentials in the fields given, which an admin allowed
 
 
 @dataclass
@@ -177,6 +178,7 @@ def write(
     expect_body: str | None = None,
     must_create: bool = False,
     restoring: bool = False,
+    allow_secret: bool = False,
 ) -> WriteResult:
     """Create or update the memory `name` in the tier `project` addresses.
 
@@ -186,6 +188,8 @@ def write(
     `must_create` refuses a name the tier already holds instead of updating that memory.
     `restoring` puts back a recorded version (memories.writes.undo): a blank source then
     clears it, as "" clears body and expiry.
+    A description, body, source or reference holding a credential is refused unless
+    `allow_secret`, which the caller grants an admin alone (secrets.allowance).
     """
     name = f.name(name)
     given = _validated(
@@ -199,6 +203,7 @@ def write(
         expires=expires,
         verified=verified,
         restoring=restoring,
+        allow_secret=allow_secret,
     )
     if move_to is not UNSET and move_to is not None:
         move_to = f.project_name(move_to)
@@ -230,7 +235,7 @@ def write(
         memory = _store(name, existing, target_project, target_id, state, now, moving=moving)
         vectors.keep_written(memory, existing)
         wordings.keep_written(memory, existing)
-        _record_revision(existing, memory, moving=moving)
+        _record_revision(existing, memory, moving=moving, allowed=given.secrets)
 
     return WriteResult(
         memory=memory,
@@ -241,7 +246,18 @@ def write(
 
 
 def _validated(
-    *, description, body, tags, references, priority, load, source, expires, verified, restoring
+    *,
+    description,
+    body,
+    tags,
+    references,
+    priority,
+    load,
+    source,
+    expires,
+    verified,
+    restoring,
+    allow_secret,
 ) -> _Given:
     """Each field given to a write through its rule, before the transaction opens."""
     given = _Given(
@@ -254,9 +270,11 @@ def _validated(
         source="" if restoring and source == "" else f.one_line(source, "source"),
         expires=f.expires(expires),
         verified=verified,
+        secrets=[],
     )
     if not isinstance(verified, bool):
         raise InvalidField("verified", "verified is true or false.")
+    given.secrets = secrets.check(vars(given), allowed=allow_secret)
     return given
 
 
@@ -418,10 +436,18 @@ def _store(
     return Memory.objects.select_related("project").get(id=memory_id)
 
 
-def _record_revision(existing: Memory | None, memory: Memory, *, moving: bool) -> None:
-    """One revision in the write's own transaction: a create, an update or a move."""
+def _record_revision(
+    existing: Memory | None, memory: Memory, *, moving: bool, allowed: list
+) -> None:
+    """One revision in the write's own transaction: a create, an update or a move; the
+    credentials an admin allowed, named (never shown) in its reason."""
     action = history.CREATE if existing is None else history.UPDATE
-    history.record(history.MOVE if moving else action, before=existing, after=memory)
+    reason = history.current().reason
+    if allowed:
+        joined = "; ".join(filter(None, (reason, secrets.allowed_reason(allowed))))
+        reason = joined[: history.REASON_MAX]
+    with history.acting(reason=reason):
+        history.record(history.MOVE if moving else action, before=existing, after=memory)
 
 
 def _notes(memory: Memory, existing: Memory | None, expires, now) -> list[str]:
@@ -472,6 +498,7 @@ def edit(
     replace_all: bool = False,
     verified: bool = False,
     if_match: str | None = None,
+    allow_secret: bool = False,
 ) -> EditResult:
     """Replace old_string, found exactly once (or everywhere with replace_all), in the body."""
     if not isinstance(old_string, str) or old_string == "":
@@ -502,6 +529,7 @@ def edit(
                 body=new_body,
                 verified=verified,
                 expect_body=memory.body,
+                allow_secret=allow_secret,
             )
     return EditResult(
         memory=result.memory,

@@ -41,6 +41,7 @@ from memories.models import (
     ProjectAction,
     ProjectRevision,
 )
+from memories.rules import secrets
 from memories.rules.errors import InvalidField
 from memories.rules.fields import rfc3339
 
@@ -190,19 +191,21 @@ def recorded_as(action: str) -> Iterator[None]:
 
 
 def snapshot(memory: Memory) -> dict:
-    """Every field of the row as it stands (the project must be loaded with it)."""
+    """Every field of the row as it stands (the project must be loaded with it), a credential
+    an admin let in masked: the history keeps what changed, never the secret itself, so a
+    version put back holds the mask where the credential was."""
     return {
         "id": memory.id,
         "name": memory.name,
         "project": memory.project_name,
         "project_id": memory.project_id,
-        "description": memory.description,
-        "body": memory.body,
+        "description": secrets.mask(memory.description),
+        "body": secrets.mask(memory.body),
         "tags": list(memory.tags),
-        "references": list(memory.references),
+        "references": [secrets.mask(reference) for reference in memory.references],
         "priority": memory.priority,
         "load": memory.load,
-        "source": memory.source,
+        "source": secrets.mask(memory.source),
         "created_at": rfc3339(memory.created_at),
         "updated_at": rfc3339(memory.updated_at),
         "verified_at": rfc3339(memory.verified_at),

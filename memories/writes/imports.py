@@ -14,7 +14,7 @@ from django.utils import timezone
 from memories.models import GLOBAL_TIER, Memory
 from memories.reads import budget
 from memories.rules import fields as f
-from memories.rules import tiers
+from memories.rules import secrets, tiers
 from memories.rules.budget import InlineContribution
 from memories.rules.errors import ImportRefused, InlineBudgetExceeded, InvalidField
 from memories.writes import history, row_codec, vectors, wordings
@@ -143,7 +143,8 @@ def _aware(value, field_name: str) -> dt.datetime:
 
 
 def _clean_entry(entry: ImportEntry) -> ImportEntry:
-    """The entry with every field as the write door would store it; InvalidField otherwise."""
+    """The entry with every field as the write door would store it; InvalidField otherwise
+    (a credential in it too: an import lets none in)."""
     description = f.description(entry.description)
     if description is None:
         raise InvalidField("description", "A memory needs a description.")
@@ -154,7 +155,7 @@ def _clean_entry(entry: ImportEntry) -> ImportEntry:
         raise InvalidField("read_count", "The read_count is at most 2147483647.")
     created = _aware(entry.created_at, "created")
     expires = f.expires(entry.expires_at)
-    return ImportEntry(
+    cleaned = ImportEntry(
         name=f.name(entry.name),
         project=None if entry.project is None else f.project_name(entry.project),
         description=description,
@@ -169,6 +170,8 @@ def _clean_entry(entry: ImportEntry) -> ImportEntry:
         expires_at=expires or None,
         read_count=read_count,
     )
+    secrets.check(vars(cleaned), allowed=False)
+    return cleaned
 
 
 def _existing_by_name(names: list[str]) -> dict[str, list[Memory]]:

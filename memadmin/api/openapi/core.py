@@ -244,6 +244,11 @@ SCHEMAS = {
             },
             "expires_at": {"type": ["string", "null"], "description": "the same as expires"},
             "verified": {"type": ["boolean", "null"], "description": "true stamps verified_at"},
+            "allow_secret": {
+                "type": ["boolean", "null"],
+                "description": "true lets in a credential the write would be refused for; an "
+                "admin's token alone (403 otherwise), recorded in the history",
+            },
             "project": {"type": ["string", "null"], "description": "moves the memory"},
             **{key: {"description": "read-only: ignored"} for key in sorted(SHOWN)},
         },

@@ -367,8 +367,8 @@ PATHS = {
                 ),
                 _query(
                     "section",
-                    {"type": "string", "enum": list(hygiene.SECTIONS)},
-                    "one list alone",
+                    {"type": "string", "enum": ["", *hygiene.SECTIONS]},
+                    "one list alone (empty: every list)",
                 ),
                 _limit(500, f"items of each list (default {hygiene.SECTION_LIMIT})"),
                 _offset("items to skip; needs section="),

@@ -96,6 +96,11 @@ class Command(StoreCommand):
             "--force", action="store_true", help="update an existing memory, keeping the rest"
         )
         add.add_argument("--verified", action="store_true", help="the fact was checked just now")
+        add.add_argument(
+            "--allow-secret",
+            action="store_true",
+            help="store it although it holds a credential (recorded in the history)",
+        )
 
         edit = commands.add_parser("edit", help="open the body in $VISUAL, then $EDITOR")
         edit.add_argument("name")

@@ -21,6 +21,7 @@ from memadmin.web.responses import error_response
 from memories.models import Memory
 from memories.reads import backlinks, lookup
 from memories.reads.params import tier_param
+from memories.rules import secrets
 from memories.rules.captions import record_caption
 from memories.rules.errors import AmbiguousName, DomainError, NameClash, StaleBody
 from memories.rules.fields import rfc3339
@@ -163,7 +164,7 @@ def memory_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
     editing = "edit" in request.GET
     if editing and not has_role(request, roles.OPERATOR):  # an auditor is shown no edit form
         return error_response(request, 403, REFUSALS[roles.OPERATOR])
-    form = _edit_form(memory) if editing else None
+    form = _edit_form(memory, admin=has_role(request, roles.ADMIN)) if editing else None
     if not wants_fragment(request):
         context = _context(memory, form, raw=raw, can_write=has_role(request, roles.OPERATOR))
     elif editing:
@@ -174,14 +175,15 @@ def memory_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
     return render_page(request, "memories/detail.html", context, fragment=fragment)
 
 
-def _edit_form(memory: Memory) -> MemoryForm:
-    return MemoryForm(initial=initial_values(memory), projects=Project.objects.names())
+def _edit_form(memory: Memory, *, admin: bool) -> MemoryForm:
+    return MemoryForm(initial=initial_values(memory), projects=Project.objects.names(), admin=admin)
 
 
 def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
     """Send the write door only what the user changed, the body checked against its start."""
     projects = Project.objects.names()
-    form = MemoryForm(request.POST, initial=initial_values(memory), projects=projects)
+    admin = has_role(request, roles.ADMIN)
+    form = MemoryForm(request.POST, initial=initial_values(memory), projects=projects, admin=admin)
     if not form.is_valid():
         return _form_again(request, memory, form, status=400)
     changes = {
@@ -208,6 +210,7 @@ def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
             project=memory.project_name,
             verified=verified,
             expect_body=memory.body if "body" in changes else None,
+            allow_secret=secrets.allowance(form.cleaned_data.get("allow_secret"), admin=admin),
             **changes,
         )
     except StaleBody as conflict:
@@ -284,6 +287,7 @@ def memory_delete(request: HtmxHttpRequest, name: str) -> HttpResponse:
 @requires_role(read=roles.OPERATOR)
 def memory_new(request: HtmxHttpRequest) -> HttpResponse:
     projects = Project.objects.names()
+    admin = has_role(request, roles.ADMIN)
     if request.method != "POST":
         initial = {
             "name": request.GET.get("name", ""),
@@ -291,9 +295,9 @@ def memory_new(request: HtmxHttpRequest) -> HttpResponse:
             "load": "index",
             "project": request.GET.get("project", ""),
         }
-        form = NewMemoryForm(initial=initial, projects=projects)
+        form = NewMemoryForm(initial=initial, projects=projects, admin=admin)
         return render_page(request, "memories/new.html", {"form": form})
-    form = NewMemoryForm(request.POST, projects=projects)
+    form = NewMemoryForm(request.POST, projects=projects, admin=admin)
     if form.is_valid():
         data = form.cleaned_data
         try:
@@ -309,6 +313,7 @@ def memory_new(request: HtmxHttpRequest) -> HttpResponse:
                 source=data["source"],
                 expires=data["expires"] or None,
                 must_create=True,
+                allow_secret=secrets.allowance(data.get("allow_secret"), admin=admin),
             )
         except NameClash as error:
             form.add_error("name", error.message)

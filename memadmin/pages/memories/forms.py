@@ -210,13 +210,19 @@ class MemoryForm(RefusalsMixin, forms.Form):
     )
     project = forms.ChoiceField(required=False, label="Tier")
     verified = forms.BooleanField(required=False, label="I checked this fact: mark it verified now")
+    allow_secret = forms.BooleanField(
+        required=False,
+        label="Store it although it holds a credential (admins only; recorded in the history)",
+    )
 
-    def __init__(self, *args, projects: list[str], **kwargs):
+    def __init__(self, *args, projects: list[str], admin: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
+        if not admin:
+            del self.fields["allow_secret"]
         global_choice = ("", tiers.label(None))
         self.fields["project"].choices = [global_choice] + [(name, name) for name in projects]
         for name, field in self.fields.items():
-            field.show_hidden_initial = name != "verified"
+            field.show_hidden_initial = name not in ("verified", "allow_secret")
 
     def clean_expires(self):
         value = self.cleaned_data["expires"].strip()
