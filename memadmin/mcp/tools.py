@@ -227,8 +227,8 @@ def _page(memory: Memory, read: doors.ReadResult) -> str:
     total = len(memory.body)
     if total == 0:
         return "(The body is empty.)"
-    if read.offset >= total:
-        return f"(Offset {read.offset} is past the end of the body, which has {total} characters.)"
+    if read.offset == total:
+        return f"(Offset {read.offset} is the end of the body, which has {total} characters.)"
     end = read.offset + len(read.text)
     if read.next_offset is not None:
         where = (

@@ -132,7 +132,7 @@ def test_the_filter_form_shows_the_filters_in_force(auditor, store):
         ("priority_min=9&priority_max=2", "The lowest priority is above the highest"),
         ("priority_max=101", "less than or equal to 100"),
         ("load=everywhere", "Select a valid choice"),
-        ("sort=chaos", "Select a valid choice"),
+        ("sort=chaos", "sort is one of index, name, -name, tier, priority"),
         ("limit=0", "greater than or equal to 1"),
         ("offset=50", "use its page links"),
         ("after=not-a-cursor", "That page link is not valid"),
