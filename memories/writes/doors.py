@@ -209,6 +209,10 @@ def write(
     )
     if move_to is not UNSET and move_to is not None:
         move_to = f.project_name(move_to)
+    stamps = stamps or {}
+    for stamp, value in stamps.items():
+        if not isinstance(value, str | None):
+            raise InvalidField(stamp, f"{stamp} is an RFC 3339 timestamp, or null.")
 
     with transaction.atomic():
         now = timezone.now()
@@ -222,7 +226,7 @@ def write(
             if_none_match=if_none_match,
             expect_body=expect_body,
         )
-        _refuse_set_stamps(existing, stamps or {})
+        _refuse_set_stamps(existing, stamps)
         state = _state_after(existing, given, now)
         moving = existing is not None and existing.tier != (target_id or GLOBAL_TIER)
         if existing is not None and not moving and _holds(existing, state):
