@@ -56,10 +56,13 @@ def _plain_value_fits(field: str, value) -> bool:
     return field in STRINGS and isinstance(value, str)
 
 
-def decode(keys: list[Key], cursor: str) -> list:
-    """The key values a cursor carries, each checked against its field's type."""
+def decode(keys: list[Key], cursor: str, parameter: str = "after") -> list:
+    """The key values a cursor carries, each checked against its field's type; `parameter`
+    names where it came from (after or before) in the refusal."""
     refusal = InvalidField(
-        "cursor", "That page link is not valid; start again from the first page."
+        parameter,
+        f"That page link is not valid: its {parameter}= is no cursor this list gives; start "
+        "again from the first page.",
     )
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
@@ -154,7 +157,7 @@ def page(
     bounded = queryset
     cursor = before_cursor or after_cursor
     if cursor:
-        values = decode(keys, cursor)
+        values = decode(keys, cursor, "before" if backwards else "after")
         bounded = bounded.filter(after(order, values))
         lead = leading_bound(order[0], values[0])
         if lead is not None:

@@ -126,6 +126,13 @@ def test_a_bad_sort_or_cursor_is_400_with_a_sentence(api, write, query, words):
     assert words in response.json()["error"]
 
 
+@pytest.mark.parametrize("parameter", ["after", "before"])
+def test_a_bad_cursor_names_its_parameter(api, parameter):
+    error = api.get("/v1/memories", **{parameter: "garbage"}).json()
+    assert error["field"] == parameter
+    assert f"its {parameter}= is no cursor this list gives" in error["error"]
+
+
 def test_the_document_offers_the_page_sorts_and_cursors(api):
     listing = api.get("/v1/openapi.json").json()["paths"]["/v1/memories"]["get"]
     parameters = {p["name"]: p for p in listing["parameters"]}
