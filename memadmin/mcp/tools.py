@@ -408,8 +408,8 @@ TOOLS = {
                 "offset": {
                     "type": "integer",
                     "minimum": 0,
-                    "description": "Where to start, in characters of the body (a previous "
-                    "page gives the continuation offset).",
+                    "description": "Where to start, in characters of the body, at most its "
+                    "length (a previous page gives the continuation offset).",
                 },
             },
             ("name",),
