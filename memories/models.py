@@ -1,3 +1,4 @@
+import datetime as dt
 import hashlib
 import json
 from functools import lru_cache
@@ -49,6 +50,26 @@ def memory_view_url(viewname: str, name: str, project_name: str | None) -> str:
     page (bench/results/2026-12-04-figures-from-comments)."""
     return memory_url(_slot_path(viewname, get_script_prefix()), name, project_name)
 
+
+# What a memory's ETag covers: every field a write sets (its identity, its tier, its content
+# and its stamps), not read_count, which the agent's read moves (the OpenAPI document lists
+# them).
+ETAG_FIELDS = (
+    "id",
+    "project_id",
+    "name",
+    "description",
+    "body",
+    "tags",
+    "references",
+    "priority",
+    "load",
+    "source",
+    "created_at",
+    "updated_at",
+    "verified_at",
+    "expires_at",
+)
 
 # Index order: most important first, then the most recently recorded within a priority.
 INDEX_ORDER = ("priority", "-created_at", "-id")
@@ -162,24 +183,12 @@ class Memory(models.Model):
 
     @property
     def etag(self) -> str:
-        """A strong validator over every stored field: any change gives a new one."""
+        """A strong validator over ETAG_FIELDS: what a write can conflict with. The agent's
+        read moves read_count alone, so a writer's If-Match still holds after it."""
         state = json.dumps(
             [
-                self.id,
-                self.project_id,
-                self.name,
-                self.description,
-                self.body,
-                self.tags,
-                self.references,
-                self.priority,
-                self.load,
-                self.source,
-                *(
-                    str(t)
-                    for t in (self.created_at, self.updated_at, self.verified_at, self.expires_at)
-                ),
-                self.read_count,
+                str(value) if isinstance(value, dt.datetime) else value
+                for value in (getattr(self, name) for name in ETAG_FIELDS)
             ],
             ensure_ascii=False,
         )

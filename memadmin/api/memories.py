@@ -8,9 +8,9 @@ from django.urls import reverse
 from memadmin.accounts.roles import ADMIN
 from memadmin.api.auth import READ, WRITE, authorize
 from memadmin.api.responses import json_body, ok, query_tier, valid
+from memadmin.web.query import query_string
 from memories.models import Memory
 from memories.reads import backlinks, find, lookup
-from memories.reads.filters import MemoryFilterForm
 from memories.rules import fields as f
 from memories.rules import secrets
 from memories.rules.errors import BadRequest
@@ -33,18 +33,11 @@ WRITABLE = {
     "allow_secret",
     "project",
 }
-# What GET answers beside the writable fields: accepted and ignored, so that a memory
-# fetched, changed and sent back is a valid PUT.
-SHOWN = {
-    "name",
-    "created_at",
-    "updated_at",
-    "verified_at",
-    "read_count",
-    "expired",
-    "referenced_by",
-    "notes",
-}
+# What GET answers beside the writable fields, accepted so that a memory fetched, changed
+# and sent back is a valid PUT: the stamps no write sets must be the memory's own (400
+# otherwise), the rest are ignored.
+STAMPS = ("created_at", "verified_at")
+SHOWN = {"name", *STAMPS, "updated_at", "read_count", "expired", "referenced_by", "notes"}
 EDIT_FIELDS = {"old_string", "new_string", "replace_all", "verified"}
 READ_FIELDS = {"offset"}
 
@@ -64,17 +57,48 @@ def _location(memory: Memory) -> str:
 
 @authorize(READ)
 def list_memories(request: HttpRequest):
-    form = valid(MemoryFilterForm(request.GET))
+    form = valid(find.FindForm(request.GET))
+    data = form.cleaned_data
+    limit, offset = data["limit"] or DEFAULT_LIMIT, data["offset"] or 0
     page = find.Page(
-        limit=form.cleaned_data["limit"] or DEFAULT_LIMIT,
-        offset=form.cleaned_data["offset"] or 0,
+        limit=limit,
+        offset=offset,
+        after=data["after"] or None,
+        before=data["before"] or None,
         rows="dicts",
     )
     found = find.find(find.Question.of(form), page)
-    data = {"memories": list(found.dicts()), "count": found.count, "summary": found.summary}
+    answer = {
+        "memories": list(found.dicts()),
+        "count": found.count,
+        "summary": found.summary,
+        **_links(request, found, offset, limit),
+    }
     if found.question.searched:
-        data.update(last_resort=found.last_resort, capped=found.capped)
-    return ok(data)
+        answer.update(last_resort=found.last_resort, capped=found.capped)
+    return ok(answer)
+
+
+def _links(request: HttpRequest, found: find.Found, offset: int, limit: int) -> dict:
+    """The next and previous pages' URLs (None at either end): a listing's by the cursors of
+    its rows, as the list page's, so a walk holds however the store changes; a search's by
+    offset, as it is ranked."""
+
+    def url(**page) -> str:
+        unpaged = {"after": None, "before": None, "offset": None}
+        return reverse("api:memories") + query_string(request.GET, **{**unpaged, **page})
+
+    if found.question.searched:
+        before = offset - limit
+        following = offset + limit < found.count
+        return {
+            "next": url(offset=str(offset + limit)) if following else None,
+            "previous": url(offset=str(before) if before > 0 else None) if offset else None,
+        }
+    return {
+        "next": url(after=found.next_cursor) if found.next_cursor else None,
+        "previous": url(before=found.previous_cursor) if found.previous_cursor else None,
+    }
 
 
 @authorize(READ)
@@ -115,6 +139,8 @@ def put_memory(request: HttpRequest, name: str):
         verified=_flag(data, "verified"),
         move_to=move_to,
         if_match=request.headers.get("If-Match"),
+        if_none_match=request.headers.get("If-None-Match"),
+        stamps={stamp: data[stamp] for stamp in STAMPS if stamp in data},
         allow_secret=secrets.allowance(data.get("allow_secret"), admin=request.api_role == ADMIN),
     )
     memory = result.memory

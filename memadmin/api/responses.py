@@ -125,14 +125,31 @@ def unreadable(problem: SuspiciousOperation) -> JsonResponse:
     return error(f"The request was refused: {problem}.", 400)
 
 
-def methods(**handlers: Callable) -> Callable:
-    """One URL, one view per HTTP method; anything else is a JSON 405 with Allow.
+def refuse_unknown_query(request: HttpRequest, accepted: frozenset[str]) -> None:
+    """A query parameter the route does not take is refused by name, never ignored."""
+    unknown = sorted(set(request.GET) - accepted)
+    if not unknown:
+        return
+    listed = ", ".join(f"'{key}'" for key in unknown)
+    takes = ", ".join(sorted(accepted)) or "none"
+    noun = "parameter" if len(unknown) == 1 else "parameters"
+    raise BadRequest(
+        f"Unknown query {noun} {listed}; {request.method} {request.path} takes {takes}.",
+        field=unknown[0],
+    )
+
+
+def methods(*, query: dict[str, frozenset[str]] | None = None, **handlers: Callable) -> Callable:
+    """One URL, one view per HTTP method; anything else is a JSON 405 with Allow. `query`
+    names the query parameters each method takes (any other is refused, 400).
 
     Refusals become their JSON error, an oversized body a 413, and anything unexpected a
     JSON 500 (a busy database a 503 with Retry-After) instead of Django's HTML page.
     """
     if "GET" in handlers:
         handlers.setdefault("HEAD", handlers["GET"])
+    if query is not None and "GET" in query:
+        query.setdefault("HEAD", query["GET"])
     allow = ", ".join(sorted(handlers))
 
     @csrf_exempt
@@ -148,6 +165,8 @@ def methods(**handlers: Callable) -> Callable:
             response["Allow"] = allow
             return response
         try:
+            if query is not None:
+                refuse_unknown_query(request, query.get(request.method, frozenset()))
             return handler(request, **kwargs)
         except DomainError as refusal:
             return domain_error(refusal)

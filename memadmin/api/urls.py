@@ -1,3 +1,5 @@
+import re
+
 from django.http import HttpRequest
 from django.urls import path, re_path
 from django.views.decorators.csrf import csrf_exempt
@@ -13,36 +15,44 @@ def not_found(request: HttpRequest, **kwargs):
     return error(f"There is no API route {request.path}; GET /v1/openapi.json lists them.", 404)
 
 
+def route(pattern: str, name: str, **handlers):
+    """A /v1 route: a view per method, each taking the query parameters its operation in
+    the OpenAPI document declares and refusing any other. A route the document does not
+    describe fails here, when the URLs load."""
+    documented = "/v1/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", pattern)
+    return path(pattern, methods(query=openapi.query_parameters(documented), **handlers), name=name)
+
+
 urlpatterns = [
-    path("memories", methods(GET=memories.list_memories), name="memories"),
-    path(
+    route("memories", "memories", GET=memories.list_memories),
+    route(
         "memories/<str:name>",
-        methods(GET=memories.get_memory, PUT=memories.put_memory, DELETE=memories.delete_memory),
-        name="memory",
+        "memory",
+        GET=memories.get_memory,
+        PUT=memories.put_memory,
+        DELETE=memories.delete_memory,
     ),
-    path("memories/<str:name>/edit", methods(POST=memories.edit_memory), name="memory-edit"),
-    path("memories/<str:name>/read", methods(POST=memories.read_memory), name="memory-read"),
-    path("memories/<str:name>/history", methods(GET=history.memory_history), name="memory-history"),
-    path("memories/<str:name>/graph", methods(GET=insights.memory_graph), name="memory-graph"),
-    path(
-        "projects",
-        methods(GET=projects.list_projects, POST=projects.add_project),
-        name="projects",
-    ),
-    path(
+    route("memories/<str:name>/edit", "memory-edit", POST=memories.edit_memory),
+    route("memories/<str:name>/read", "memory-read", POST=memories.read_memory),
+    route("memories/<str:name>/history", "memory-history", GET=history.memory_history),
+    route("memories/<str:name>/graph", "memory-graph", GET=insights.memory_graph),
+    route("projects", "projects", GET=projects.list_projects, POST=projects.add_project),
+    route(
         "projects/<str:name>",
-        methods(PATCH=projects.rename_project, DELETE=projects.remove_project),
-        name="project",
+        "project",
+        PATCH=projects.rename_project,
+        DELETE=projects.remove_project,
     ),
-    path("budget", methods(GET=budget.budget), name="budget"),
-    path("audit", methods(GET=history.audit), name="audit"),
-    path("graph", methods(GET=insights.store_graph), name="graph"),
-    path("hygiene", methods(GET=insights.hygiene_report), name="hygiene"),
-    path(
+    route("budget", "budget", GET=budget.budget),
+    route("audit", "audit", GET=history.audit),
+    route("graph", "graph", GET=insights.store_graph),
+    route("hygiene", "hygiene", GET=insights.hygiene_report),
+    route(
         "hygiene/consolidation",
-        methods(GET=insights.consolidation_plan, POST=insights.apply_consolidation),
-        name="consolidation",
+        "consolidation",
+        GET=insights.consolidation_plan,
+        POST=insights.apply_consolidation,
     ),
-    path("openapi.json", methods(GET=openapi.openapi_json), name="openapi"),
+    route("openapi.json", "openapi", GET=openapi.openapi_json),
     re_path(r"^.*$", not_found),
 ]

@@ -228,8 +228,8 @@ def _page(memory: Memory, read: doors.ReadResult) -> str:
     total = len(memory.body)
     if total == 0:
         return "(The body is empty.)"
-    if read.offset >= total:
-        return f"(Offset {read.offset} is past the end of the body, which has {total} characters.)"
+    if read.offset == total:
+        return f"(Offset {read.offset} is the end of the body, which has {total} characters.)"
     end = read.offset + len(read.text)
     if read.next_offset is not None:
         where = (
@@ -413,8 +413,8 @@ TOOLS = {
                 "offset": {
                     "type": "integer",
                     "minimum": 0,
-                    "description": "Where to start, in characters of the body (a previous "
-                    "page gives the continuation offset).",
+                    "description": "Where to start, in characters of the body, at most its "
+                    "length (a previous page gives the continuation offset).",
                 },
             },
             ("name",),

@@ -1,8 +1,6 @@
 """The list's URL query as the pages share it: the tier picker's "every tier" and the
 canonical form of a query, so a shared URL says only what it filters."""
 
-from urllib.parse import urlencode
-
 from django.http import QueryDict
 
 ANY_TIER_VALUE = "*"  # the tier picker's "every tier": no `project` parameter at all
@@ -23,18 +21,3 @@ def canonical_query(params: QueryDict) -> QueryDict:
             elif value.strip():
                 clean.appendlist(key, value)
     return clean
-
-
-def query_string(params: QueryDict, **changes: str | None) -> str:
-    """`params` as a URL's query ("?..." or "" when empty), some replaced: a None value
-    drops one (as Django admin's get_query_string(new_params, remove)).
-
-    Built from the parameters' pairs rather than a changed copy of the QueryDict, whose deep
-    copy cost a page a dozen times over.
-    """
-    pairs = [
-        (key, value) for key, values in params.lists() if key not in changes for value in values
-    ]
-    pairs += [(key, value) for key, value in changes.items() if value is not None]
-    encoded = urlencode(pairs)
-    return "?" + encoded if encoded else ""

@@ -13,17 +13,23 @@ import datetime as dt
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from django import forms
 from django.utils import timezone
 
 from memories.reads import listing, search
-from memories.reads.filters import MemoryFilters
+from memories.reads.filters import MemoryFilterForm, MemoryFilters
 from memories.rules.fields import SEARCH_MODES
 
 DEFAULT_MODE = SEARCH_MODES[0]  # hybrid: words and meaning fused
 EVERY_SEARCHED = 10_000  # the hits of a search read as every row it finds, best first
 CHUNK = 500  # rows of a listing read at once when every row is read
+CURSOR_MAX = 4096  # characters of a page's cursor (a row's sort key, encoded)
 
+# Each listing order (listing.SORTS) in words: the summary's, the page's and the OpenAPI
+# document's.
 SORT_WORDS = {
+    "index": "index order, most important first",
+    "priority": "priority, most important first",
     "name": "name",
     "-name": "name, Z to A",
     "tier": "tier",
@@ -37,6 +43,45 @@ SORT_WORDS = {
     "read_count": "read count, least read first",
     "-read_count": "read count, most read first",
 }
+
+
+class SortField(forms.ChoiceField):
+    """`sort`: a listing's order, one of listing.SORTS; blank is index order."""
+
+    def __init__(self, **kwargs):
+        listed = ", ".join(listing.SORTS)
+        super().__init__(
+            required=False,
+            choices=[(key, SORT_WORDS[key]) for key in listing.SORTS],
+            error_messages={"invalid_choice": f"sort is one of {listed}, not ‘%(value)s’."},
+            **kwargs,
+        )
+
+    def clean(self, value):
+        return super().clean(value) or "index"
+
+
+class FindForm(MemoryFilterForm):
+    """A whole question and the page of its answer, as the list page and /v1/memories read
+    them: the filters, a search, the sort, and a page at an offset or after (before) a row,
+    by the cursor the previous page gave (a listing's: a search is ranked, paged by offset)."""
+
+    sort = SortField()
+    after = forms.CharField(required=False, max_length=CURSOR_MAX)
+    before = forms.CharField(required=False, max_length=CURSOR_MAX)
+
+    def clean(self):
+        cleaned = super().clean()
+        cursor = cleaned.get("after") or cleaned.get("before")
+        if cleaned.get("after") and cleaned.get("before"):
+            raise forms.ValidationError("A page starts after one row or ends before one, not both.")
+        if cursor and cleaned.get("q"):
+            raise forms.ValidationError("A search pages by offset, not by a row's position.")
+        if cursor and cleaned.get("offset"):
+            raise forms.ValidationError(
+                "A page starts at an offset or after (before) a row, not both."
+            )
+        return cleaned
 
 
 @dataclass(frozen=True)
@@ -202,9 +247,23 @@ def _listed(question: Question, page: Page, now, projects) -> Found:
         )
     if page.rows == "dicts":
         dicts = listing.list_dicts(
-            filters, limit=page.limit, offset=page.offset, sort=sort, now=now
+            filters,
+            limit=page.limit,
+            offset=page.offset,
+            sort=sort,
+            after=page.after,
+            before=page.before,
+            now=now,
         )
-        return Found(question, dicts.count, dicts.memories, now=now, rows="dicts")
+        return Found(
+            question,
+            dicts.count,
+            dicts.memories,
+            next_cursor=dicts.next_cursor,
+            previous_cursor=dicts.previous_cursor,
+            now=now,
+            rows="dicts",
+        )
     listed = listing.list_memories(
         filters, limit=page.limit, offset=page.offset, sort=sort, now=now
     )

@@ -72,14 +72,12 @@ class Page:
     more: bool = False  # the count stopped at the bound asked for
 
 
-def _by_offset(filters: MemoryFilters, base: QuerySet, *, limit, offset, sort, now, bound=None):
-    """The page's queryset, the count and whether it stopped at `bound`, walking the sort's
-    index when many match, as page_memories does."""
+def _filtered(filters: MemoryFilters, base: QuerySet, *, sort, now, bound=None):
+    """The filtered queryset, unordered, the count and whether it stopped at `bound`,
+    walking the sort's index when many match, as page_memories does."""
     count, more = _count(filters, base, now, bound)
     walk = (more or count > WALK_AFTER) and sort not in UNINDEXED_SORTS
-    queryset = filters.apply(base, now, walk_order=walk, sparse=not walk)
-    queryset = queryset.order_by(*(key.order() for key in sort_keys(sort)))
-    return queryset[offset : offset + limit], count, more
+    return filters.apply(base, now, walk_order=walk, sparse=not walk), count, more
 
 
 def list_memories(
@@ -91,38 +89,57 @@ def list_memories(
     now=None,
     bound: int | None = None,
 ) -> Page:
-    """A page by offset (the API's); its count exact, or up to `bound` when the tallies do not
-    keep the filters."""
+    """A page by offset; its count exact, or up to `bound` when the tallies do not keep the
+    filters."""
     now = now or timezone.now()
-    rows, count, more = _by_offset(
-        filters,
-        Memory.objects.select_related("project"),
-        limit=limit,
-        offset=offset,
-        sort=sort,
-        now=now,
-        bound=bound,
+    queryset, count, more = _filtered(
+        filters, Memory.objects.select_related("project"), sort=sort, now=now, bound=bound
     )
-    return Page(memories=list(rows), count=count, more=more)
+    queryset = queryset.order_by(*(key.order() for key in sort_keys(sort)))
+    return Page(memories=list(queryset[offset : offset + limit]), count=count, more=more)
 
 
 @dataclass
 class DictPage:
     memories: list[dict]  # each in its list form (Memory.to_dict)
     count: int
+    next_cursor: str | None = None
+    previous_cursor: str | None = None
 
 
 def list_dicts(
-    filters: MemoryFilters, *, limit: int = 50, offset: int = 0, sort: str = "index", now=None
+    filters: MemoryFilters,
+    *,
+    limit: int = 50,
+    offset: int = 0,
+    sort: str = "index",
+    after: str | None = None,
+    before: str | None = None,
+    now=None,
 ) -> DictPage:
-    """list_memories in the list form of /v1, read as plain rows."""
+    """A page of /v1's list, read as plain rows in its list form: at an offset, or after or
+    before a row (the cursors the page gives, as the list page's keyset pages); its count
+    exact."""
     now = now or timezone.now()
-    rows, count, _ = _by_offset(
-        filters, Memory.objects.all(), limit=limit, offset=offset, sort=sort, now=now
+    queryset, count, _ = _filtered(filters, Memory.objects.all(), sort=sort, now=now)
+    keys = sort_keys(sort)
+    page = pagination.page(
+        queryset,
+        keys,
+        limit=limit,
+        offset=offset,
+        after_cursor=after,
+        before_cursor=before,
+        fields=(*LIST_FIELDS, *(key.field for key in keys if key.field not in LIST_FIELDS)),
     )
-    rows = list(rows.values_list(*LIST_FIELDS))
+    rows = [row[: len(LIST_FIELDS)] for row in page.rows]
     names = Project.objects.names_by_id() if any(row[1] for row in rows) else {}
-    return DictPage([list_dict(row, names.get(row[1]), now) for row in rows], count)
+    return DictPage(
+        [list_dict(row, names.get(row[1]), now) for row in rows],
+        count,
+        page.next_cursor,
+        page.previous_cursor,
+    )
 
 
 @dataclass

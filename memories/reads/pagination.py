@@ -56,10 +56,13 @@ def _plain_value_fits(field: str, value) -> bool:
     return field in STRINGS and isinstance(value, str)
 
 
-def decode(keys: list[Key], cursor: str) -> list:
-    """The key values a cursor carries, each checked against its field's type."""
+def decode(keys: list[Key], cursor: str, parameter: str = "after") -> list:
+    """The key values a cursor carries, each checked against its field's type; `parameter`
+    names where it came from (after or before) in the refusal."""
     refusal = InvalidField(
-        "cursor", "That page link is not valid; start again from the first page."
+        parameter,
+        f"That page link is not valid: its {parameter}= is no cursor this list gives; start "
+        "again from the first page.",
     )
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
@@ -140,35 +143,40 @@ def page(
     limit: int,
     after_cursor: str | None = None,
     before_cursor: str | None = None,
+    offset: int = 0,
+    fields: tuple[str, ...] | None = None,
 ) -> KeysetPage:
-    """One page of `queryset` in the order of `keys` (the last key must be unique)."""
-    if before_cursor:
-        reverse = [key.reversed() for key in keys]
-        values = decode(keys, before_cursor)
-        bounded = queryset.filter(after(reverse, values))
-        lead = leading_bound(reverse[0], values[0])
+    """One page of `queryset` in the order of `keys` (the last key must be unique).
+
+    `offset` skips rows first (a page by offset that still gives its cursors). `fields`
+    reads the rows as plain named rows of those fields (which hold the keys) rather than as
+    model objects.
+    """
+    backwards = bool(before_cursor)
+    order = [key.reversed() for key in keys] if backwards else keys
+    bounded = queryset
+    cursor = before_cursor or after_cursor
+    if cursor:
+        values = decode(keys, cursor, "before" if backwards else "after")
+        bounded = bounded.filter(after(order, values))
+        lead = leading_bound(order[0], values[0])
         if lead is not None:
             bounded = bounded.filter(lead)
-        rows = list(bounded.order_by(*(k.order() for k in reverse))[: limit + 1])
-        more_before = len(rows) > limit
-        rows = rows[:limit][::-1]
+    ordered = bounded.order_by(*(key.order() for key in order))
+    if fields is not None:
+        ordered = ordered.values_list(*fields, named=True)
+    rows = list(ordered[offset : offset + limit + 1])
+    more = len(rows) > limit
+    rows = rows[:limit]
+    if backwards:
+        rows = rows[::-1]
         return KeysetPage(
             rows=rows,
             next_cursor=encode(keys, rows[-1]) if rows else None,
-            previous_cursor=encode(keys, rows[0]) if rows and more_before else None,
+            previous_cursor=encode(keys, rows[0]) if rows and more else None,
         )
-    bounded = queryset
-    if after_cursor:
-        values = decode(keys, after_cursor)
-        bounded = bounded.filter(after(keys, values))
-        lead = leading_bound(keys[0], values[0])
-        if lead is not None:
-            bounded = bounded.filter(lead)
-    rows = list(bounded.order_by(*(k.order() for k in keys))[: limit + 1])
-    more_after = len(rows) > limit
-    rows = rows[:limit]
     return KeysetPage(
         rows=rows,
-        next_cursor=encode(keys, rows[-1]) if rows and more_after else None,
-        previous_cursor=encode(keys, rows[0]) if rows and after_cursor else None,
+        next_cursor=encode(keys, rows[-1]) if rows and more else None,
+        previous_cursor=encode(keys, rows[0]) if rows and (after_cursor or offset) else None,
     )

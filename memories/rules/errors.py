@@ -120,6 +120,37 @@ class PreconditionFailed(DomainError):
         )
 
 
+class NothingToMatch(DomainError):
+    """If-Match on a memory the tier does not hold: there is no version to match."""
+
+    status = 412
+
+    def __init__(self, name: str, project: str | None):
+        super().__init__(
+            f"There is no memory named '{name}' in {tiers.phrase(project)} for If-Match to "
+            "match; leave If-Match out to create it.",
+            name=name,
+            project=project,
+        )
+
+
+class AlreadyExists(DomainError):
+    """If-None-Match: * (create only) on a memory the tier holds."""
+
+    status = 412
+
+    def __init__(self, name: str, project: str | None, current_etag: str):
+        where = tiers.phrase(project)
+        super().__init__(
+            f"{where[0].upper()}{where[1:]} already holds a memory named '{name}', and "
+            "If-None-Match: * only creates; choose another name, or leave the header out to "
+            "update it.",
+            name=name,
+            project=project,
+            etag=current_etag,
+        )
+
+
 class StaleBody(DomainError):
     """A rewrite computed against a body that changed meanwhile."""
 

@@ -270,3 +270,14 @@ def rfc3339(moment: dt.datetime | None) -> str | None:
     if moment is None:
         return None
     return moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+def same_instant(value, moment: dt.datetime) -> bool:
+    """Whether `value`, an RFC 3339 timestamp as the API writes one, is `moment`."""
+    if not isinstance(value, str):
+        return False
+    try:
+        given = dt.datetime.fromisoformat(value.strip().replace("z", "Z"))
+    except ValueError:
+        return False
+    return given.tzinfo is not None and given == moment

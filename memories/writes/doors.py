@@ -21,15 +21,17 @@ from memories.reads import budget, meaning
 from memories.reads.backlinks import referenced_by
 from memories.reads.lookup import locate
 from memories.rules import fields as f
-from memories.rules import secrets, tiers
+from memories.rules import secrets, tiers, versions
 from memories.rules.budget import InlineContribution
 from memories.rules.captions import read_caption
 from memories.rules.errors import (
+    AlreadyExists,
     EditMismatch,
     InvalidField,
     MemoryNotFound,
     NameClash,
     NameTaken,
+    NothingToMatch,
     PreconditionFailed,
     StaleBody,
 )
@@ -175,6 +177,8 @@ def write(
     verified: bool = False,
     move_to=UNSET,
     if_match: str | None = None,
+    if_none_match: str | None = None,
+    stamps: dict | None = None,
     expect_body: str | None = None,
     must_create: bool = False,
     restoring: bool = False,
@@ -186,6 +190,9 @@ def write(
     `project` UNSET finds the name in whichever tier holds it (the global tier for a new
     memory); `move_to` (None for the global tier) moves it, keeping everything else.
     `must_create` refuses a name the tier already holds instead of updating that memory.
+    `if_match` and `if_none_match` are the headers of that name (memories.rules.versions).
+    `stamps` are read-only stamps (created_at, verified_at) a fetched memory carries back:
+    each must be the memory's own, as none can be set.
     `restoring` puts back a recorded version (memories.writes.undo): a blank source then
     clears it, as "" clears body and expiry.
     A description, body, source or reference holding a credential is refused unless
@@ -207,13 +214,24 @@ def write(
     )
     if move_to is not UNSET and move_to is not None:
         move_to = f.project_name(move_to)
+    stamps = stamps or {}
+    for stamp, value in stamps.items():
+        if not isinstance(value, str | None):
+            raise InvalidField(stamp, f"{stamp} is an RFC 3339 timestamp, or null.")
 
     with transaction.atomic():
         now = timezone.now()
         existing, target_project, target_id = _existing_and_target(name, project, move_to)
         _refuse_unmet_preconditions(
-            name, existing, must_create=must_create, if_match=if_match, expect_body=expect_body
+            name,
+            existing,
+            target_project,
+            must_create=must_create,
+            if_match=if_match,
+            if_none_match=if_none_match,
+            expect_body=expect_body,
         )
+        _refuse_set_stamps(existing, stamps)
         state = _state_after(existing, given, now)
         moving = existing is not None and existing.tier != (target_id or GLOBAL_TIER)
         if existing is not None and not moving and _holds(existing, state):
@@ -304,16 +322,23 @@ def _existing_and_target(
 def _refuse_unmet_preconditions(
     name: str,
     existing: Memory | None,
+    target_project: str | None,
     *,
     must_create: bool,
     if_match: str | None,
+    if_none_match: str | None,
     expect_body: str | None,
 ) -> None:
-    """must_create, If-Match (an etag, or "*" for any memory) and the body the caller last
-    read, each held against what the tier holds now."""
+    """must_create, If-Match, If-None-Match and the body the caller last read, each held
+    against what the tier holds now."""
+    etag = None if existing is None else existing.etag
+    if if_match is not None and not versions.if_match(if_match, etag):
+        if existing is None:
+            raise NothingToMatch(name, target_project)
+        raise PreconditionFailed(name, etag)
+    if if_none_match is not None and not versions.if_none_match(if_none_match, etag):
+        raise AlreadyExists(name, existing.project_name, etag)
     if existing is None:
-        if if_match is not None and if_match.strip() != "*":
-            raise PreconditionFailed(name, "")
         return
     if must_create:
         raise NameTaken(
@@ -322,10 +347,28 @@ def _refuse_unmet_preconditions(
             name=name,
             project=existing.project_name,
         )
-    if if_match is not None and if_match.strip() not in ("*", existing.etag):
-        raise PreconditionFailed(name, existing.etag)
     if expect_body is not None and existing.body != expect_body:
         raise StaleBody(name, existing.body)
+
+
+def _refuse_set_stamps(existing: Memory | None, stamps: dict) -> None:
+    """A stamp sent with a write is the memory's own (a fetched memory sent back), never a
+    new value: created_at is stamped once, verified_at only by `verified`."""
+    for stamp, value in stamps.items():
+        if value is None:
+            continue
+        if existing is not None and f.same_instant(value, getattr(existing, stamp)):
+            continue
+        how = (
+            "stamped when the memory is created"
+            if stamp == "created_at"
+            else 'stamped now by "verified": true'
+        )
+        raise InvalidField(
+            stamp,
+            f"{stamp} cannot be set: it is {how}. Leave it out, or send the value the memory "
+            "holds.",
+        )
 
 
 def _state_after(existing: Memory | None, given: _Given, now: dt.datetime) -> _State:
@@ -509,7 +552,7 @@ def edit(
         raise InvalidField("replace_all", "replace_all is true or false.")
     with transaction.atomic():
         memory = locate(name, project)
-        if if_match is not None and if_match.strip() not in ("*", memory.etag):
+        if if_match is not None and not versions.if_match(if_match, memory.etag):
             raise PreconditionFailed(name, memory.etag)
         count = memory.body.count(old_string)
         if count == 0:
@@ -567,7 +610,7 @@ def delete(name: str, *, project=UNSET, if_match: str | None = None) -> DeleteRe
     """Delete a memory; the memories still citing it keep their references, as markers."""
     with transaction.atomic():
         memory = locate(name, project)
-        if if_match is not None and if_match.strip() not in ("*", memory.etag):
+        if if_match is not None and not versions.if_match(if_match, memory.etag):
             raise PreconditionFailed(name, memory.etag)
         citing = referenced_by(memory)
         project_name = memory.project_name
@@ -592,6 +635,12 @@ def read(name: str, *, project=UNSET, offset: int = 0) -> ReadResult:
         raise InvalidField("offset", "offset is a character position, 0 or more.")
     with transaction.atomic():
         memory = locate(name, project)
+        if offset > len(memory.body):
+            raise InvalidField(
+                "offset",
+                f"offset is past the end of the body of '{name}', which has "
+                f"{len(memory.body):,} characters: give 0 to {len(memory.body):,}.",
+            )
         Memory.objects.filter(id=memory.id).update(read_count=F("read_count") + 1)
         memory.refresh_from_db(fields=["read_count"])
     text = memory.body[offset : offset + READ_PAGE_CHARS]

@@ -29,15 +29,18 @@ from .conftest import make_user
 
 # Some operations refuse schema-valid input as the API contract says and no schema can: by
 # the store's state (a PUT creating a memory without a description: 400; an edit whose
-# old_string the body holds nowhere or more than once: 400; an If-Match naming a version no
-# longer current: 412), or by a combination of parameters (the audit log's `since` not
-# before `until`, `before` given with `after`; a hygiene `offset` with no `section`: 400).
-# There these answer valid data too.
+# old_string the body holds nowhere or more than once: 400; a read's offset past the body:
+# 400; an If-Match naming a version no longer current: 412), by a combination of parameters
+# (the audit log's `since` not before `until`, `before` given with `after`; a hygiene
+# `offset` with no `section`: 400), or by a value only the API gives (a list's `after` or
+# `before` cursor, which names a row). There these answer valid data too.
 ACCEPTED = ["2xx", "3xx", "401", "403", "404", "409", "429"]
 STATE_REFUSALS = {
     "PUT /v1/memories/{name}": ["400", "412"],
     "POST /v1/memories/{name}/edit": ["400", "412"],
+    "POST /v1/memories/{name}/read": ["400"],
     "DELETE /v1/memories/{name}": ["412"],
+    "GET /v1/memories": ["400"],
     "GET /v1/audit": ["400"],
     "GET /v1/memories/{name}/history": ["400"],
     "GET /v1/hygiene": ["400"],

@@ -192,7 +192,6 @@ def test_a_long_body_is_read_in_pages_with_the_continuation_offset(live):
     _, first = live.call("memory_read", {"name": "long-notes"})
     _, second = live.call("memory_read", {"name": "long-notes", "offset": 16000})
     _, last = live.call("memory_read", {"name": "long-notes", "offset": 32000})
-    _, past = live.call("memory_read", {"name": "long-notes", "offset": 50000})
     assert first.startswith("Memory 'long-notes', priority 5, load index: Notes\n")
     assert body[:16000] in first and body[16000:16010] not in first
     assert first.endswith(
@@ -204,12 +203,24 @@ def test_a_long_body_is_read_in_pages_with_the_continuation_offset(live):
     assert second.endswith("and offset 32000.]")
     assert body[32000:] in last
     assert last.endswith("[Characters 32000 to 42000 of 42000: the end of the body.]")
-    assert past.endswith("(Offset 50000 is past the end of the body, which has 42000 characters.)")
     for offset in (-1, "ten", True):
         assert live.call("memory_read", {"name": "long-notes", "offset": offset}) == (
             True,
             "offset is a character position, 0 or more.",
         )
+
+
+def test_an_offset_past_the_body_is_a_tool_error_and_counts_no_read(live):
+    live.call("memory_write", {"name": "short-notes", "description": "Notes", "body": "12345"})
+    past = (
+        "offset is past the end of the body of 'short-notes', which has 5 characters: give 0 to 5."
+    )
+    for offset in (6, 50_000, 2**70, 1e99):
+        assert live.call("memory_read", {"name": "short-notes", "offset": offset}) == (True, past)
+    _, at_the_end = live.call("memory_read", {"name": "short-notes", "offset": 5})
+    assert at_the_end.endswith("(Offset 5 is the end of the body, which has 5 characters.)")
+    _, found = live.call("memory_search", {"queries": ["short-notes"]})
+    assert "- short-notes: priority 5, recorded today, 1 read;" in found
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from memadmin.pages.memories.forms import BulkForm, MemoryListForm
 from memories.reads import listing, meaning
+from memories.reads.find import SORT_WORDS
 from memories.rules import fields
 from memories.writes import doors
 from projects import writes as project_doors
@@ -132,7 +133,7 @@ def test_the_filter_form_shows_the_filters_in_force(auditor, store):
         ("priority_min=9&priority_max=2", "The lowest priority is above the highest"),
         ("priority_max=101", "less than or equal to 100"),
         ("load=everywhere", "Select a valid choice"),
-        ("sort=chaos", "Select a valid choice"),
+        ("sort=chaos", "sort is one of index, name, -name, tier, priority"),
         ("limit=0", "greater than or equal to 1"),
         ("offset=50", "use its page links"),
         ("after=not-a-cursor", "That page link is not valid"),
@@ -190,6 +191,15 @@ def test_other_sorts(auditor, store, sort, first):
     assert sorted(names(html)) == ["cites", "gone", "rule", "stale", "web"]
     if first:
         assert names(html)[0] == first
+
+
+@pytest.mark.parametrize("sort", list(listing.SORTS))
+def test_every_sort_the_form_takes_is_served_and_said(auditor, store, sort):
+    """Each sort the form accepts has its words (sort=priority once failed on the summary)."""
+    response = auditor.get(f"/memories/?sort={sort}")
+    assert response.status_code == 200
+    if sort != "index":
+        assert f"sorted by {SORT_WORDS[sort]}" in response.content.decode()
 
 
 def test_keyset_pages_walk_forward_and_back(auditor, db):

@@ -28,3 +28,16 @@ def document() -> dict:
 def openapi_json(request: HttpRequest):
     """No token needed: the document describes the API, it holds no memory."""
     return ok(document())
+
+
+def query_parameters(path: str) -> dict[str, frozenset[str]]:
+    """Each method of a documented path with the query parameters the document gives it."""
+    item = document()["paths"][path]
+    shared = [p["name"] for p in item.get("parameters", ()) if p["in"] == "query"]
+    return {
+        method.upper(): frozenset(
+            shared + [p["name"] for p in operation.get("parameters", ()) if p["in"] == "query"]
+        )
+        for method, operation in item.items()
+        if method != "parameters"
+    }

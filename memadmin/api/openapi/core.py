@@ -1,7 +1,8 @@
 """The OpenAPI 3.1 document of /v1, built from the same limits the validators use."""
 
-from memadmin.api.memories import SHOWN
-from memories.models import Action, Door
+from memadmin.api.memories import SHOWN, STAMPS
+from memories.models import ETAG_FIELDS, Action, Door
+from memories.reads import find, listing
 from memories.reads import history as history_reads
 from memories.reads.filters import FILTERS
 from memories.reads.search import MATCHED_BY
@@ -192,8 +193,18 @@ SCHEMAS = {
                 " was matched by its rarer words alone (those most memories hold left out) or"
                 " their newest matches, so count is a lower bound",
             },
+            "next": {
+                "type": ["string", "null"],
+                "description": "the URL of the next page (null: this is the last): a listing's "
+                "starts after this page's last row (after=), so following it walks every "
+                "memory once even as others are written; a search's is the next offset",
+            },
+            "previous": {
+                "type": ["string", "null"],
+                "description": "the URL of the page before (null: this is the first)",
+            },
         },
-        required=["memories", "count", "summary"],
+        required=["memories", "count", "summary", "next", "previous"],
     ),
     "MemoryDeleted": _obj(
         {
@@ -250,7 +261,20 @@ SCHEMAS = {
                 "admin's token alone (403 otherwise), recorded in the history",
             },
             "project": {"type": ["string", "null"], "description": "moves the memory"},
-            **{key: {"description": "read-only: ignored"} for key in sorted(SHOWN)},
+            **{
+                key: {"description": "read-only: ignored"}
+                for key in sorted(SHOWN)
+                if key not in STAMPS
+            },
+            **{
+                stamp: {
+                    "type": ["string", "null"],
+                    "description": "read-only: accepted as the memory holds it (a fetched "
+                    "memory sent back), any other value refused (400); verified: true stamps "
+                    "verified_at",
+                }
+                for stamp in STAMPS
+            },
         },
         "additionalProperties": False,
     },
@@ -267,7 +291,15 @@ SCHEMAS = {
     },
     "MemoryReadRequest": {
         "type": "object",
-        "properties": {"offset": {"type": ["integer", "null"], "minimum": 0}},
+        "properties": {
+            "offset": {
+                "type": ["integer", "null"],
+                "minimum": 0,
+                "maximum": f.MAX_BODY_CHARS,
+                "description": "where to start, in characters of the body: past its length is "
+                "refused (400) and counts no read",
+            }
+        },
         "additionalProperties": False,
     },
     "Project": _obj({"name": TEXT, "created_at": MOMENT, "memory_count": COUNT}),
@@ -383,7 +415,7 @@ def _success(description: str, schema: str, *, etag: bool = False, location: boo
     response = _error(description, schema)
     headers = {}
     if etag:
-        headers["ETag"] = {"schema": TEXT, "description": "the memory's version, for If-Match"}
+        headers["ETag"] = {"schema": TEXT, "description": ETAG}
     if location:
         headers["Location"] = {"schema": TEXT}
     if headers:
@@ -391,6 +423,11 @@ def _success(description: str, schema: str, *, etag: bool = False, location: boo
     return response
 
 
+ETAG = (
+    "the memory's version, for If-Match. It covers what a write can conflict with: "
+    + ", ".join(field.removesuffix("_id") for field in ETAG_FIELDS)
+    + ". Not read_count: the agent's read (POST .../read, MCP memory_read) leaves it as it is."
+)
 UNAUTHORIZED = _error(
     "No token, or an unknown or revoked one.",
     headers={"WWW-Authenticate": {"schema": TEXT}},
@@ -413,7 +450,10 @@ CONFLICT_409 = {
 AMBIGUOUS_409 = _error("Several projects hold the name and none was named.", "AmbiguousName")
 MEMORY_404 = _error("No such memory, or no such project.")
 UNKNOWN_PROJECT = _error("The project named by project= does not exist.")
-PRECONDITION = _error("If-Match names a version that is no longer current (`etag`: the current).")
+PRECONDITION = _error(
+    "If-Match names a version that is no longer current (`etag`: the current) or a memory "
+    "that does not exist; or If-None-Match: * names one that does."
+)
 
 
 def _responses(ok_status: str, ok_response: dict, **others) -> dict:
@@ -455,7 +495,16 @@ IF_MATCH = {
     "name": "If-Match",
     "in": "header",
     "schema": TEXT,
-    "description": "the ETag last read; a mismatch is refused with 412 (* matches any)",
+    "description": "the ETag last read (or a list of them): a memory at another version is "
+    "refused with 412; * matches the memory if it exists. On a PUT, a memory that does not "
+    "exist matches nothing (412)",
+}
+IF_NONE_MATCH = {
+    "name": "If-None-Match",
+    "in": "header",
+    "schema": TEXT,
+    "description": "*: create only; a memory of the name in the tier the PUT addresses is "
+    "refused with 412 and left as it is",
 }
 NO_NUL = "^[^\\u0000]*$"  # a query's text holds no NUL character (refused: 400)
 PRIORITY_BOUND = {"type": "integer", "minimum": f.PRIORITY_MIN, "maximum": f.PRIORITY_MAX}
@@ -484,6 +533,26 @@ LIST_PARAMETERS = [
     _offset("rows to skip"),
 ]
 
+CURSOR = {"type": "string", "maxLength": find.CURSOR_MAX}
+# A listing's order and its pages, as the list page takes them: /v1/memories alone.
+PAGE_PARAMETERS = [
+    _query(
+        "sort",
+        {"type": "string", "enum": ["", *listing.SORTS], "default": "index"},
+        "a listing's order (a search is ranked, best first): "
+        + "; ".join(f"{key}: {find.SORT_WORDS[key]}" for key in listing.SORTS),
+    ),
+    _query(
+        "after",
+        CURSOR,
+        "the page after the row this cursor names (from `next`); not with offset, before or q",
+    ),
+    _query(
+        "before",
+        CURSOR,
+        "the page before the row this cursor names (from `previous`); not with offset or q",
+    ),
+]
 
 ID = {"type": "integer", "minimum": 1, "maximum": f.MAX_ID}
 MOMENT_QUERY = {"type": "string", "maxLength": 40}
@@ -522,8 +591,8 @@ PATHS = {
     "/v1/memories": {
         "get": {
             "operationId": "listMemories",
-            "summary": "List memories in index order, or search them with q",
-            "parameters": LIST_PARAMETERS,
+            "summary": "List memories in index order (or a sort), or search them with q",
+            "parameters": [*LIST_PARAMETERS, *PAGE_PARAMETERS],
             "security": BEARER,
             "responses": _responses(
                 "200",
@@ -551,7 +620,7 @@ PATHS = {
             "operationId": "putMemory",
             "summary": "Create (201) or update (200) a memory; omitted fields keep their value",
             "description": "Needs a write token.",
-            "parameters": [IF_MATCH],
+            "parameters": [IF_MATCH, IF_NONE_MATCH],
             "requestBody": _body("MemoryWrite"),
             "security": BEARER,
             "responses": _responses(
@@ -748,7 +817,8 @@ read|write`). A read token may call every GET and the agent's read; writes need 
 whose user is an operator or admin. Every write is recorded in the history as made through the
 api door by the token's user (`GET /v1/audit`, `GET /v1/memories/{name}/history`). An
 unknown route answers 404, a wrong method 405 (with Allow), malformed JSON or parameters 400,
-a body over the server's limit 413 (refused from its Content-Length, before it is read).
+a query parameter or body field a route does not take 400 naming it, a body over the
+server's limit 413 (refused from its Content-Length, before it is read).
 
 Refusals memadmin cannot shape, because the HTTP server answers before the request reaches
 it: gunicorn refuses a request line over 4,094 bytes (414 URI Too Long; a long `q=` belongs

@@ -8,8 +8,7 @@ is a form error, never a 500.
 from django import forms
 
 from memadmin.web.forms import RefusalsMixin
-from memories.reads.filters import MemoryFilterForm
-from memories.reads.listing import SORTS
+from memories.reads.find import FindForm
 from memories.reads.params import FirstErrorMixin, IdListField
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
@@ -18,14 +17,7 @@ from memories.rules.errors import InvalidField
 PAGE_SIZES = (25, 50, 100, 200)
 
 
-class MemoryListForm(MemoryFilterForm):
-    sort = forms.ChoiceField(required=False, choices=[(key, key) for key in SORTS])
-    after = forms.CharField(required=False, max_length=4096)
-    before = forms.CharField(required=False, max_length=4096)
-
-    def clean_sort(self):
-        return self.cleaned_data["sort"] or "index"
-
+class MemoryListForm(FindForm):
     def clean_limit(self):
         limit = self.cleaned_data["limit"]
         return 50 if limit is None else limit
@@ -37,12 +29,7 @@ class MemoryListForm(MemoryFilterForm):
         low, high = cleaned.get("priority_min"), cleaned.get("priority_max")
         if low is not None and high is not None and low > high:
             raise forms.ValidationError("The lowest priority is above the highest.")
-        if cleaned.get("after") and cleaned.get("before"):
-            raise forms.ValidationError("A page starts after one row or ends before one, not both.")
-        if cleaned.get("q"):
-            if cleaned.get("after") or cleaned.get("before"):
-                raise forms.ValidationError("A search pages by offset, not by a row's position.")
-        elif cleaned.get("offset"):
+        if not cleaned.get("q") and cleaned.get("offset"):
             raise forms.ValidationError(
                 "The list pages by position, not by offset: use its page links "
                 "(offset pages a search)."

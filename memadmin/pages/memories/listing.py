@@ -23,10 +23,11 @@ from memadmin.pages.memories.forms import (
     MemoryListForm,
     RowForm,
 )
-from memadmin.pages.query import ANY_TIER_VALUE, canonical_query, query_string
+from memadmin.pages.query import ANY_TIER_VALUE, canonical_query
 from memadmin.templatetags.dashboard import html_join
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
+from memadmin.web.query import query_string
 from memadmin.web.refusals import refusal_html
 from memadmin.web.responses import error_response
 from memories.models import NAME_SLOT, Memory, memory_url, tier_query
