@@ -7,7 +7,7 @@ from functools import wraps
 from django.http import HttpRequest
 
 from memadmin.accounts import tokens
-from memadmin.api.responses import error
+from memadmin.api.responses import error, refuse_unknown_query
 from memories.writes import history
 
 READ, WRITE = tokens.READ, tokens.WRITE
@@ -34,9 +34,14 @@ def authorize(scope: str) -> Callable:
                 return error(refused, 403)
             request.api_token = token
             request.api_role = found.role
+            # A caller without a token learns that first, not which parameters a route takes.
+            accepted = getattr(request, "accepted_query", None)
+            if accepted is not None:
+                refuse_unknown_query(request, accepted)
             with history.acting(door=history.API, user=user, token=token):
                 return view(request, **kwargs)
 
+        wrapper.authorizes = True
         return wrapper
 
     return decorator

@@ -166,7 +166,11 @@ def methods(*, query: dict[str, frozenset[str]] | None = None, **handlers: Calla
             return response
         try:
             if query is not None:
-                refuse_unknown_query(request, query.get(request.method, frozenset()))
+                accepted = query.get(request.method, frozenset())
+                if getattr(handler, "authorizes", False):
+                    request.accepted_query = accepted  # checked once the token is known
+                else:
+                    refuse_unknown_query(request, accepted)
             return handler(request, **kwargs)
         except DomainError as refusal:
             return domain_error(refusal)

@@ -134,3 +134,9 @@ def test_a_read_at_the_end_of_the_body_is_an_empty_page(api, write):
     assert api("POST", "/v1/memories/empty/read", {"offset": 1}).status_code == 400
     empty.refresh_from_db()
     assert empty.read_count == 1
+
+
+def test_a_caller_without_a_token_learns_that_before_any_parameter_is_named(client):
+    response = client.get("/v1/memories", {"foo": "bar"}, secure=True)
+    assert response.status_code == 401
+    assert "foo" not in response.json()["error"]
