@@ -327,12 +327,15 @@ def _words_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, _Words]:
         f"store AS MATERIALIZED (SELECT coalesce((SELECT max(id) FROM {S}), 0)::float8"
         f" AS memories, (SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = '{S}'::regclass)"
         " AS estimated), "
-        "lengths AS MATERIALIZED (SELECT greatest(coalesce(avg(length(newest.search)), 1), 1)"
-        f" AS average FROM (SELECT {SEARCH_COLUMN} AS search FROM {S} ORDER BY id DESC"
+        "lengths AS MATERIALIZED (SELECT greatest(coalesce(avg(length(newest.search)), 1),"
+        f" 1)::float8 AS average FROM (SELECT {SEARCH_COLUMN} AS search FROM {S} ORDER BY id DESC"
         f" LIMIT {LENGTH_SAMPLE}) AS newest), "
+        # The schema as the search index's, not current_schema(), which would keep the whole
+        # statement from parallel plans (it is marked parallel unsafe).
         "common AS MATERIALIZED (SELECT e.lexeme, e.freq * (SELECT estimated FROM store) AS df"
         " FROM pg_stats AS s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs)"
-        " AS e(lexeme, freq) WHERE s.schemaname = current_schema()"
+        " AS e(lexeme, freq) WHERE s.schemaname = (SELECT nspname FROM pg_namespace WHERE oid ="
+        f" (SELECT relnamespace FROM pg_class WHERE oid = '{S}'::regclass))"
         f" AND s.tablename = '{S}' AND s.attname = '{SEARCH_COLUMN}'), "
     )
     for number in word_parts:
@@ -349,10 +352,10 @@ def _words_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, _Words]:
             f" AS w(word, quoted, place) CROSS JOIN LATERAL (SELECT to_tsquery('{CONFIG}',"
             " w.quoted) AS query) AS q CROSS JOIN LATERAL (SELECT CASE WHEN (SELECT estimated"
             " FROM store) > %s THEN (SELECT max(common.df) FROM common WHERE common.lexeme ="
-            f" ANY(tsvector_to_array(to_tsvector('{CONFIG}', w.word)))) END AS df) AS c"
+            f" ANY(tsvector_to_array(to_tsvector('{CONFIG}', w.word)))) END AS df OFFSET 0) AS c"
             " CROSS JOIN LATERAL (SELECT coalesce(c.df, (SELECT count(*) FROM (SELECT 1 FROM"
-            f" {S} WHERE {S}.{SEARCH_COLUMN} @@ q.query LIMIT %s) AS matched)) AS df) AS d)"
-            " AS counted), ",
+            f" {S} WHERE {S}.{SEARCH_COLUMN} @@ q.query LIMIT %s) AS matched)) AS df OFFSET 0)"
+            " AS d) AS counted), ",
             words,
             [lexeme(word) for word in words],
             int(share if question else budget),
