@@ -1,5 +1,7 @@
 """PostgreSQL's ranking statement: tsquery matches on the search index's weighted vectors,
-ts_rank, and the plain-text sense through trigram indexes.
+ranked by Okapi BM25 as SQLite's FTS5 ranks them (each word's idf × its saturated frequency,
+the frequency from ts_rank of the word alone), and the plain-text sense through trigram
+indexes.
 
 User text reaches to_tsquery only as bound, single-quoted lexemes (quotes and backslashes
 doubled), so tsquery syntax in a query (`&`, `|`, `!`, `<->`, `:*`, parentheses) is searched
@@ -34,10 +36,10 @@ M = MEMORY_TABLE
 S = SEARCH_TABLE
 PROJECTS = PROJECT_TABLE
 SENSE_RANK = " ".join(f"WHEN '{sense}' THEN {rank}" for rank, sense in enumerate(SENSES))
-# The relevance is ts_rank's rather than ts_rank_cd's: as in SQLite's BM25, a word's weight
-# saturates as it repeats, where ts_rank_cd adds each occurrence alike; and it costs less a
-# match (bench/results/2026-12-01-pgsearch-6: 99 -> 82.5 ms of CPU for a common word's
-# 47,471 matches at 100,000 memories, in one process).
+# A word's frequency comes from ts_rank rather than ts_rank_cd: ts_rank_cd of a word alone is
+# FTS5's frequency exactly (each occurrence its column's weight), but it cost about half as
+# much again a statement at 100,000 memories for the same recall on LoCoMo
+# (bench/results/2026-12-05-pg-recall).
 # The weights it takes lie in [0, 1], in the order D, C, B, A: the formula's, divided by the
 # name's, and the rank multiplied back by it.
 WEIGHTS = "'{{0, {body}, {description}, 1}}'"
@@ -153,9 +155,9 @@ def _terms(f: Formula) -> _Terms:
     )
     column = f"{S}.{SEARCH_COLUMN}"
     # A word's frequency in the memory, in the column weights' units (one occurrence in the
-    # name: name_weight): ts_rank of the word alone is its heaviest occurrence's weight plus
-    # the others' divided by their rank squared, the whole divided by π²/6, on weights
-    # divided by the name's.
+    # name: name_weight, in the body: body_weight): ts_rank of the word alone is its heaviest
+    # occurrence's weight plus the others' divided by their rank squared, the whole divided
+    # by π²/6, on weights divided by the name's. The memory's length: its distinct words.
     frequency = (
         f"(ts_rank({weights}, {column}, {{query}}) * {_float(f.name_weight * math.pi**2 / 6)})"
     )
