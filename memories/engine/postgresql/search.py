@@ -308,7 +308,7 @@ def _words_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, _Words]:
     A word's matches: from the planner's statistics of the search column (its most common
     lexemes and their frequencies, which ANALYZE keeps) when the store holds more memories
     than the words budget and the word is among them; else counted through the index, up to
-    the budget. The store's memories: its highest id.
+    the budget.
 
     For each question (a word part of several words) at scale, also the CTE `chosen<n>` of
     (q0, q1, q2, dropped, left_out, floor): the tsqueries (anywhere, in the name or
@@ -325,10 +325,13 @@ def _words_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, _Words]:
     questions = [n for n in word_parts if len(plan.parts[n].words) > 1]
     at_scale = budget < UNBOUNDED
     share = max(1, budget // max(1, len(questions)))  # synonyms share the budget
+    # The store's memories: counted up to the budget, past it the planner's estimate. Not the
+    # highest id, which ids left by deleted memories would raise, and every idf with it.
     sql.add(
-        f"store AS MATERIALIZED (SELECT coalesce((SELECT max(id) FROM {S}), 0)::float8"
-        f" AS memories, (SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = '{S}'::regclass)"
-        " AS estimated), "
+        "store AS MATERIALIZED (SELECT CASE WHEN estimated > %s THEN estimated ELSE"
+        f" (SELECT count(*) FROM (SELECT 1 FROM {S} LIMIT %s) AS held) END::float8 AS memories,"
+        " estimated FROM (SELECT (SELECT greatest(reltuples, 0) FROM pg_class"
+        f" WHERE oid = '{S}'::regclass) AS estimated) AS planned), "
         "lengths AS MATERIALIZED (SELECT greatest(coalesce(avg(length(newest.search)), 1),"
         f" 1)::float8 AS average FROM (SELECT {SEARCH_COLUMN} AS search FROM {S} ORDER BY id DESC"
         f" LIMIT {LENGTH_SAMPLE}) AS newest), "
@@ -338,7 +341,9 @@ def _words_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, _Words]:
         " FROM pg_stats AS s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs)"
         " AS e(lexeme, freq) WHERE s.schemaname = (SELECT nspname FROM pg_namespace WHERE oid ="
         f" (SELECT relnamespace FROM pg_class WHERE oid = '{S}'::regclass))"
-        f" AND s.tablename = '{S}' AND s.attname = '{SEARCH_COLUMN}'), "
+        f" AND s.tablename = '{S}' AND s.attname = '{SEARCH_COLUMN}'), ",
+        int(budget),
+        int(budget),
     )
     for number in word_parts:
         words = list(plan.parts[number].words)
