@@ -32,6 +32,7 @@ def questions() -> list[tuple[str, str | list[str]]]:
     vocabulary = generate.COMMON_ENGLISH + generate.DOMAIN
     many = " ".join(rng.sample(vocabulary, 120)) + " " + " ".join(f"w{i}x" for i in range(380))
     return [
+        ("one common word", "service"),  # in 47,471 of 100,000 memories
         ("ten common words", "what did the team decide about the deploy of the new release"),
         ("ten store words", "the team should check the new release before the nightly backup"),
         ("locomo: when", "When did Caroline go to the LGBTQ support group?"),

@@ -14,6 +14,7 @@ the page is empty, one row of NULLs past `count` and `capped`, so the count come
 """
 
 import datetime as dt
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -69,24 +70,37 @@ class _Arithmetic:
     power: Callable
     greatest: Callable
     unless_pinned: Callable
+    ln: Callable
 
 
 _PYTHON = _Arithmetic(
     number=float,
     power=pow,
     greatest=max,
+    ln=math.log,
     unless_pinned=lambda priority, one, fading: one if priority <= 1 else fading,
 )
 
 
 def _sql_arithmetic(s: Spelling) -> _Arithmetic:
+    return _sql_arithmetic_of(s.number, s.power, s.greatest)
+
+
+def _float8(value: float) -> str:
+    return f"CAST({float(value)!r} AS float8)"
+
+
+def _sql_arithmetic_of(
+    number: Callable[[float], str], power: str = "power", greatest: str = "greatest"
+) -> _Arithmetic:
     return _Arithmetic(
-        number=lambda value: _Expression(s.number(value)),
-        power=lambda base, exponent: _Expression(f"{s.power}({base.text}, {exponent.text})"),
-        greatest=lambda a, b: _Expression(f"{s.greatest}({a.text}, {b.text})"),
+        number=lambda value: _Expression(number(value)),
+        power=lambda base, exponent: _Expression(f"{power}({base.text}, {exponent.text})"),
+        greatest=lambda a, b: _Expression(f"{greatest}({a.text}, {b.text})"),
         unless_pinned=lambda priority, one, fading: _Expression(
             f"(CASE WHEN {priority.text} <= 1 THEN {one.text} ELSE {fading.text} END)"
         ),
+        ln=lambda value: _Expression(f"ln({value.text})"),
     )
 
 
@@ -107,12 +121,51 @@ class Formula:
     freshness_floor: float
     prefix_weight: float
     scan_limit: int  # text matches kept per scanned term, newest first
+    # Okapi BM25's, as SQLite's FTS5 bm25() has them: a word's weight saturates as it repeats
+    # (k1), and less for a memory longer than most (b).
+    saturation: float = 1.2
+    length_share: float = 0.75
 
     def strength_sql(self, score: str) -> str:
         """An index match's strength from its relevance score r >= 0 (`score`, written once):
         match_floor + (1 - match_floor) × r / (1 + r)."""
         rest = 1.0 - self.match_floor
         return f"({self.match_floor!r} + {rest!r} * (1.0 - 1.0 / (1.0 + {score})))"
+
+    def idf(self, memories: float, matches: float) -> float:
+        """A word's inverse document frequency, as FTS5's bm25() weighs it: a word most of the
+        `memories` hold (its `matches`) weighs next to nothing, never less than 1e-6."""
+        return self._idf(_PYTHON, memories, matches)
+
+    def idf_sql(self, memories: str, matches: str) -> str:
+        """`idf()` as SQL, of two SQL expressions."""
+        a = _sql_arithmetic_of(_float8)
+        return self._idf(a, _Expression(memories), _Expression(matches)).text
+
+    def _idf(self, a, memories, matches):
+        n = a.number
+        return a.greatest(n(1e-6), a.ln((memories - matches + n(0.5)) / (matches + n(0.5))))
+
+    def term_relevance(self, idf: float, frequency: float, length_ratio: float) -> float:
+        """One word's share of a memory's relevance score: its `idf` × its `frequency` in
+        the memory (the column weights' sum over its occurrences), saturated as BM25
+        saturates it, in a memory `length_ratio` times as long as the average."""
+        return self._term(_PYTHON, idf, frequency, length_ratio)
+
+    def term_relevance_sql(self, idf: str, frequency: str, length_ratio: str) -> str:
+        """`term_relevance()` as SQL, each expression written once."""
+        a = _sql_arithmetic_of(_float8)
+        return self._term(
+            a, _Expression(idf), _Expression(frequency), _Expression(length_ratio)
+        ).text
+
+    def _term(self, a, idf, frequency, length_ratio):
+        """idf × f (k1 + 1) / (f + k1 (1 - b + b × length_ratio)), as
+        idf × (k1 + 1) × (1 - 1 / (1 + f / (k1 (1 - b + b × length_ratio)))): f written once."""
+        n = a.number
+        k1, b = self.saturation, self.length_share
+        norm = n(k1 * (1 - b)) + n(k1 * b) * length_ratio
+        return idf * n(k1 + 1) * (n(1.0) - n(1.0) / (n(1.0) + frequency / norm))
 
     def weight(self, priority: int, read_count: int, verified_at, now, half_life_days) -> float:
         """importance × freshness of one memory, as the engines' statements compute it (for

@@ -5,6 +5,7 @@ on either engine, so this holds each engine's SQL to the one formula."""
 
 import datetime as dt
 import itertools
+import math
 from importlib import import_module
 
 import pytest
@@ -69,3 +70,58 @@ def test_the_weight_is_the_seeds_blend():
     assert weight(5, 100, now) > weight(5, 0, now)
     fading = weight(5, 0, old) / weight(5, 0, now)
     assert fading == pytest.approx(FORMULA.freshness_floor + (1 - FORMULA.freshness_floor) / 2)
+
+
+MEMORIES = (1, 40, 2760, 100_000, 1_000_000)
+SHARES = (0.0, 0.001, 0.3, 0.5, 0.9, 1.0)  # of the memories holding the word
+FREQUENCIES = (0.0, 1.0, 4.0, 10.0, 16.4, 100.0)  # in the column weights' units
+LENGTH_RATIOS = (0.1, 1.0, 3.5)
+
+
+@pytest.mark.engine("postgresql")
+def test_postgresqls_word_relevance_is_the_formulas(db):
+    """PostgreSQL weighs each word of a query by its idf and saturated frequency in SQL of
+    its own (SQLite's FTS5 has bm25()): that SQL gives what the Python formula gives."""
+    checked = 0
+    for memories, share in itertools.product(MEMORIES, SHARES):
+        matches = round(memories * share)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT {FORMULA.idf_sql('n', 'df')} FROM (SELECT %s::float8 AS n,"
+                " %s::float8 AS df) AS word",
+                [memories, matches],
+            )
+            (found,) = cursor.fetchone()
+        assert found == pytest.approx(FORMULA.idf(memories, matches), rel=1e-12), (
+            memories,
+            matches,
+        )
+        checked += 1
+    for idf, frequency, ratio in itertools.product((1e-6, 0.7, 7.9), FREQUENCIES, LENGTH_RATIOS):
+        sql = FORMULA.term_relevance_sql("%s::float8", "%s::float8", "%s::float8")
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT {sql}", [idf, frequency, ratio])  # each written once
+            (found,) = cursor.fetchone()
+        expected = FORMULA.term_relevance(idf, frequency, ratio)
+        assert found == pytest.approx(expected, rel=1e-12, abs=1e-15), (idf, frequency, ratio)
+        checked += 1
+    assert checked == len(MEMORIES) * len(SHARES) + 3 * len(FREQUENCIES) * len(LENGTH_RATIOS)
+
+
+def test_the_word_relevance_is_bm25s():
+    """Okapi BM25 as FTS5 computes it: a rarer word weighs more, a word most memories hold
+    next to nothing; a word's weight grows with its frequency but saturates, and is less in
+    a memory longer than most."""
+    assert FORMULA.idf(2760, 3) > FORMULA.idf(2760, 300) > FORMULA.idf(2760, 1300) > 0.05
+    assert FORMULA.idf(2760, 2000) == FORMULA.idf(2760, 2760) == 1e-6
+    assert FORMULA.idf(2760, 3) == pytest.approx(math.log(2757.5 / 3.5))
+    idf = FORMULA.idf(2760, 30)
+
+    def term(frequency, ratio=1.0):
+        return FORMULA.term_relevance(idf, frequency, ratio)
+
+    assert term(0) == 0
+    assert term(1) < term(4) < term(10) < term(100) < idf * (FORMULA.saturation + 1)
+    assert term(1) == pytest.approx(idf)  # one occurrence in a memory of average length
+    assert term(100) / term(10) < 1.2
+    assert term(1, 3.5) < term(1) < term(1, 0.1)

@@ -1,5 +1,7 @@
 """PostgreSQL's ranking statement: tsquery matches on the search index's weighted vectors,
-ts_rank, and the plain-text sense through trigram indexes.
+ranked by Okapi BM25 as SQLite's FTS5 ranks them (each word's idf × its saturated frequency,
+the frequency from ts_rank of the word alone), and the plain-text sense through trigram
+indexes.
 
 User text reaches to_tsquery only as bound, single-quoted lexemes (quotes and backslashes
 doubled), so tsquery syntax in a query (`&`, `|`, `!`, `<->`, `:*`, parentheses) is searched
@@ -34,10 +36,10 @@ M = MEMORY_TABLE
 S = SEARCH_TABLE
 PROJECTS = PROJECT_TABLE
 SENSE_RANK = " ".join(f"WHEN '{sense}' THEN {rank}" for rank, sense in enumerate(SENSES))
-# The relevance is ts_rank's rather than ts_rank_cd's: as in SQLite's BM25, a word's weight
-# saturates as it repeats, where ts_rank_cd adds each occurrence alike; and it costs less a
-# match (bench/results/2026-12-01-pgsearch-6: 99 -> 82.5 ms of CPU for a common word's
-# 47,471 matches at 100,000 memories, in one process).
+# A word's frequency comes from ts_rank rather than ts_rank_cd: ts_rank_cd of a word alone is
+# FTS5's frequency exactly (each occurrence its column's weight), but it cost about half as
+# much again a statement at 100,000 memories for the same recall on LoCoMo
+# (bench/results/2026-12-05-pg-recall).
 # The weights it takes lie in [0, 1], in the order D, C, B, A: the formula's, divided by the
 # name's, and the rank multiplied back by it.
 WEIGHTS = "'{{0, {body}, {description}, 1}}'"
@@ -125,7 +127,8 @@ def prefix_placement_query(words: list[str], weight: str) -> tuple[str, list]:
 class _Terms:
     weight: str  # importance × freshness, of the search index's copy of the memory's fields;
     # %s: the Julian day now, the half-life in days
-    rank: str  # {query}: the tsquery
+    rank: str  # {query}: the tsquery (a prefix part's)
+    word_rank: str  # one word's share of the relevance; {idf}, {query}: the word's
     text_relevance: str  # of the row's hits.pattern
     prefix_weight: str
     scan_limit: int
@@ -150,9 +153,22 @@ def _terms(f: Formula) -> _Terms:
     weights = WEIGHTS.format(
         body=f.body_weight / f.name_weight, description=f.description_weight / f.name_weight
     )
+    column = f"{S}.{SEARCH_COLUMN}"
+    # A word's frequency in the memory, in the column weights' units (one occurrence in the
+    # name: name_weight, in the body: body_weight): ts_rank of the word alone is its heaviest
+    # occurrence's weight plus the others' divided by their rank squared, the whole divided
+    # by π²/6, on weights divided by the name's. The memory's length: its distinct words.
+    frequency = (
+        f"(ts_rank({weights}, {column}, {{query}}) * {_float(f.name_weight * math.pi**2 / 6)})"
+    )
+    length_ratio = f"(length({column}) / (SELECT average FROM lengths))"
     return _Terms(
         weight=f.weight_sql(WEIGHED),
-        rank=f"({_float(f.name_weight)} * ts_rank({weights}, {S}.{SEARCH_COLUMN}, {{query}}))",
+        rank=f"({_float(f.name_weight)} * ts_rank({weights}, {column}, {{query}}))",
+        word_rank=(
+            f"(CASE WHEN {{idf}} > 0 THEN"
+            f" {f.term_relevance_sql('{idf}', frequency, length_ratio)} ELSE 0 END)"
+        ),
         text_relevance=(
             f"({_float(f.text_strength)} * (CASE WHEN {M}.name ILIKE hits.pattern"
             f" THEN {_float(f.name_placement)} WHEN {M}.description ILIKE hits.pattern"
@@ -190,6 +206,17 @@ def _text_condition(sql: _Sql, pattern: str) -> None:
     )
 
 
+@dataclass(frozen=True)
+class _Words:
+    """A word part's CTEs: `terms` of (place, query, idf) for each of its words, the idf 0
+    for a word the question leaves out; `chosen`, of a question at scale, of the tsqueries
+    of the words kept (see _words_sql)."""
+
+    terms: str
+    count: int
+    chosen: str | None = None
+
+
 def _index_hit(
     sql: _Sql,
     t: _Terms,
@@ -198,12 +225,13 @@ def _index_hit(
     head: str,
     flt: _Filter,
     plan=None,
-    chosen: str | None = None,
+    words_of: _Words | None = None,
 ) -> None:
     """A word or prefix part: matched and ranked through the search column, placed by the
     best column holding any of its words; with `plan`, also the memory's weight and
-    created_at, read in the same pass; with `chosen`, the words that CTE kept."""
+    created_at, read in the same pass; `words_of` a word part's CTEs."""
     words = list(part.words)
+    chosen = words_of.chosen if words_of else None
     # Placed by one test of the name and description together, which a match in the body
     # alone (most matches of a common word) fails, and then by the name.
     if chosen:
@@ -216,19 +244,30 @@ def _index_hit(
         query = prefix_query(words)
         placed = [prefix_placement_query(words, weight) for weight in ("AB", "A")]
     column = f"{S}.{SEARCH_COLUMN}"
-    rank = t.rank.replace("{query}", query[0])
+    if words_of:
+        # BM25's sum over the words: each word ranked alone, weighed by its idf.
+        rank = " + ".join(
+            t.word_rank.replace(
+                "{idf}", f"(SELECT idf FROM {words_of.terms} WHERE place = {n})"
+            ).replace("{query}", f"(SELECT query FROM {words_of.terms} WHERE place = {n})")
+            for n in range(1, words_of.count + 1)
+        )
+        rank = f"({rank})"
+        rank_params = []
+    else:
+        rank = t.rank.replace("{query}", query[0])
+        rank_params = query[1]
     if part.sense == "prefix":
         sql.add("SELECT * FROM (")
     # One level, each expression written once, so that each is computed once a row, in the
     # scan (no subquery's projection on top): r / (1 + r) as 1 - 1 / (1 + r), as on SQLite,
     # which reads r once. The vector is kept in the search index's row (SEARCH_STORAGE), so
     # ranking and placing it read it in place.
-    sql.add(f"SELECT {S}.id AS id, {head}, {f.strength_sql(rank)}")
+    sql.add(f"SELECT {S}.id AS id, {head}, {f.strength_sql(rank)}", *rank_params)
     sql.add(
         f" * (CASE WHEN NOT {column} @@ {placed[0][0]} THEN {_float(f.body_placement)}"
         f" WHEN {column} @@ {placed[1][0]} THEN {_float(f.name_placement)}"
         f" ELSE {_float(f.description_placement)} END) AS rel",
-        *query[1],
         *placed[0][1],
         *placed[1][1],
     )
@@ -258,68 +297,100 @@ def _index_hit(
         )
 
 
-def _chosen_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, str]:
-    """For each word part of several words, the CTE `chosen<n>` of (q0, q1, q2, dropped): the
-    tsqueries (anywhere, in the name or description, in the name) of the words kept, or of
-    them all when the filters admit none of the kept words' matches; and whether a word was
-    left out (the count is then a lower bound). Returns the CTE's name by the part's number.
+# The memories' average length, in distinct words, as the newest LENGTH_SAMPLE hold it: BM25
+# weighs a word less in a memory longer than most.
+LENGTH_SAMPLE = 1_000
 
-    A word's matches are estimated from the planner's statistics of the search column (its
-    most common lexemes and their frequencies, which ANALYZE keeps): a word not among them
-    is rarer than any that is, and counts as rare.
+
+def _words_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, _Words]:
+    """For each word part, its CTEs (_Words), by the part's number.
+
+    A word's matches: from the planner's statistics of the search column (its most common
+    lexemes and their frequencies, which ANALYZE keeps) when the store holds more memories
+    than the words budget and the word is among them; else counted through the index, up to
+    the budget.
+
+    For each question (a word part of several words) at scale, also the CTE `chosen<n>` of
+    (q0, q1, q2, dropped, left_out, floor): the tsqueries (anywhere, in the name or
+    description, in the name) of the words kept, or of them all when the filters admit none
+    of the kept words' matches; whether a word was left out (`left_out`) or the newest
+    matches alone are ranked (`dropped` then too: the count is then a lower bound). A word
+    is kept by the statistics' estimate alone, a word not among them counting as rare.
     """
     budget = plan.candidates.words_budget
-    chosen: dict[int, str] = {}
-    questions = [part.sense == "word" and len(part.words) > 1 for part in plan.parts]
-    if budget >= UNBOUNDED:
-        return chosen
-    budget = max(1, budget // max(1, sum(questions)))  # synonyms share the budget
-    for number, part in enumerate(plan.parts):
-        if not questions[number]:
-            continue
-        if not chosen:
-            sql.add(
-                "common AS MATERIALIZED (SELECT e.lexeme, e.freq * (SELECT greatest(reltuples, 0)"
-                f" FROM pg_class WHERE oid = '{S}'::regclass) AS df FROM pg_stats AS s,"
-                " unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs)"
-                " AS e(lexeme, freq) WHERE s.schemaname = current_schema()"
-                f" AND s.tablename = '{S}' AND s.attname = '{SEARCH_COLUMN}'), "
-            )
-        name = chosen[number] = f"chosen{number}"
-        words = list(part.words)
+    found: dict[int, _Words] = {}
+    word_parts = [n for n, part in enumerate(plan.parts) if part.sense == "word"]
+    if not word_parts:
+        return found
+    questions = [n for n in word_parts if len(plan.parts[n].words) > 1]
+    at_scale = budget < UNBOUNDED
+    share = max(1, budget // max(1, len(questions)))  # synonyms share the budget
+    # The store's memories: counted up to the budget, past it the planner's estimate. Not the
+    # highest id, which ids left by deleted memories would raise, and every idf with it.
+    sql.add(
+        "store AS MATERIALIZED (SELECT CASE WHEN estimated > %s THEN estimated ELSE"
+        f" (SELECT count(*) FROM (SELECT 1 FROM {S} LIMIT %s) AS held) END::float8 AS memories,"
+        " estimated FROM (SELECT (SELECT greatest(reltuples, 0) FROM pg_class"
+        f" WHERE oid = '{S}'::regclass) AS estimated) AS planned), "
+        "lengths AS MATERIALIZED (SELECT greatest(coalesce(avg(length(newest.search)), 1),"
+        f" 1)::float8 AS average FROM (SELECT {SEARCH_COLUMN} AS search FROM {S} ORDER BY id DESC"
+        f" LIMIT {LENGTH_SAMPLE}) AS newest), "
+        # The schema as the search index's, not current_schema(), which would keep the whole
+        # statement from parallel plans (it is marked parallel unsafe).
+        "common AS MATERIALIZED (SELECT e.lexeme, e.freq * (SELECT estimated FROM store) AS df"
+        " FROM pg_stats AS s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs)"
+        " AS e(lexeme, freq) WHERE s.schemaname = (SELECT nspname FROM pg_namespace WHERE oid ="
+        f" (SELECT relnamespace FROM pg_class WHERE oid = '{S}'::regclass))"
+        f" AND s.tablename = '{S}' AND s.attname = '{SEARCH_COLUMN}'), ",
+        int(budget),
+        int(budget),
+    )
+    for number in word_parts:
+        words = list(plan.parts[number].words)
+        terms = f"terms{number}"
+        question = at_scale and number in questions
         # A store of no more memories than the budget holds no more matches: every word is
-        # kept, and the statistics (5 ms to read) are not read.
+        # counted, and the statistics (5 ms to read) are not read.
         sql.add(
-            f"probe{number} AS MATERIALIZED (SELECT w.quoted, w.place, CASE WHEN (SELECT reltuples"
-            f" FROM pg_class WHERE oid = '{S}'::regclass) > %s THEN coalesce((SELECT"
-            " max(common.df) FROM common WHERE common.lexeme = ANY(tsvector_to_array("
-            f"to_tsvector('{CONFIG}', w.word)))), 0) ELSE 0 END AS df"
-            " FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS w(word, quoted, place)), ",
-            int(budget),
+            f"{terms} AS MATERIALIZED (SELECT *, sum(estimate) OVER (ORDER BY estimate, place"
+            " ROWS UNBOUNDED PRECEDING) AS running FROM (SELECT w.place, q.query, w.quoted,"
+            f" {plan.formula.idf_sql('(SELECT memories FROM store)', 'd.df')} AS idf,"
+            " coalesce(c.df, 0) AS estimate FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY"
+            f" AS w(word, quoted, place) CROSS JOIN LATERAL (SELECT to_tsquery('{CONFIG}',"
+            " w.quoted) AS query) AS q CROSS JOIN LATERAL (SELECT CASE WHEN (SELECT estimated"
+            " FROM store) > %s THEN (SELECT max(common.df) FROM common WHERE common.lexeme ="
+            f" ANY(tsvector_to_array(to_tsvector('{CONFIG}', w.word)))) END AS df OFFSET 0) AS c"
+            " CROSS JOIN LATERAL (SELECT coalesce(c.df, (SELECT count(*) FROM (SELECT 1 FROM"
+            f" {S} WHERE {S}.{SEARCH_COLUMN} @@ q.query LIMIT %s) AS matched)) AS df OFFSET 0)"
+            " AS d) AS counted), ",
             words,
             [lexeme(word) for word in words],
+            int(share if question else budget),
+            int(min(budget, UNBOUNDED)),
         )
+        if not question:
+            found[number] = _Words(terms, len(words))
+            continue
+        name = f"chosen{number}"
+        kept = f"running <= {int(share)} OR running = estimate"
         sql.add(
             # In the order written, so that a question keeping every word ranks as before.
             f"kept{number} AS MATERIALIZED (SELECT string_agg(quoted, ' | ' ORDER BY place) AS q0,"
             " string_agg(quoted || ':AB', ' | ' ORDER BY place) AS q1,"
             " string_agg(quoted || ':A', ' | ' ORDER BY place) AS q2,"
-            " count(*) AS kept, sum(df) AS matches FROM (SELECT quoted, place, df, sum(df) OVER"
-            " (ORDER BY df, place ROWS"
-            f" UNBOUNDED PRECEDING) AS running FROM probe{number}) AS ordered"
-            f" WHERE running <= {int(budget)} OR running = df), "
+            f" count(*) AS kept, sum(estimate) AS matches FROM {terms} WHERE {kept}), "
         )
         # The newest `budget` matches of the words chosen, when they are more: past them the
         # id `floor`.
         sql.add(
-            f"{name} AS MATERIALIZED (SELECT q0, q1, q2, dropped OR floor > 0 AS dropped, floor"
-            " FROM (SELECT *, CASE WHEN matches > %s THEN coalesce((SELECT"
+            f"{name} AS MATERIALIZED (SELECT q0, q1, q2, dropped OR floor > 0 AS dropped,"
+            " left_out, floor FROM (SELECT *, CASE WHEN matches > %s THEN coalesce((SELECT"
             f" {S}.id FROM {flt.searched} WHERE {S}.{SEARCH_COLUMN} @@ decided.q0"
             f" AND {flt.where} ORDER BY {S}.id DESC LIMIT 1 OFFSET %s), 0) ELSE 0 END AS floor"
             " FROM (SELECT ",
-            int(budget),
+            int(share),
             *flt.params,
-            int(budget) - 1,
+            int(share) - 1,
         )
         for index, weight in enumerate(("", "AB", "A")):
             full = word_query(words, weight, " | ")
@@ -329,9 +400,10 @@ def _chosen_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, str]:
                 *full[1],
             )
         sql.add(
-            f", ok AND kept < {len(words)} AS dropped, CASE WHEN ok THEN matches ELSE %s END"
-            f" AS matches FROM (SELECT *, (kept = {len(words)}",
-            int(budget) + 1,
+            f", ok AND kept < {len(words)} AS dropped, ok AND kept < {len(words)} AS left_out,"
+            " CASE WHEN ok THEN matches ELSE %s END AS matches"
+            f" FROM (SELECT *, (kept = {len(words)}",
+            int(share) + 1,
         )
         if flt.where != "TRUE":
             sql.add(
@@ -342,16 +414,23 @@ def _chosen_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, str]:
         else:
             sql.add(" OR TRUE")
         sql.add(f") AS ok FROM kept{number}) AS tried) AS decided) AS floored), ")
-    return chosen
+        # The words left out weigh nothing, as they are not matched.
+        sql.add(
+            f"weighed{number} AS MATERIALIZED (SELECT place, query, CASE WHEN {kept} OR NOT"
+            f" (SELECT left_out FROM {name}) THEN idf ELSE 0 END AS idf FROM {terms}), "
+        )
+        found[number] = _Words(f"weighed{number}", len(words), name)
+    return found
 
 
-def _dropped_sql(chosen: dict[int, str]) -> str:
+def _dropped_sql(words: dict[int, _Words]) -> str:
     """Whether a word part left out a word (SQL), so that the count is a lower bound."""
-    return " OR ".join(f"(SELECT dropped FROM {name})" for name in chosen.values()) or "FALSE"
+    chosen = [w.chosen for w in words.values() if w.chosen]
+    return " OR ".join(f"(SELECT dropped FROM {name})" for name in chosen) or "FALSE"
 
 
 def _hits_sql(
-    sql: _Sql, t: _Terms, f: Formula, parts: list[Part], flt: _Filter, chosen: dict[int, str]
+    sql: _Sql, t: _Terms, f: Formula, parts: list[Part], flt: _Filter, words: dict[int, _Words]
 ) -> None:
     """UNION ALL of every part's matches within the filters: (id, q, sense, rel, term,
     pattern). rel is NULL for a text match (ranked by column later)."""
@@ -360,7 +439,7 @@ def _hits_sql(
             sql.add(" UNION ALL ")
         head = f"{part.query} AS q, '{part.sense}'::text AS sense"
         if part.sense in ("word", "prefix"):
-            _index_hit(sql, t, f, part, head, flt, chosen=chosen.get(number))
+            _index_hit(sql, t, f, part, head, flt, words_of=words.get(number))
         elif part.scan:
             sql.add(
                 f"SELECT id, {head}, NULL::float8 AS rel, %s::text AS term,"
@@ -387,7 +466,7 @@ def _words_ranking_sql(plan: Plan, flt: _Filter) -> _Sql:
     f = plan.formula
     t = _terms(f)
     sql = _Sql().add("WITH ")
-    chosen = _chosen_sql(sql, plan, flt)
+    words = _words_sql(sql, plan, flt)
     sql.add("scored AS MATERIALIZED (SELECT id, sense, rel * weight")
     sql.add(
         f" * (CASE WHEN sense = 'prefix' THEN {t.prefix_weight} ELSE 1.0::float8 END) AS score,"
@@ -395,9 +474,9 @@ def _words_ranking_sql(plan: Plan, flt: _Filter) -> _Sql:
     )
     for number, part in enumerate(plan.parts):
         sql.add(" UNION ALL " if number else "")
-        _index_hit(sql, t, f, part, f"'{part.sense}'::text AS sense", flt, plan, chosen.get(number))
+        _index_hit(sql, t, f, part, f"'{part.sense}'::text AS sense", flt, plan, words.get(number))
     sql.add(
-        f") AS hits), total AS (SELECT count(*) AS n, {_dropped_sql(chosen)} AS capped"
+        f") AS hits), total AS (SELECT count(*) AS n, {_dropped_sql(words)} AS capped"
         " FROM scored),"
         " page AS (SELECT id, score, CASE sense WHEN 'word' THEN 0 ELSE 1 END AS sense_rank,"
         " '[]'::text AS terms, created_at FROM scored"
@@ -431,10 +510,10 @@ def _ranking_sql(plan: Plan, flt: _Filter) -> _Sql:
     f = plan.formula
     t = _terms(f)
     sql = _Sql().add("WITH ")
-    chosen = _chosen_sql(sql, plan, flt)
+    words = _words_sql(sql, plan, flt)
     bound = scan_cte(sql, M, plan.parts, flt.where, flt.params, t.scan_limit, _text_condition)
     sql.add("hits AS (")
-    _hits_sql(sql, t, f, plan.parts, flt, chosen)
+    _hits_sql(sql, t, f, plan.parts, flt, words)
     sql.add(
         "), scored AS (SELECT hits.id AS id, hits.q AS q, hits.sense AS sense,"
         f" hits.term AS term, coalesce(hits.rel, {t.text_relevance}) AS rel, "
@@ -446,7 +525,7 @@ def _ranking_sql(plan: Plan, flt: _Filter) -> _Sql:
     )
     divisors = " ".join(f"WHEN {i} THEN {divisor}" for i, divisor in enumerate(plan.divisors))
     capped = f"(SELECT count(*) FROM scan) >= {bound}" if bound else "FALSE"
-    capped = f"({capped} OR {_dropped_sql(chosen)})"
+    capped = f"({capped} OR {_dropped_sql(words)})"
     sql.add(
         "per_query AS (SELECT id, q, count(*) AS matched, avg(rel) AS rel, max(weight) AS weight,"
         f" min(CASE sense {SENSE_RANK} END) AS sense_rank,"

@@ -19,6 +19,31 @@ def test_relevance_a_memory_named_for_a_word_beats_a_body_repeating_it(write, fi
     assert names(find("deploy")) == ["deploy-host", "runbook"]
 
 
+def _shore(write, count=24):
+    """Memories all holding `the`, a third of them `lake` too."""
+    for number in range(count):
+        body = "the path by the shore" + (" near the lake" if number % 3 == 0 else "")
+        write(f"walk-{number}", description="A walk", body=body)
+
+
+def test_relevance_a_memory_holding_the_rarer_word_ranks_first(write, find):
+    """Relevance sums each word's weight by how rare it is: one rare word outweighs common
+    words, however often they are repeated."""
+    _shore(write)
+    write("commonplace", description="A walk", body="the lake, the lake and the shore again")
+    write("sighting", description="A walk", body="a heron")
+    assert names(find("the lake heron"))[:2] == ["sighting", "commonplace"]
+
+
+def test_relevance_a_word_every_memory_holds_counts_for_almost_nothing(write, find):
+    """Even in the name, where a match counts most, a word every memory holds is outweighed
+    by a rare word in the body."""
+    _shore(write)
+    write("the-walk", description="A walk", body="the path by the shore")
+    write("sighting", description="A walk", body="the heron at dawn")
+    assert names(find("the heron"))[0] == "sighting"
+
+
 def test_relevance_placement_holds_for_a_prefix_match(write, find):
     write("runbook", description="Steps", body="Deploys wait. " * 20 + "Then rest.", priority=0)
     write("deploy-host", description="Where releases go", body="host-7", priority=5)
