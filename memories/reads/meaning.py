@@ -508,7 +508,13 @@ def _within(
     reads about `want` rows and a narrow one reads on until it has them."""
     found: list[Neighbour] = []
     total = ranked.total
-    start, size = 0, total if want is None else max(4 * want, FILTER_SLICE)
+    if want is None:
+        size = total
+    elif filters is None or not filters.active:
+        size = want  # every neighbour admitted: read no more than wanted
+    else:
+        size = max(4 * want, FILTER_SLICE)
+    start = 0
     while start < total and (want is None or len(found) < want):
         ids, sims, hubs = (column[start:] for column in ranked.first(start + size))
         chunk = [int(m) for m in ids]
