@@ -27,7 +27,10 @@ import time
 from pathlib import Path
 from unittest import mock
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import generate  # noqa: E402
+
 TARGET_MS = 2.0
 BODY_BYTES = 16 * 1024
 LINES = [
@@ -49,12 +52,8 @@ LINES = [
 
 
 def _setup(data_dir: str) -> None:
-    os.environ["MEMADMIN_DATA_DIR"] = data_dir
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
-    sys.path.insert(0, str(ROOT))
-    import django
-
-    django.setup()
+    """Django on a new store in data_dir (SQLite, or the MEMADMIN_DATABASE_URL given), migrated."""
+    generate.setup_django(Path(data_dir), os.environ.get("MEMADMIN_DATABASE_URL", ""))
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
