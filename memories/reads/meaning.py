@@ -244,6 +244,16 @@ class _Vectors:
             return used[live], np.full(int(live.sum()), -1.0, dtype=np.float32)
         return used[live], self._cosines_to(vector).max(axis=1)[live]
 
+    def cosines_of(self, memory_ids: list[int], vectors: np.ndarray) -> dict[int, float]:
+        """`cosines` for those of the memories that have a vector, by id."""
+        held, rows = self.rows_of(memory_ids)
+        if not len(held) or not len(vectors):
+            return {}
+        centre, queries = self.centre(), self.centred(vectors)
+        lengths = np.sqrt(np.maximum(1.0 - 2.0 * (rows @ centre) + centre @ centre, 1e-12))
+        sims = ((rows @ queries.T - queries @ centre) / lengths[:, None]).max(axis=1)
+        return dict(zip(held.tolist(), sims.tolist(), strict=True))
+
     def _cosines_to(self, vectors: np.ndarray) -> np.ndarray:
         """The centred cosine of each row in use (freed ones too) to each of `vectors` (one a
         row), a column each."""
@@ -423,8 +433,9 @@ class _Ranked:
     (the earlier held row first among equals), ordered only as far as a caller reads: a
     search reads its first few hundred of what may be most of the store."""
 
-    def __init__(self, ids: np.ndarray, sims: np.ndarray, hubs: np.ndarray):
+    def __init__(self, ids: np.ndarray, sims: np.ndarray, hubs: np.ndarray, query=None):
         self._ids, self._sims, self._hubs = ids, sims, hubs
+        self._query = query  # the query's vectors, one a row
         self._key = -(sims - HUB_PENALTY * hubs)
         self._order = np.zeros(0, dtype=np.int64)
         self.total = len(ids)
@@ -436,6 +447,14 @@ class _Ranked:
             self._order = _stable_first(self._key, n)
         order = self._order[:n]
         return self._ids[order], self._sims[order], self._hubs[order]
+
+    def similarity(self, memory_ids: list[int]) -> dict[int, float]:
+        """The cosine of each of those memories that has a vector to the query, however far
+        down the ranking (or below its floor) it is."""
+        if self._query is None or not len(memory_ids):
+            return {}
+        with _held.lock:
+            return _held.cosines_of(memory_ids, self._query)
 
 
 def _stable_first(key: np.ndarray, n: int) -> np.ndarray:
@@ -491,7 +510,7 @@ def _ranked_for_search(query: list[str] | np.ndarray, floor: float, less_hubness
         live = _held.ids[: _held.used] >= 0
         hubs = _held.hubness()[live] if less_hubness else np.zeros(len(ids), dtype=np.float32)
     keep = sims >= floor
-    return _Ranked(ids[keep], sims[keep], hubs[keep])
+    return _Ranked(ids[keep], sims[keep], hubs[keep], vectors)
 
 
 def _within(

@@ -64,7 +64,7 @@ from memories.models import INDEX_ORDER, Memory, Reference
 from memories.reads import meaning
 from memories.reads import rows as memory_rows
 from memories.reads.filters import MemoryFilters
-from memories.rules import captions
+from memories.rules import captions, similarity
 from memories.rules.fields import MAX_QUERIES, MAX_QUERY_CHARS, MAX_QUERY_TERMS
 
 # The index's column weights: a hit on the name counts most, then the description, then the
@@ -114,6 +114,17 @@ MEANING_FLOOR = 0.15
 # 0.5 to 0.6, 0.530-0.537 at the paper's 60, 0.48-0.53 blending the scores themselves.
 WORDS_SHARE = 0.55
 RRF_K = 10
+# A question asked in a sentence (every query holding SENTENCE_WORDS words or more besides
+# function words) matches many memories by a word or two of it. A words hit whose meaning
+# is as far from the question as a question no memory answers comes (a cosine up to
+# INCIDENTAL_BELOW, bench/results/2026-12-04-encoder) is read as matched by chance: its
+# words' share counts INCIDENTAL_SHARE of itself at MEANING_FLOOR and less, all of itself
+# from INCIDENTAL_BELOW up, in proportion between. On LoCoMo's dev conversations recall@5
+# moved by 0.004 at most over the ramps tried (full from 0.25 or 0.3, 0 to 0.3 below); the
+# paraphrase set's rose from 0.67 to 0.77-0.80 (bench/recall/sentence_grid.py).
+SENTENCE_WORDS = 3
+INCIDENTAL_BELOW = 0.3
+INCIDENTAL_SHARE = 0.1
 TIE = 1e-6  # scores this close (relatively) share a rank
 # A hit by meaning is ranked among the meaning's candidates by cosine × (importance ×
 # freshness) ^ WEIGHT_POWER: the fourth root keeps the blend a tie-breaker between near equals.
@@ -427,7 +438,9 @@ def search(
         return _meaning_page(*_by_meaning(ranking, filters, now, window), limit, offset)
     # Read while the meaning is ranked; ranked by both, and only the page's memories loaded.
     words = _by_words(parsed, flt, filters, now, window, 0, attnames=FUSED_FIELDS)
-    return _fused(words, _by_meaning(ranking, filters, now, window)[0], limit, offset, now)
+    close = _by_meaning(ranking, filters, now, window)[0]
+    damp = _incidental(ranking.result(), words.hits) if _sentences(parsed) else {}
+    return _fused(words, close, damp, limit, offset, now)
 
 
 def _by_words(
@@ -544,13 +557,40 @@ def _meaning_page(close: list[_Close], complete: bool, limit: int, offset: int) 
     return SearchResult(hits=hits, count=len(close), last_resort=False, capped=not complete)
 
 
-def _fused(words: SearchResult, close: list[_Close], limit: int, offset: int, now) -> SearchResult:
+def _sentences(parsed: list[Query]) -> bool:
+    """Whether every query is a question asked in a sentence (see SENTENCE_WORDS)."""
+    return all(len(similarity.content_words(query.text)) >= SENTENCE_WORDS for query in parsed)
+
+
+def _incidental(ranked, hits: list[Hit]) -> dict[int, float]:
+    """The share (below 1) a words hit of a sentence keeps of its words' part, by how near
+    the question it is in meaning (see INCIDENTAL_BELOW); a memory without a vector keeps
+    all of it."""
+    cosines = ranked.similarity([hit.memory.id for hit in hits])
+    span = INCIDENTAL_BELOW - MEANING_FLOOR
+    damp = {}
+    for memory_id, cosine in cosines.items():
+        if cosine < INCIDENTAL_BELOW:
+            above = max(cosine - MEANING_FLOOR, 0.0) / span
+            damp[memory_id] = INCIDENTAL_SHARE + (1 - INCIDENTAL_SHARE) * above
+    return damp
+
+
+def _fused(
+    words: SearchResult,
+    close: list[_Close],
+    damp: dict[int, float],
+    limit: int,
+    offset: int,
+    now,
+) -> SearchResult:
     """The words' best hits and the meaning's fused by their ranks: WORDS_SHARE / (RRF_K +
     the rank among the words' hits) + (1 - WORDS_SHARE) / (RRF_K + the rank among the
     meaning's, which holds only memories from MEANING_FLOOR up). Hits of equal score share a
     rank, so memories equal in all that ranks score equal; both rankings weigh importance
     and freshness, which so decide among equally relevant hits as in words mode. When
     nothing but the whole-query scan answered by words, its hits come first, as the seed says.
+    A words hit of a sentence keeps only its `damp` share (`_incidental`) of the words' part.
 
     A hit the words found keeps its sense and gains its similarity; one found by meaning
     alone is `semantic`. `count` is the words' count plus the memories found by meaning
@@ -568,7 +608,8 @@ def _fused(words: SearchResult, close: list[_Close], limit: int, offset: int, no
     for memory_id in created:
         score = 0.0
         if memory_id in word_rank:
-            score += first + WORDS_SHARE / (RRF_K + word_rank[memory_id])
+            share = WORDS_SHARE * damp.get(memory_id, 1.0)
+            score += first + share / (RRF_K + word_rank[memory_id])
         if memory_id in meaning_rank:
             score += (1 - WORDS_SHARE) / (RRF_K + meaning_rank[memory_id])
         scores[memory_id] = score

@@ -35,9 +35,13 @@ FUNCTION_WORDS = frozenset(
 )
 
 
+def content_words(text: str) -> list[str]:
+    """The words of a text, lower-case and in order, function words left out."""
+    return [w for w in _WORD.findall(text.lower()) if w not in FUNCTION_WORDS]
+
+
 def differing_words(a: str, b: str) -> tuple[list[str], list[str]]:
     """The words of description `a` that `b` lacks and of `b` that `a` lacks, lower-case and in
     order, function words left out: what one says that the other does not."""
-    ours = [w for w in _WORD.findall(a.lower()) if w not in FUNCTION_WORDS]
-    theirs = [w for w in _WORD.findall(b.lower()) if w not in FUNCTION_WORDS]
+    ours, theirs = content_words(a), content_words(b)
     return [w for w in ours if w not in set(theirs)], [w for w in theirs if w not in set(ours)]

@@ -3,7 +3,10 @@
 and reads) and freshness decide between them as in words mode; updated_at takes no part, and
 a guess by meaning never brings junk for a word only one memory holds."""
 
+import io
+
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 
 from memories.models import Memory
@@ -84,3 +87,37 @@ def test_a_word_one_memory_holds_brings_no_guess(write):
         write(f"note-{number}", description=f"An unrelated note about lunch number {number}")
     found = _asked("zyxtorial")
     assert [hit.memory.name for hit in found.hits] == ["zyxt-rule"]
+
+
+@pytest.fixture
+def chance_words(write):
+    """A rule a question means without sharing a word with it, and notes that share one of
+    its words by chance."""
+    write(
+        "deploy-runbook",
+        description="Run the release on staging first, then promote it to production",
+    )
+    write("laptops", description="New hires get a laptop on their first day")
+    write("style-guide", description="Each version of the style guide is named for its date")
+
+
+def test_a_sentence_finds_the_rule_it_means_before_what_shares_a_word_by_chance(db):
+    """Questions of the paraphrase set (bench/meaning) that share a word or two with other
+    memories of the demo store, and lost their rule from the first five before
+    search.SENTENCE_WORDS; the four it wins by most."""
+    call_command("seed_demo", stdout=io.StringIO())
+    for question, meant in [
+        ("how do we ship to production", "deploy-runbook"),
+        ("schedule pushing site updates", "release-train"),
+        ("old Internet Explorer worth testing", "browser-support"),
+        ("scraped web corpus permitted uses", "dataset-license"),
+    ]:
+        assert meant in [hit.memory.name for hit in _asked(question).hits[:5]], question
+
+
+def test_a_query_of_a_word_or_two_ranks_by_its_words_first(chance_words):
+    found = _asked("new version")
+    assert [hit.memory.name for hit in found.hits][:2] in (
+        ["laptops", "style-guide"],
+        ["style-guide", "laptops"],
+    )
