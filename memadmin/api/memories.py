@@ -42,14 +42,6 @@ EDIT_FIELDS = {"old_string", "new_string", "replace_all", "verified"}
 READ_FIELDS = {"offset"}
 
 
-def _detail(memory: Memory, now=None) -> dict:
-    return {
-        **memory.to_dict(now),
-        "body": memory.body,
-        "referenced_by": backlinks.backlink_dicts(memory),
-    }
-
-
 def _location(memory: Memory) -> str:
     url = reverse("api:memory", args=[memory.name])
     return url + "?" + urlencode({"project": memory.project_name or ""})
@@ -104,7 +96,7 @@ def _links(request: HttpRequest, found: find.Found, offset: int, limit: int) -> 
 @authorize(READ)
 def get_memory(request: HttpRequest, name: str):
     memory = lookup.locate(f.name(name), query_tier(request))
-    return ok(_detail(memory), etag=memory.etag)
+    return ok(backlinks.detail_dict(memory), etag=memory.etag)
 
 
 @authorize(WRITE)
@@ -145,7 +137,7 @@ def put_memory(request: HttpRequest, name: str):
     )
     memory = result.memory
     response = ok(
-        {**_detail(memory), "notes": result.notes},
+        {**backlinks.detail_dict(memory), "notes": result.notes},
         201 if result.created else 200,
         etag=memory.etag,
     )
@@ -180,7 +172,11 @@ def edit_memory(request: HttpRequest, name: str):
     )
     memory = result.memory
     return ok(
-        {**_detail(memory), "replacements": result.replacements, "context": result.context},
+        {
+            **backlinks.detail_dict(memory),
+            "replacements": result.replacements,
+            "context": result.context,
+        },
         etag=memory.etag,
     )
 

@@ -103,6 +103,12 @@ class ResolvedReference:
     memory: Memory | None  # None: dangling (a path, URL, id, or a note still to write)
 
 
+def detail_dict(memory: Memory, now=None) -> dict:
+    """One memory whole, as /v1 answers for it and its page offers as JSON: its list form,
+    its body and the memories citing it."""
+    return {**memory.to_dict(now), "body": memory.body, "referenced_by": backlink_dicts(memory)}
+
+
 def resolve_references(memory: Memory) -> list[ResolvedReference]:
     """Each reference with the memory it names, looked up in the citing memory's band."""
     if not memory.references:

@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from memadmin.accounts import roles
+from memadmin.pages.memories import files
 from memadmin.pages.memories.forms import MemoryForm, NewMemoryForm
 from memadmin.web import static
 from memadmin.web.access import REFUSALS, has_role, requires_role
@@ -159,6 +160,8 @@ def memory_detail(request: HtmxHttpRequest, name: str) -> HttpResponse:
         return answer
     if request.method == "POST":
         return _save(request, memory)
+    if "format" in request.GET:
+        return files.memory_file(request, memory, request.GET["format"])
     raw = request.GET.get("view") == "raw"
     # The edit form is drawn when asked for (edit=1): folded, the page loads it on unfolding.
     editing = "edit" in request.GET
