@@ -307,12 +307,13 @@ class PriorityBound(ConditionFilter):
 
     schema = PRIORITY_BOUND
 
-    def __init__(self, key: str, lookup: str, description: str):
-        self.key, self.lookup, self.description = key, lookup, description
+    def __init__(self, key: str, lookup: str, title: str, description: str):
+        self.key, self.lookup, self.title, self.description = key, lookup, title, description
 
     def form_field(self):
         return forms.IntegerField(
             required=False,
+            label=self.title,
             min_value=memory_fields.PRIORITY_MIN,
             max_value=memory_fields.PRIORITY_MAX,
         )
@@ -361,8 +362,8 @@ FILTERS: tuple[Filter, ...] = (
     ReferencingFilter(),
     TagFilter(),
     LoadFilter(),
-    PriorityBound("priority_min", "gte", "priority at least this"),
-    PriorityBound("priority_max", "lte", "priority at most this"),
+    PriorityBound("priority_min", "gte", "Priority from", "priority at least this"),
+    PriorityBound("priority_max", "lte", "Priority to", "priority at most this"),
     ReadFilter(),
 )
 BY_KEY = {flt.key: flt for flt in FILTERS}

@@ -33,16 +33,19 @@ def session_project(params, among: list[Project] | None = None) -> Project | Non
 
 class FirstErrorMixin:
     """A form's first error in one line, as a page or /v1 refuses the request with it:
-    `field: message`, or the message alone for an error of the whole form. A form whose
-    messages name their field already sets `names_the_field = False`."""
+    `field: message` (the field's label on a page), or the message alone for an error of
+    the whole form. A form whose messages name their field already sets
+    `names_the_field = False`."""
 
     names_the_field = True
 
-    def first_error(self) -> str:
+    def first_error(self, *, labelled: bool = False) -> str:
+        """`labelled`: the field named as a page shows it (its label), not by its parameter."""
         for field, errors in self.errors.items():
             if field == NON_FIELD_ERRORS or not self.names_the_field:
                 return errors[0]
-            return f"{field}: {errors[0]}"
+            label = self.fields[field].label if labelled and field in self.fields else None
+            return f"{label or field}: {errors[0]}"
         return ""
 
     def first_error_field(self) -> str | None:

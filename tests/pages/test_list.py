@@ -410,3 +410,11 @@ def test_a_hit_found_by_meaning_is_shown_as_such(auditor, db, htmx):
     assert names(words.decode()) == [] and b"badge-meaning" not in words
     page = auditor.get("/memories/?q=bastion&mode=meaning").content.decode()
     assert '<option value="meaning" selected>meaning only</option>' in page
+
+
+def test_a_filter_refused_is_named_as_the_page_labels_it_and_said_once(auditor):
+    response = auditor.get("/memories/", {"priority_min": "abc"})
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert page.count("Priority from: Enter a whole number.") == 1
+    assert "priority_min:" not in page

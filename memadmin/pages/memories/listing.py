@@ -179,7 +179,7 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         "bands": partial(budget.bands, now, projects),
     }
     if not form.is_valid():
-        context.update(error=form.first_error(), status=400)
+        context.update(error=form.first_error(labelled=True), status=400)
         return context
     question = find.Question.of(form)
     limit, offset = form.cleaned_data["limit"], form.cleaned_data["offset"] or 0
