@@ -357,9 +357,13 @@ def _words_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, _Words]:
             f" {plan.formula.idf_sql('(SELECT memories FROM store)', 'd.df')} AS idf,"
             " coalesce(c.df, 0) AS estimate FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY"
             f" AS w(word, quoted, place) CROSS JOIN LATERAL (SELECT to_tsquery('{CONFIG}',"
-            " w.quoted) AS query) AS q CROSS JOIN LATERAL (SELECT CASE WHEN (SELECT estimated"
+            " w.quoted) AS query) AS q"
+            # The word's lexemes made once (OFFSET 0: not folded back into the test of each
+            # of the statistics' thousand lexemes, where they were made again for each).
+            f" CROSS JOIN LATERAL (SELECT tsvector_to_array(to_tsvector('{CONFIG}', w.word))"
+            " AS lexemes OFFSET 0) AS l CROSS JOIN LATERAL (SELECT CASE WHEN (SELECT estimated"
             " FROM store) > %s THEN (SELECT max(common.df) FROM common WHERE common.lexeme ="
-            f" ANY(tsvector_to_array(to_tsvector('{CONFIG}', w.word)))) END AS df OFFSET 0) AS c"
+            " ANY(l.lexemes)) END AS df OFFSET 0) AS c"
             " CROSS JOIN LATERAL (SELECT coalesce(c.df, (SELECT count(*) FROM (SELECT 1 FROM"
             f" {S} WHERE {S}.{SEARCH_COLUMN} @@ q.query LIMIT %s) AS matched)) AS df OFFSET 0)"
             " AS d) AS counted), ",
