@@ -103,7 +103,7 @@ def set_priority(ids, priority) -> BulkResult:
     )
 
 
-def _shifted(memory: Memory, by: int) -> int:
+def shifted(memory: Memory, by: int) -> int:
     """The priority shifted by `by`, held within 0 (most important) and 100."""
     return min(max(memory.priority + by, f.PRIORITY_MIN), f.PRIORITY_MAX)
 
@@ -114,9 +114,9 @@ def shift_priority(ids, by) -> BulkResult:
         raise InvalidField("shift", "Shift the priority by a whole number.")
     return _apply_to_each(
         ids,
-        lambda m: doors.write(m.name, project=_tier_of(m), priority=_shifted(m, by)),
+        lambda m: doors.write(m.name, project=_tier_of(m), priority=shifted(m, by)),
         f"Shift priority by {by:+d}",
-        changes=lambda m: _shifted(m, by) != m.priority,
+        changes=lambda m: shifted(m, by) != m.priority,
     )
 
 

@@ -41,12 +41,14 @@ def test_set_priority_on_the_selected_rows(operator, three):
     assert 'id="flash" class="flash-area" aria-live="polite" hx-swap-oob="true"' in html
 
 
-def test_shift_priority_is_held_within_0_and_100(operator, three):
+def test_shift_priority_is_held_within_0_and_100_and_says_so(operator, three):
     a, b, c = three
-    bulk(operator, ids=[a.id, b.id, c.id], action="shift_priority", shift=-2)
+    html = bulk(operator, ids=[a.id, b.id, c.id], action="shift_priority", shift=-2).content
     assert [m.priority for m in Memory.objects.order_by("name")] == [0, 0, 1]
-    bulk(operator, ids=[a.id], action="shift_priority", shift=100)
+    assert "by -2. a stopped at 0, as priorities run 0 to 100." in html.decode()
+    html = bulk(operator, ids=[a.id], action="shift_priority", shift=100).content.decode()
     assert Memory.objects.get(name="a").priority == 100
+    assert "stopped at" not in html
 
 
 def test_set_load_mark_verified_and_move(operator, three):

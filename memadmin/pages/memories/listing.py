@@ -412,7 +412,15 @@ def _done_sentence(action: str, data: dict, result: bulk.BulkResult) -> SafeStri
     if action == "set_priority":
         done = f"Set priority {data['priority']} on {count} {noun}."
     elif action == "shift_priority":
-        done = f"Shifted the priority of {count} {noun} by {data['shift']:+d}."
+        by = data["shift"]
+        done = f"Shifted the priority of {count} {noun} by {by:+d}."
+        held = [m.name for m in result.targets if bulk.shifted(m, by) != m.priority + by]
+        if held:
+            bound = memory_fields.PRIORITY_MIN if by < 0 else memory_fields.PRIORITY_MAX
+            done += (
+                f" {', '.join(held)} stopped at {bound}, as priorities run"
+                f" {memory_fields.PRIORITY_MIN} to {memory_fields.PRIORITY_MAX}."
+            )
     elif action == "set_load":
         done = f"Set load {data['load']} on {count} {noun}."
     elif action == "add_tag":
