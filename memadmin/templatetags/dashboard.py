@@ -94,6 +94,7 @@ class HtmlTemplate:
 TIME = HtmlTemplate('<time datetime="{iso}" title="{exact}">{age}</time>')
 EMPTY_AGE = HtmlTemplate('<span class="muted">{empty}</span>')
 NEVER = EMPTY_AGE.format(empty="never")
+NEAR_DAYS = {"today", "yesterday", "later today", "tomorrow"}
 
 
 @register.simple_tag
@@ -103,17 +104,17 @@ def age(
     now: dt.datetime | None = None,
     zone: dt.tzinfo | None = None,
 ) -> str:
-    """'47 days ago' (or 'in 3 days') in a <time> whose title holds the exact time."""
+    """'47 days ago' (or 'in 3 days', 'today 14:05') in a <time> whose title holds the
+    exact time."""
     if moment is None:
         return NEVER if empty == "never" else EMPTY_AGE.format(empty=empty)
     zone = zone or timezone.get_current_timezone()
     local = moment.astimezone(zone)
     iso = local.isoformat(timespec="seconds")  # one isoformat serves both: strftime is slower
-    return TIME.format(
-        iso=iso,
-        exact=f"{iso[:10]} {iso[11:19]} {local.tzname()}",
-        age=relative(moment, now, zone),
-    )
+    words = relative(moment, now, zone)
+    if words in NEAR_DAYS:  # the hour shown too, not only on hover (out of reach on touch)
+        words = f"{words} {iso[11:16]}"
+    return TIME.format(iso=iso, exact=f"{iso[:10]} {iso[11:19]} {local.tzname()}", age=words)
 
 
 # A memory's page: its fields and its references both ways, written out here, where the

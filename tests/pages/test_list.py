@@ -166,7 +166,7 @@ def test_rows_mark_expiry_ages_and_citations(auditor, store):
     assert "badge-expired" in gone_row and "is-expired" in gone_row
     rule_row = next(row for row in gone if ">rule<" in row)
     assert 'title="memories referencing rule">2</a>' in rule_row
-    exact_time = r'<time datetime="[^"]+" title="\d{4}-\d\d-\d\d [\d:]+ UTC">today</time>'
+    exact_time = r'<time datetime="[^"]+" title="\d{4}-\d\d-\d\d [\d:]+ UTC">today \d\d:\d\d</time>'
     assert re.search(exact_time, html)
     stale_row = next(row for row in gone if ">stale<" in row)
     assert "6 months ago" in stale_row
