@@ -610,9 +610,15 @@ class Comparison:
     descriptions: list[list[Segment]]  # each against the first memory's
     bodies: list[list[Segment]]
     ratios: list[float]  # each description's similarity to the first's
+    differing: list[set[str]]  # the fields (COMPARED_FIELDS) each holds otherwise than the first
 
 
 MAX_COMPARED = 4
+COMPARED_FIELDS = ("project_id", "load", "priority", "tags", "references", "expires_at")
+
+
+def _differing(a: Memory, b: Memory) -> set[str]:
+    return {name for name in COMPARED_FIELDS if getattr(a, name) != getattr(b, name)}
 
 
 def compare(memory_ids: list[int]) -> Comparison:
@@ -620,12 +626,13 @@ def compare(memory_ids: list[int]) -> Comparison:
     found = {m.id: m for m in Memory.objects.select_related("project").filter(id__in=memory_ids)}
     memories = [found[i] for i in dict.fromkeys(memory_ids) if i in found][:MAX_COMPARED]
     if not memories:
-        return Comparison([], [], [], [])
+        return Comparison([], [], [], [], [])
     first = memories[0]
     second = memories[1] if len(memories) > 1 else first
     descriptions = [marked_diff(first.description, second.description)[0]]
     bodies = [marked_diff(first.body, second.body)[0]]
     ratios = [1.0]
+    differing = [_differing(first, second)]
     for memory in memories[1:]:
         descriptions.append(marked_diff(first.description, memory.description)[1])
         bodies.append(marked_diff(first.body, memory.body)[1])
@@ -634,7 +641,8 @@ def compare(memory_ids: list[int]) -> Comparison:
                 similarity.words(first.description), similarity.words(memory.description)
             )
         )
-    return Comparison(memories, descriptions, bodies, ratios)
+        differing.append(_differing(first, memory))
+    return Comparison(memories, descriptions, bodies, ratios, differing)
 
 
 @dataclass

@@ -381,3 +381,16 @@ def test_the_budget_page_rows_mark_the_cut_the_global_bodies_and_the_session(
         ),
         page,
     )
+
+
+def test_compare_marks_the_fields_that_differ_not_only_the_words(auditor, write):
+    first = write("rule-13", description="Retry 13 times", priority=13, tags=["ops"]).memory
+    second = write("rule-15", description="Retry 15 times", priority=15, tags=["ops"]).memory
+    page = auditor.get(f"/hygiene/compare/?id={first.id}&id={second.id}").content.decode()
+    assert '<mark class="changed">priority 13</mark>' in page
+    assert '<mark class="changed">priority 15</mark>' in page
+    assert '<mark class="changed">ops</mark>' not in page  # the same tags, unmarked
+    third = write("rule-16", description="Retry 16 times", priority=13, tags=["db"]).memory
+    page = auditor.get(f"/hygiene/compare/?id={first.id}&id={third.id}").content.decode()
+    assert "priority 13</mark>" not in page
+    assert '<mark class="changed">db</mark>' in page

@@ -369,6 +369,7 @@ def compare(request: HtmxHttpRequest) -> HttpResponse:
             comparison.descriptions,
             comparison.bodies,
             comparison.ratios,
+            comparison.differing,
             strict=True,
         )
     )
