@@ -8,6 +8,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse
 
+from memadmin.web.redrawn import Redrawn
 from memadmin.web.responses import (
     RETRY_AFTER_SECONDS,
     error_response,
@@ -84,8 +85,8 @@ def refuses_in_json(view: Callable) -> Callable:
 class DomainErrorPageMiddleware:
     """A refusal (DomainError) a page view lets out answers as error_response: its status and
     sentence, as a page, or for htmx in the page's flash area; as JSON for a view marked
-    refuses_in_json. A view catches one only to answer otherwise (the refusal beside its form
-    or row)."""
+    refuses_in_json. A view answering otherwise (the refusal beside its form or row) draws
+    that answer in web.redrawn.on_refusal, and it is sent as drawn."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
         self.get_response = get_response
@@ -97,6 +98,8 @@ class DomainErrorPageMiddleware:
         request.refuses_in_json = getattr(view, "refuses_in_json", False)
 
     def process_exception(self, request: HttpRequest, exception: Exception):
+        if isinstance(exception, Redrawn):
+            return exception.response
         if not isinstance(exception, DomainError) or request.path_info.startswith(OWN_REFUSALS):
             return None
         if getattr(request, "refuses_in_json", False):

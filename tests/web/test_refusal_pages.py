@@ -1,15 +1,17 @@
 """DomainErrorPageMiddleware: a refusal a page view lets out answers as error_response does, a
-page or, for htmx, a sentence in the flash area; /v1 and /mcp answer their own."""
+page or, for htmx, a sentence in the flash area; /v1 and /mcp answer their own. A refusal a view
+draws again itself (web.redrawn.on_refusal) is sent as drawn."""
 
 from html.parser import HTMLParser
 
 import pytest
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.test import Client
 from django.urls import path
 
 from memadmin import urls as site_urls
 from memadmin.accounts import roles
+from memadmin.web.redrawn import on_refusal
 from memories.rules.errors import MemoryNotFound, NameClash, UnknownProject
 from tests.conftest import make_user
 from tests.pages.conftest import chrome_free, signed_in
@@ -25,8 +27,23 @@ def refuses_an_unknown_project(request: HttpRequest):
     raise UnknownProject("nowhere")
 
 
+def redraws_its_refusal(request: HttpRequest):
+    with on_refusal(lambda error: HttpResponse(f"Again: {error.message}", status=error.status)):
+        if "refuse" in request.GET:
+            refuses_with_a_clash(request)
+    return HttpResponse("Done.")
+
+
+def cannot_draw_again(request: HttpRequest):
+    """The answer's own drawing refused (the row to draw again is gone meanwhile)."""
+    with on_refusal(lambda error: refuses_an_unknown_project(request)):
+        refuses_with_a_clash(request)
+
+
 urlpatterns = [
     path("refuses/", refuses_with_a_clash),
+    path("redraws/", redraws_its_refusal),
+    path("cannot-redraw/", cannot_draw_again),
     path("unknown/", refuses_an_unknown_project),
     path("v1/refuses", refuses_with_a_clash),
     path("mcp-refuses", refuses_with_a_clash),
@@ -125,3 +142,19 @@ def test_page_views_let_their_refusals_out_to_the_same_answer(db, headers, addre
         assert Elements(html).texts("p", "flash-error") == [refusal.message]
     else:
         assert refusal.message in Elements(html).texts("p")
+
+
+@pytest.mark.parametrize("headers", [{}, HTMX], ids=["page", "htmx"])
+def test_a_refusal_drawn_again_by_its_view_is_sent_as_drawn(db, headers):
+    response = Client().get("/redraws/?refuse", **headers)
+    assert response.status_code == 409
+    assert response.content.decode() == "Again: The name 'deploy' is taken <here>."
+    assert "HX-Retarget" not in response  # where the view drew it, not the flash area
+    done = Client().get("/redraws/", **headers)
+    assert (done.status_code, done.content.decode()) == (200, "Done.")
+
+
+def test_a_refusal_met_while_drawing_again_answers_as_its_own_page(db):
+    response = Client().get("/cannot-redraw/")
+    assert response.status_code == 404
+    assert "There is no project named 'nowhere'." in Elements(response.content.decode()).texts("p")

@@ -17,7 +17,8 @@ from memadmin.pages.accounts.forms import (
 )
 from memadmin.web.access import has_role, requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
-from memories.rules.errors import DomainError, InvalidField
+from memadmin.web.redrawn import on_refusal
+from memories.rules.errors import InvalidField
 
 
 def _tokens_context(request: HtmxHttpRequest, **extra) -> dict:
@@ -59,13 +60,10 @@ def api_tokens(request: HtmxHttpRequest) -> HttpResponse:
     form = TokenForm(request.POST)
     if not form.is_valid():
         return _tokens_page(request, status=InvalidField.status, form=form)
-    try:
+    with on_refusal(lambda error: _tokens_page(request, status=error.status, form=form), form=form):
         token, secret = tokens.create_token(
             request.user, form.cleaned_data["scope"], form.cleaned_data["label"]
         )
-    except DomainError as error:  # the form again, the refusal beside the field it names
-        form.refuse(error)
-        return _tokens_page(request, status=error.status, form=form)
     return _tokens_page(request, status=201, created=token, secret=secret)
 
 
@@ -73,13 +71,13 @@ def api_tokens(request: HtmxHttpRequest) -> HttpResponse:
 @requires_role(write=roles.AUDITOR)
 def api_token_revoke(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
     """Revoke one of your tokens (an admin may revoke anyone's), once asked and confirmed."""
-    try:
+    with on_refusal(  # the token list again, the refusal above it
+        lambda error: _tokens_page(request, status=error.status, error=error.message)
+    ):
         if request.POST.get("confirm") != "true":
             confirming = tokens.revocable_token(request.user, token_id)
             return _tokens_page(request, confirming=confirming.id)
         token = tokens.revoke_token(request.user, token_id)
-    except DomainError as error:  # the token list again, the refusal above it
-        return _tokens_page(request, status=error.status, error=error.message)
     if not request.htmx:
         messages.success(request, f"Revoked {token.prefix}….")
         return redirect("tokens")
@@ -109,11 +107,10 @@ def accounts(request: HtmxHttpRequest) -> HttpResponse:
     form = AccountForm(request.POST)
     if not form.is_valid():
         return _accounts_page(request, status=InvalidField.status, form=form)
-    try:
+    with on_refusal(
+        lambda error: _accounts_page(request, status=error.status, form=form), form=form
+    ):
         user = users.create_account(**form.cleaned_data)
-    except DomainError as error:  # the form again, the refusal beside the field it names
-        form.refuse(error)
-        return _accounts_page(request, status=error.status, form=form)
     return _answer_accounts(request, f"Made the account '{user.get_username()}'.")
 
 
@@ -126,7 +123,9 @@ def account_change(request: HtmxHttpRequest, user_id: int) -> HttpResponse:
         return _accounts_page(
             request, status=InvalidField.status, errors={user_id: form.first_error()}
         )
-    try:
+    with on_refusal(  # the accounts again, the refusal beside the row
+        lambda error: _accounts_page(request, status=error.status, errors={user_id: error.message})
+    ):
         if isinstance(form, ActiveForm):
             user = users.set_active(request.user, user_id, form.cleaned_data["active"])
             done = "turned on" if user.is_active else "turned off"
@@ -135,8 +134,6 @@ def account_change(request: HtmxHttpRequest, user_id: int) -> HttpResponse:
             role = form.cleaned_data["role"]
             user = users.set_role(request.user, user_id, role)
             sentence = f"'{user.get_username()}' is now an {role}."
-    except DomainError as error:  # the accounts again, the refusal beside the row
-        return _accounts_page(request, status=error.status, errors={user_id: error.message})
     return _answer_accounts(request, sentence)
 
 

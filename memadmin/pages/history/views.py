@@ -16,6 +16,7 @@ from memadmin.pages.query import ANY_TIER_VALUE, canonical_query
 from memadmin.web.access import has_role, requires_role
 from memadmin.web.exports import csv_lines, download
 from memadmin.web.http import HtmxHttpRequest, render_page
+from memadmin.web.redrawn import on_refusal
 from memadmin.web.responses import error_response
 from memories.models import Action, Door, Memory, Revision, TrashedMemory, memory_view_url
 from memories.reads import history as history_reads
@@ -55,8 +56,9 @@ def _current_memory(revision: Revision) -> Memory | None:
     return Memory.objects.select_related("project").filter(id=revision.memory_id).first()
 
 
-def _refused(request: HtmxHttpRequest, error: DomainError, again) -> HttpResponse:
-    """The page the request came from, drawn again with the refusal, at its status."""
+def _flashed(request: HtmxHttpRequest, error: DomainError, again) -> HttpResponse:
+    """The page the request came from, drawn again with the refusal flashed above it, at its
+    status."""
     messages.error(request, error.message)
     response = again()
     response.status_code = error.status
@@ -246,13 +248,13 @@ def revision_detail(request: HtmxHttpRequest, revision_id: int) -> HttpResponse:
 @require_POST
 @requires_role()
 def restore_version(request: HtmxHttpRequest, revision_id: int) -> HttpResponse:
-    try:
+    revision = history_reads.revision(revision_id)
+    if revision is None:
+        raise RevisionNotFound(revision_id)
+    with on_refusal(
+        lambda error: _flashed(request, error, lambda: _revision_page(request, revision))
+    ):
         result = undo.restore_version(revision_id)
-    except RevisionNotFound:
-        raise  # no revision to draw again: the refusal's own page
-    except DomainError as error:  # the revision's page again, the refusal flashed above it
-        revision = Revision.objects.get(id=revision_id)
-        return _refused(request, error, lambda: _revision_page(request, revision))
     memory = result.memory
     messages.success(
         request,
@@ -299,11 +301,14 @@ def change_set_detail(request: HtmxHttpRequest, change_set_id: int) -> HttpRespo
         raise ChangeSetNotFound(change_set_id)
     if request.method != "POST":
         return _change_set_page(request, group)
-    try:
+    with on_refusal(  # its refused rows marked
+        lambda error: _flashed(
+            request,
+            error,
+            lambda: _change_set_page(request, group, refused=error.details.get("refused", [])),
+        )
+    ):
         undo_set = undo.undo(group.id)
-    except DomainError as error:  # the change set's page again, its refused rows marked
-        refused = error.details.get("refused", [])
-        return _refused(request, error, lambda: _change_set_page(request, group, refused=refused))
     messages.success(
         request,
         f"Undid change set {group.id}: {undo_set.revisions.count()} memories put back, "
@@ -337,12 +342,10 @@ def trash(request: HtmxHttpRequest) -> HttpResponse:
 @require_POST
 @requires_role()
 def trash_restore(request: HtmxHttpRequest, trashed_id: int) -> HttpResponse:
-    try:
+    if history_reads.trash_row(trashed_id) is None:
+        raise NotInTrash(trashed_id)
+    with on_refusal(lambda error: _flashed(request, error, lambda: _trash_page(request))):
         memory = undo.restore(trashed_id)
-    except NotInTrash:
-        raise  # no row to draw again: the refusal's own page
-    except DomainError as error:  # the trash again, the refusal flashed above it
-        return _refused(request, error, lambda: _trash_page(request))
     tier = tiers.label(memory.project_name)
     messages.success(request, f"Restored '{memory.name}' ({tier}) from the trash.")
     return redirect("history:trash")

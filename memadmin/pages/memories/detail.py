@@ -18,13 +18,14 @@ from memadmin.web import static
 from memadmin.web.access import REFUSALS, has_role, requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, wants_fragment
 from memadmin.web.markdown import render_markdown
+from memadmin.web.redrawn import on_refusal
 from memadmin.web.responses import error_response
 from memories.models import Memory
 from memories.reads import backlinks, lookup
 from memories.reads.params import tier_param
 from memories.rules import secrets
 from memories.rules.captions import record_caption
-from memories.rules.errors import AmbiguousName, DomainError, NameClash, StaleBody
+from memories.rules.errors import AmbiguousName, DomainError, StaleBody
 from memories.rules.fields import rfc3339
 from memories.writes import doors
 from projects.models import Project
@@ -207,7 +208,14 @@ def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
     if not changes and not verified:
         messages.info(request, "Nothing to save: no field was changed.")
         return redirect(memory)
-    try:
+
+    def refused(error: DomainError) -> HttpResponse:  # the form again, nothing typed lost
+        if isinstance(error, StaleBody):  # beside the body as it is now, not beside a field
+            return _form_again(request, memory, form, status=409, conflict=error, yours=body)
+        form.refuse(error)
+        return _form_again(request, memory, form, status=error.status)
+
+    with on_refusal(refused):
         result = doors.write(
             memory.name,
             project=memory.project_name,
@@ -216,11 +224,6 @@ def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
             allow_secret=secrets.allowance(form.cleaned_data.get("allow_secret"), admin=admin),
             **changes,
         )
-    except StaleBody as conflict:
-        return _form_again(request, memory, form, status=409, conflict=conflict, yours=body)
-    except DomainError as error:  # the form again, the refusal beside the field it names
-        form.refuse(error)
-        return _form_again(request, memory, form, status=error.status)
     if not result.changed:
         messages.info(request, result.notes[0])
         return redirect(result.memory)
@@ -301,28 +304,26 @@ def memory_new(request: HtmxHttpRequest) -> HttpResponse:
         form = NewMemoryForm(initial=initial, projects=projects, admin=admin)
         return render_page(request, "memories/new.html", {"form": form})
     form = NewMemoryForm(request.POST, projects=projects, admin=admin)
-    if form.is_valid():
-        data = form.cleaned_data
-        try:
-            result = doors.write(
-                data["name"],
-                project=data["project"] or None,
-                description=data["description"],
-                body=like_stored(data["body"], ""),
-                tags=data["tags"],
-                references=data["references"],
-                priority=data["priority"],
-                load=data["load"],
-                source=data["source"],
-                expires=data["expires"] or None,
-                must_create=True,
-                allow_secret=secrets.allowance(data.get("allow_secret"), admin=admin),
-            )
-        except NameClash as error:
-            form.add_error("name", error.message)
-        except DomainError as error:  # the form again, the refusal beside the field it names
-            form.refuse(error)
-        else:
-            messages.success(request, " ".join([f"Saved '{result.memory.name}'.", *result.notes]))
-            return redirect(result.memory)
-    return render_page(request, "memories/new.html", {"form": form}, status=400)
+    if not form.is_valid():
+        return render_page(request, "memories/new.html", {"form": form}, status=400)
+    data = form.cleaned_data
+    with on_refusal(  # the form again at 400 whatever the refusal, as for a field's error
+        lambda error: render_page(request, "memories/new.html", {"form": form}, status=400),
+        form=form,
+    ):
+        result = doors.write(
+            data["name"],
+            project=data["project"] or None,
+            description=data["description"],
+            body=like_stored(data["body"], ""),
+            tags=data["tags"],
+            references=data["references"],
+            priority=data["priority"],
+            load=data["load"],
+            source=data["source"],
+            expires=data["expires"] or None,
+            must_create=True,
+            allow_secret=secrets.allowance(data.get("allow_secret"), admin=admin),
+        )
+    messages.success(request, " ".join([f"Saved '{result.memory.name}'.", *result.notes]))
+    return redirect(result.memory)

@@ -12,7 +12,7 @@ from memories.reads.find import FindForm
 from memories.reads.params import FirstErrorMixin, IdListField
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
-from memories.rules.errors import InvalidField
+from memories.rules.errors import DomainError, InvalidField, NameClash
 
 PAGE_SIZES = (25, 50, 100, 200)
 
@@ -236,3 +236,10 @@ class NewMemoryForm(MemoryForm):
             return memory_fields.name(self.cleaned_data["name"].strip())
         except InvalidField as error:
             raise forms.ValidationError(error.message) from None
+
+    def refuse(self, error: DomainError) -> None:
+        """A name its tier holds already is refused beside the name typed."""
+        if isinstance(error, NameClash):
+            self.add_error("name", error.message)
+        else:
+            super().refuse(error)

@@ -28,6 +28,7 @@ from memadmin.templatetags.dashboard import html_join
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
 from memadmin.web.query import query_string
+from memadmin.web.redrawn import on_refusal
 from memadmin.web.refusals import refusal_html
 from memadmin.web.responses import error_response
 from memories.models import NAME_SLOT, Memory, memory_url, tier_query
@@ -192,7 +193,7 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
     )
     try:
         found = find.find(question, page, now=now, projects={p.id: p for p in projects})
-    except DomainError as error:
+    except DomainError as error:  # into a context, not an answer: so not on_refusal
         # A cursor no row has: the list says so where its rows would be, as a form error
         # does, so the bulk answers that redraw it keep their own status.
         context.update(error=error.message, status=error.status)
@@ -338,7 +339,36 @@ def memory_facets(request: HtmxHttpRequest) -> HttpResponse:
     return render_page(request, "memories/facets.html", context, fragment="facets")
 
 
-def _row_response(request: HtmxHttpRequest, row: Row, status: int) -> HttpResponse:
+def _row_answer(
+    request: HtmxHttpRequest,
+    name: str,
+    project,
+    *,
+    refusal: str = "",
+    notice: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    """The row drawn again with its edit's outcome beside it (its refusal, its notice, or
+    saved) and the budget strip with it; without htmx, that outcome as a message on the list
+    the edit came from."""
+    if not request.htmx:
+        if refusal:
+            messages.error(request, format_html("'{}' was not changed: {}", name, refusal))
+        elif notice:
+            messages.info(request, notice)
+        else:
+            messages.success(request, f"Saved '{name}'.")
+        return redirect(safe_next(request, reverse("memories:list")))
+    memory = lookup.locate(name, project)
+    row = Row(
+        memory=memory,
+        cited_by=backlinks.citation_counts([memory])[memory.id],
+        expired=memory.is_expired(),
+        links=RowLinks(),
+        refusal=refusal,
+        saved=not refusal and not notice,
+        notice=notice,
+    )
     html = render_to_string(
         "memories/list.html#row",
         {"row": row, "list_url": safe_next(request, reverse("memories:list"))},
@@ -354,43 +384,22 @@ def _row_response(request: HtmxHttpRequest, row: Row, status: int) -> HttpRespon
 @requires_role()
 def memory_row(request: HtmxHttpRequest, name: str) -> HttpResponse:
     """An inline edit of one row's priority or load, through the write door."""
-    back = safe_next(request, reverse("memories:list"))
     project = tier_param(request.GET)
     form = RowForm(request.POST)
-    refusal, notice, status = "", "", 200
     if not form.is_valid():
-        refusal, status = form.first_error(), 400
-    else:
-        try:
-            result = doors.write(
-                name,
-                project=project,
-                priority=form.cleaned_data["priority"],
-                load=form.cleaned_data["load"] or None,
-            )
-        except DomainError as error:  # shown beside the row, which is drawn again
-            refusal, status = refusal_html(error), error.status
-        else:
-            notice = "" if result.changed else result.notes[0]
-    if not request.htmx:
-        if refusal:
-            messages.error(request, format_html("'{}' was not changed: {}", name, refusal))
-        elif notice:
-            messages.info(request, notice)
-        else:
-            messages.success(request, f"Saved '{name}'.")
-        return redirect(back)
-    memory = lookup.locate(name, project)
-    row = Row(
-        memory=memory,
-        cited_by=backlinks.citation_counts([memory])[memory.id],
-        expired=memory.is_expired(),
-        links=RowLinks(),
-        refusal=refusal,
-        saved=not refusal and not notice,
-        notice=notice,
-    )
-    return _row_response(request, row, status)
+        return _row_answer(request, name, project, refusal=form.first_error(), status=400)
+    with on_refusal(
+        lambda error: _row_answer(
+            request, name, project, refusal=refusal_html(error), status=error.status
+        )
+    ):
+        result = doors.write(
+            name,
+            project=project,
+            priority=form.cleaned_data["priority"],
+            load=form.cleaned_data["load"] or None,
+        )
+    return _row_answer(request, name, project, notice="" if result.changed else result.notes[0])
 
 
 BULK_DOORS = {
@@ -524,22 +533,22 @@ def memory_bulk(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _bulk_answer(request, params, form.first_error(), status=400)
     data = form.cleaned_data
+
+    def refused(error: DomainError) -> HttpResponse:  # in the flash area, the list drawn again
+        return _bulk_answer(request, params, error.message, status=error.status)
+
     if data["scope"] == "matching":
         filters_form = MemoryListForm(params)
         if not filters_form.is_valid():
             return _bulk_answer(request, params, filters_form.first_error(), status=400)
-        try:
+        with on_refusal(refused):
             ids = _matching_ids(filters_form)
-        except DomainError as error:  # in the list's flash area, the list drawn again
-            return _bulk_answer(request, params, error.message, status=error.status)
     else:
         ids = data["id"]
     if data["action"] == "delete" and not data["confirm"]:
         return _confirm_delete(request, params, ids, data["scope"])
-    try:
+    with on_refusal(refused):
         result = BULK_DOORS[data["action"]](ids, data)
-    except DomainError as error:  # in the list's flash area, the list drawn again
-        return _bulk_answer(request, params, error.message, status=error.status)
     if result.refused:
         sentence, refusals = _refused_sentence(result)
         status = max(r.error.status for r in result.refused)

@@ -10,8 +10,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 from memadmin.pages.projects.forms import AddForm, RenameForm
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
+from memadmin.web.redrawn import on_refusal
 from memories.rules import budget
-from memories.rules.errors import DomainError
 from projects import writes as project_writes
 from projects.models import Project
 from projects.reads import tier_usage
@@ -74,10 +74,10 @@ def project_list(request: HtmxHttpRequest) -> HttpResponse:
         form = AddForm(request.POST)
         form.is_valid()  # always: the doors check the name
         name = form.cleaned_data["name"]
-        try:
+        with on_refusal(  # the table again, the refusal beside the name typed
+            lambda error: _answer(request, add_error=error.message, added=name, status=error.status)
+        ):
             project = project_writes.add(name)
-        except DomainError as error:  # the table again, the refusal beside the name typed
-            return _answer(request, add_error=error.message, added=name, status=error.status)
         return _answer(request, sentence=f"Added project '{project.name}'.")
     return render_page(request, "projects/list.html", _context(), fragment="table")
 
@@ -88,12 +88,12 @@ def project_rename(request: HtmxHttpRequest, name: str) -> HttpResponse:
     form = RenameForm(request.POST)
     form.is_valid()  # always: the doors check the name
     new_name = form.cleaned_data["new_name"]
-    try:
-        project = project_writes.rename(name, new_name)
-    except DomainError as error:  # the table again, the refusal beside the row renamed
-        return _answer(
+    with on_refusal(  # the table again, the refusal beside the row renamed
+        lambda error: _answer(
             request, errors={name: error.message}, typed={name: new_name}, status=error.status
         )
+    ):
+        project = project_writes.rename(name, new_name)
     return _answer(
         request, sentence=f"Renamed '{name}' to '{project.name}'; its memories moved with it."
     )
@@ -103,10 +103,10 @@ def project_rename(request: HtmxHttpRequest, name: str) -> HttpResponse:
 @requires_role()
 def project_remove(request: HtmxHttpRequest, name: str) -> HttpResponse:
     """Asks first (the row turns into the question), then removes through the door."""
-    try:
+    with on_refusal(  # the table again, the refusal beside the row
+        lambda error: _answer(request, errors={name: error.message}, status=error.status)
+    ):
         if request.POST.get("confirm") != "true":
             return _answer(request, confirming=Project.objects.named(name).name)
         project_writes.remove(name)
-    except DomainError as error:  # the table again, the refusal beside the row
-        return _answer(request, errors={name: error.message}, status=error.status)
     return _answer(request, sentence=f"Removed project '{name}'.")

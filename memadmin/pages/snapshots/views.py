@@ -24,6 +24,7 @@ from memadmin.pages.snapshots.forms import ImportForm, PreviewForm
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memadmin.web.middleware import takes_upload
+from memadmin.web.redrawn import on_refusal
 from memories.reads.params import tier_param
 from memories.rules import tiers
 from memories.rules.errors import DomainError
@@ -119,13 +120,15 @@ def snapshot_preview(request: HtmxHttpRequest) -> HttpResponse:
         path.chmod(0o600)
         for chunk in upload.chunks():
             handle.write(chunk)
-    try:
+
+    def dropped(error: DomainError) -> HttpResponse:  # the upload dropped, the refusal shown
+        path.unlink(missing_ok=True)
+        return _import_panel(request, error.status, error=error.message, filename=upload.name)
+
+    with on_refusal(dropped):
         with path.open("rb") as handle:
             entries = snapshot.read_zip(handle)
         plan = imports.preview_import(entries, force=force)
-    except DomainError as error:  # the upload dropped, the refusal in the import panel
-        path.unlink(missing_ok=True)
-        return _import_panel(request, error.status, error=error.message, filename=upload.name)
     request.session[SESSION_KEY] = {"token": token, "name": upload.name}
     return _import_panel(
         request, plan=plan, token=token, force=force, filename=upload.name, total=len(entries)
@@ -145,26 +148,28 @@ def snapshot_import(request: HtmxHttpRequest) -> HttpResponse:
         return _import_panel(
             request, 400, error="That upload is no longer here; upload the snapshot again."
         )
-    try:
-        with path.open("rb") as handle:
-            entries = snapshot.read_zip(handle)
-    except DomainError as error:  # the upload dropped, the refusal in the import panel
+
+    def dropped(error: DomainError) -> HttpResponse:  # the upload dropped, the refusal shown
         _discard(request)
         return _import_panel(request, error.status, error=error.message)
-    try:
-        result = imports.import_memories(entries, force=force)
-    except DomainError as error:  # the plan again beside the refusal, the upload kept to retry
-        plan = imports.preview_import(entries, force=force)
+
+    with on_refusal(dropped), path.open("rb") as handle:
+        entries = snapshot.read_zip(handle)
+
+    def kept(error: DomainError) -> HttpResponse:  # the plan again, the upload kept to retry
         return _import_panel(
             request,
             error.status,
             error=error.message,
-            plan=plan,
+            plan=imports.preview_import(entries, force=force),
             token=token,
             force=force,
             filename=held["name"],
             total=len(entries),
         )
+
+    with on_refusal(kept):
+        result = imports.import_memories(entries, force=force)
     _discard(request)
     sentence = (
         f"Imported {len(entries)} memor{'y' if len(entries) == 1 else 'ies'} from "
