@@ -9,7 +9,6 @@ from django.utils.http import content_disposition_header
 from memadmin.web.responses import error_response
 from memories.models import Memory
 from memories.reads import backlinks
-from memories.rules.errors import SnapshotError
 from memories.writes import snapshot
 
 CONTENT_TYPES = {"md": "text/markdown; charset=utf-8", "json": "application/json"}
@@ -19,10 +18,7 @@ def memory_file(request: HttpRequest, memory: Memory, fmt: str) -> HttpResponse:
     if fmt not in CONTENT_TYPES:
         return error_response(request, 400, "format is md or json.")
     if fmt == "md":
-        try:
-            content = snapshot.render(memory)
-        except SnapshotError as error:  # a row written past the doors: no file can carry it
-            return error_response(request, error.status, error.message)
+        content = snapshot.render(memory)  # refused for a row no file can carry: its page says so
     else:
         content = json.dumps(backlinks.detail_dict(memory), ensure_ascii=False, indent=2)
     response = HttpResponse(content, content_type=CONTENT_TYPES[fmt])
