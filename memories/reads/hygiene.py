@@ -662,6 +662,9 @@ class Report:
 
 
 SECTIONS = ("dangling", "orphans", "shadows", "unverified", "duplicates")
+# Each list `section()` gives a page of: the report's, and the memories holding a credential,
+# which reads every memory of the scope and so is asked for alone.
+LISTS = (*SECTIONS, "secrets")
 
 
 def report(
@@ -693,6 +696,15 @@ class HoldingSecret:
     memory: Memory
     found: list  # of secrets.Held: the field, the kind, the line number and the line masked
 
+    def to_dict(self) -> dict:
+        return {
+            "memory": backlink(self.memory),
+            "found": [
+                {"field": h.field, "kind": h.kind, "line": h.line, "shown": h.shown}
+                for h in self.found
+            ],
+        }
+
 
 def holding_secrets(
     filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset=0, now=None
@@ -719,8 +731,10 @@ def section(
     offset=0,
     now=None,
 ) -> Section:
-    """One list of the report by its name (one of SECTIONS), a page of it."""
+    """One list by its name (one of LISTS), a page of it."""
     page = {"limit": limit, "offset": offset}
+    if name == "secrets":
+        return holding_secrets(filters, now=now, **page)
     if name == "dangling":
         return dangling(filters, now=now, **page)
     if name == "orphans":

@@ -61,7 +61,7 @@ class HygieneForm(MemoryFilterForm):
     """The hygiene lists: the list's filters (the tier, a tag...), `unverified` the queue's
     period (90 days unless given), `section` one list alone, `limit` and `offset` its page."""
 
-    section = forms.ChoiceField(required=False, choices=[(k, k) for k in hygiene.SECTIONS])
+    section = forms.ChoiceField(required=False, choices=[(k, k) for k in hygiene.LISTS])
 
     def clean_unverified(self):
         return self.cleaned_data["unverified"] or hygiene.DEFAULT_PERIOD

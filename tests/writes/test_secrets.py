@@ -239,6 +239,17 @@ def test_hygiene_lists_the_memories_holding_one_with_the_line_masked(through):
     assert "[masked: an AWS access key]" in text
     assert "token=[masked: a secret assigned to a key name]" in text
     assert not leaks(AWS.secret, text) and not leaks(SHAPES[35].secret, text)
+    token = tokens.create_token(through.operator, "read")[1]
+    listed = Api(token).get("/v1/hygiene", section="secrets")
+    assert listed.status_code == 200
+    body = listed.json()["secrets"]
+    assert body["count"] == 2
+    assert sorted((i["memory"]["name"], i["found"][0]["field"]) for i in body["items"]) == [
+        ("kept-key", "body"),
+        ("older", "references"),
+    ]
+    assert "[masked: an AWS access key]" in listed.content.decode()
+    assert not leaks(AWS.secret, listed.content.decode())
 
 
 def test_the_demo_store_holds_no_credential(db):

@@ -160,6 +160,23 @@ SCHEMAS = {
         },
         description="A project memory whose description says what a global one says.",
     ),
+    "HoldingSecret": _obj(
+        {
+            "memory": _ref("Backlink"),
+            "found": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "field": TEXT,
+                        "kind": TEXT,
+                        "line": {"type": "integer", "minimum": 1},
+                        "shown": {"type": "string", "description": "the line, credentials masked"},
+                    }
+                ),
+            },
+        },
+        description="A memory holding a credential by the write doors' rule, its lines masked.",
+    ),
     "DuplicateGroup": _obj(
         {
             "size": COUNT,
@@ -309,6 +326,7 @@ SCHEMAS = {
             "shadows": _section(_ref("Shadow")),
             "unverified": _section(_ref("Memory")),
             "duplicates": _section(_ref("DuplicateGroup")),
+            "secrets": _section(_ref("HoldingSecret")),
         },
         required=["period"],
         description="Every list, or the one section= names.",
@@ -357,7 +375,7 @@ PATHS = {
         "get": {
             "operationId": "getHygiene",
             "summary": "Dangling references, orphans, shadows, the verification queue, "
-            "near-duplicates",
+            "near-duplicates; memories holding a credential",
             "parameters": [
                 *(
                     {**p, "description": "the verification queue's period (default 90d)"}
@@ -367,8 +385,8 @@ PATHS = {
                 ),
                 _query(
                     "section",
-                    {"type": "string", "enum": ["", *hygiene.SECTIONS]},
-                    "one list alone (empty: every list)",
+                    {"type": "string", "enum": ["", *hygiene.LISTS]},
+                    "one list alone (empty: every list but secrets, which is asked for alone)",
                 ),
                 _limit(500, f"items of each list (default {hygiene.SECTION_LIMIT})"),
                 _offset("items to skip; needs section="),
