@@ -408,6 +408,61 @@ FRESH = [
 ]  # fmt: skip
 
 
+# Written 2026-12-05 after FRESH was scored and before the differing words were compared slot by
+# slot, never used to choose anything: the demo store's kind of decision ("The <x> service
+# <does> <y>") and other notes, swapped in one or more places (another fact) or said again.
+FRESH_2 = [
+    # another fact
+    (("billing-caches", "The billing service caches Postgres", ""),
+     ("search-caches", "The search service caches Kafka", ""), TOPIC),
+    (("auth-retries", "The auth service retries Redis", ""),
+     ("export-retries", "The export service retries S3", ""), TOPIC),
+    (("queue-batches", "The queue service batches writes to disk", ""),
+     ("cache-batches", "The cache service batches reads from memory", ""), TOPIC),
+    (("web-errors", "The web app logs errors to a file", ""),
+     ("mobile-crashes", "The mobile app sends crashes to a dashboard", ""), TOPIC),
+    (("design-review", "Designers review the mockups on Monday", ""),
+     ("code-review-day", "Engineers review the pull requests on Monday", ""), TOPIC),
+    (("invoice-export", "The nightly job exports invoices to the warehouse", ""),
+     ("crm-import", "The nightly job imports customers from the CRM", ""), TOPIC),
+    (("support-sla", "Support tickets are answered within four hours", ""),
+     ("sales-sla", "Sales leads are answered within two days", ""), TOPIC),
+    (("laptop-encryption", "Staff laptops are encrypted with FileVault", ""),
+     ("phone-wipe", "Staff phones are wiped after ten failed unlocks", ""), TOPIC),
+    (("design-system-owner", "The frontend team owns the design system", ""),
+     ("pipeline-owner", "The platform team owns the build pipeline", ""), TOPIC),
+    (("s3-rate-limit", "The cache service rate-limits S3", ""),
+     ("s3-mirror", "The cache service mirrors S3", ""), TOPIC),
+    (("redis-sessions", "The mobile service uses Redis for sessions", ""),
+     ("redis-rate-limits", "The mobile service uses Redis for rate limits", ""), TOPIC),
+    # the same fact, said again
+    (("billing-query-cache", "The billing service caches Postgres queries", ""),
+     ("cached-queries", "Postgres queries are cached by the billing service", ""), SAME),
+    (("auth-redis-retry", "The auth service retries Redis on timeouts", ""),
+     ("redis-timeouts", "On timeouts the auth service retries Redis", ""), SAME),
+    (("queue-batches", "The queue service batches writes to disk", ""),
+     ("batched-writes", "Writes to disk are batched by the queue service", ""), SAME),
+    (("design-review", "Designers review the mockups on Monday", ""),
+     ("monday-mockups", "On Mondays the designers go over the mockups", ""), SAME),
+    (("invoice-export", "The nightly job exports invoices to the warehouse", ""),
+     ("invoices-nightly", "Every night a job sends the invoices to the warehouse", ""), SAME),
+    (("support-sla", "Support tickets are answered within four hours", ""),
+     ("ticket-answers", "We answer each support ticket in under four hours", ""), SAME),
+    (("design-system-owner", "The frontend team owns the design system", ""),
+     ("design-system-team", "The design system belongs to the frontend team", ""), SAME),
+    (("laptop-encryption", "Staff laptops are encrypted with FileVault", ""),
+     ("filevault", "FileVault encrypts every staff laptop", ""), SAME),
+    (("export-pool", "The export service pins the worker pool size", ""),
+     ("export-pool-size", "The export service pinned the size of its worker pool", ""), SAME),
+    (("web-errors", "The web app logs errors to a file", ""),
+     ("error-log-file", "Errors of the web app are written to a log file", ""), SAME),
+    (("s3-rate-limit", "The cache service rate-limits S3", ""),
+     ("s3-calls", "The cache service rate-limits calls to S3", ""), SAME),
+    (("redis-sessions", "The mobile service uses Redis for sessions", ""),
+     ("sessions-in-redis", "The mobile service keeps sessions in Redis", ""), SAME),
+]  # fmt: skip
+
+
 def scored(pairs=PAIRS) -> list[tuple[float, float, bool, bool, bool]]:
     """(centred cosine, cosine of the differing words, facts.differ, similarity.reworded,
     label) of every pair."""
