@@ -55,8 +55,8 @@ from memories.rules import facts, similarity
 # the first business day of the month" and "Invoices are sent on the month's first business
 # day" are the same fact, though "go out" and "sent" read apart. The thresholds get the most of
 # the 128 labelled pairs of bench/meaning/duplicate_pairs.py right (the highest among equals):
-# 125 (precision 0.98, recall 0.96); on 34 pairs written before and never used to choose them,
-# 30 (precision 0.93, recall 0.82) (bench/results/2026-12-05-duplicates).
+# 125 (precision 0.98, recall 0.96); on 57 pairs never used to choose them, 53 (precision
+# 0.96, recall 0.90) (bench/results/2026-12-05-duplicates).
 NEAR_DUPLICATE_COSINE = 0.66
 DIFFERENCE_COSINE = 0.29
 # The nearest memories of any tier looked at for one in the same band as a write's.
