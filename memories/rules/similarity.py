@@ -5,6 +5,7 @@ the other reworded (the second signal of meaning.say_the_same)."""
 import difflib
 import hashlib
 import re
+from collections import Counter
 
 _WORD = re.compile(r"\w+")
 
@@ -67,7 +68,6 @@ def reworded(a: str, b: str) -> bool:
     if negated(a) != negated(b):
         return False
     ours, theirs = _content(a), _content(b)
-    shared = set(ours) & set(theirs)
+    shared = sum((Counter(ours) & Counter(theirs)).values())
     matcher = difflib.SequenceMatcher(None, ours, theirs, autojunk=False)
-    in_order = sum(block.size for block in matcher.get_matching_blocks())
-    return in_order < sum(w in shared for w in ours)
+    return sum(block.size for block in matcher.get_matching_blocks()) < shared
