@@ -34,7 +34,7 @@ def scored(pairs, read_words):
             differing = float(x @ y)
         else:
             differing = 1.0
-        found.append((float(u @ v), differing, label))
+        found.append((float(u @ v), differing, False, False, label))  # duplicate_pairs' rows
     return found
 
 
@@ -48,12 +48,13 @@ def main() -> None:
         ("WordLlama", embedding.embed_words),
     ):
         fit, held = scored(PAIRS, read_words), scored(HELD_OUT, read_words)
-        best = max(grid, key=lambda t: (right(fit, *t), t))
-        p, r = precision_recall(fit, *best)
-        hp, hr = precision_recall(held, *best)
+        best = max(grid, key=lambda t: (right(fit, *t, False, False), t))
+        p, r, *_ = precision_recall(fit, *best, False, False)
+        hp, hr, *_ = precision_recall(held, *best, False, False)
+        fit_right, held_right = right(fit, *best, False, False), right(held, *best, False, False)
         print(
-            f"differing words by {name}: thresholds {best}: {right(fit, *best)} of {len(fit)} "
-            f"right (precision {p:.2f}, recall {r:.2f}); held out {right(held, *best)} of "
+            f"differing words by {name}: thresholds {best}: {fit_right} of {len(fit)} "
+            f"right (precision {p:.2f}, recall {r:.2f}); held out {held_right} of "
             f"{len(held)} (precision {hp:.2f}, recall {hr:.2f})"
         )
 

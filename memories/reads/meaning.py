@@ -47,13 +47,16 @@ from memories.rules import facts, similarity
 
 # Two memories say the same thing (`say_the_same`, the one rule of the write door's note, the
 # hygiene page and the consolidation review) when their vectors' cosine is at least
-# NEAR_DUPLICATE_COSINE and what one's description says that the other's does not is alike in
-# meaning too: the cosine of those differing words (static word vectors: embedding.embed_words)
-# at least DIFFERENCE_COSINE. "uses Redis" and "dropped Redis" are alike as wholes, "uses"
-# and "dropped" are not. Both chosen on the labelled pairs of bench/meaning/duplicate_pairs.py
-# (the most of its 48 pairs right, the highest among equals): 45 of 48 right (precision 0.95,
-# recall 0.90), and on the 40 held-out pairs 32 (precision 0.88, recall 0.70), where the
-# differing words as all-MiniLM-L6-v2 reads them gave 43 and 28 (bench/results/2026-12-04-encoder).
+# NEAR_DUPLICATE_COSINE, no number, identifier or name tells them apart (facts.differ), and
+# either one's description says the other's in another order (similarity.reworded) or what
+# one says that the other does not is alike in meaning too: the cosine of those differing
+# words (static word vectors: embedding.embed_words) at least DIFFERENCE_COSINE. "uses Redis"
+# and "dropped Redis" are alike as wholes, "uses" and "dropped" are not; "Invoices go out on
+# the first business day of the month" and "Invoices are sent on the month's first business
+# day" are the same fact, though "go out" and "sent" read apart. The thresholds get the most of
+# the 128 labelled pairs of bench/meaning/duplicate_pairs.py right (the highest among equals):
+# 125 (precision 0.98, recall 0.96); on 57 pairs never used to choose them, 53 (precision
+# 0.96, recall 0.90) (bench/results/2026-12-05-duplicates).
 NEAR_DUPLICATE_COSINE = 0.66
 DIFFERENCE_COSINE = 0.29
 # The nearest memories of any tier looked at for one in the same band as a write's.
@@ -753,15 +756,19 @@ def _nearest_cells(
 
 
 def say_the_same(descriptions: list[tuple[str, str]]) -> list[bool]:
-    """For pairs of descriptions of memories already NEAR_DUPLICATE_COSINE alike: whether what
-    one says that the other does not (similarity.differing_words) means the same as well, at
-    DIFFERENCE_COSINE or more. Nothing differing, or words only added on one side, is the
-    same fact said again; all the differing words are embedded in one call. Never the same:
-    descriptions that state different numbers, identifiers or names (facts.differ)."""
+    """For pairs of descriptions of memories already NEAR_DUPLICATE_COSINE alike: whether one
+    says the other in another order (similarity.reworded) or what one says that the other does
+    not (similarity.differing_words) means the same as well, at DIFFERENCE_COSINE or more.
+    Nothing differing, or words only added on one side, is the same fact said again; all the
+    differing words are embedded in one call. Never the same: descriptions that state different
+    numbers, identifiers or names (facts.differ)."""
     distinct = [facts.differ(a, b) for a, b in descriptions]
+    reworded = [similarity.reworded(a, b) for a, b in descriptions]
     differing = [similarity.differing_words(a, b) for a, b in descriptions]
     compared = [
-        i for i, (ours, theirs) in enumerate(differing) if ours and theirs and not distinct[i]
+        i
+        for i, (ours, theirs) in enumerate(differing)
+        if ours and theirs and not distinct[i] and not reworded[i]
     ]
     texts = [" ".join(words) for i in compared for words in differing[i]]
     vectors = embedding.embed_words(texts)

@@ -1,10 +1,11 @@
 """How two descriptions compare word for word: their words, how alike they read (the hygiene
-page's comparison of a group), and the words one says that the other does not (the second
-signal of meaning.say_the_same)."""
+page's comparison of a group), the words one says that the other does not, and whether one is
+the other reworded (the second signal of meaning.say_the_same)."""
 
 import difflib
 import hashlib
 import re
+from collections import Counter
 
 _WORD = re.compile(r"\w+")
 
@@ -35,6 +36,11 @@ FUNCTION_WORDS = frozenset(
 )
 
 
+# Words that deny what a sentence says ("n't" is the t after a word ending in n: don't, isn't).
+NEGATIONS = frozenset("no not never without nor none nothing neither cannot".split())  # noqa: SIM905
+_DENIED = re.compile(r"n['’]t\b")
+
+
 def content_words(text: str) -> list[str]:
     """The words of a text, lower-case and in order, function words left out."""
     return [w for w in _WORD.findall(text.lower()) if w not in FUNCTION_WORDS]
@@ -45,3 +51,24 @@ def differing_words(a: str, b: str) -> tuple[list[str], list[str]]:
     order, function words left out: what one says that the other does not."""
     ours, theirs = content_words(a), content_words(b)
     return [w for w in ours if w not in set(theirs)], [w for w in theirs if w not in set(ours)]
+
+
+def negated(description: str) -> bool:
+    """Whether the description holds a word that denies (no, not, never, without, don't...)."""
+    lower = description.lower()
+    return bool(NEGATIONS.intersection(_WORD.findall(lower)) or _DENIED.search(lower))
+
+
+def reworded(a: str, b: str) -> bool:
+    """Whether `b` says `a` in another order: the words they share (function words left out)
+    do not all come in the same order, and both or neither deny. A fact changed in place keeps
+    its frame and swaps a word ("uses Redis" / "dropped Redis", "before" / "after"); a
+    rewording moves its words about ("Invoices go out on the first business day of the month" /
+    "Invoices are sent on the month's first business day"), and what it then says otherwise
+    ("go out" / "sent") tells how it is put, not what."""
+    if negated(a) != negated(b):
+        return False
+    ours, theirs = content_words(a), content_words(b)
+    shared = sum((Counter(ours) & Counter(theirs)).values())
+    matcher = difflib.SequenceMatcher(None, ours, theirs, autojunk=False)
+    return sum(block.size for block in matcher.get_matching_blocks()) < shared

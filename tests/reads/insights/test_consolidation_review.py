@@ -67,6 +67,18 @@ def test_a_cluster_whose_members_all_need_review_has_no_one_click_key(db, write)
     assert [r.memory.name for r in cluster.reviews] == ["deploy-at-two"]
 
 
+def test_a_fact_said_in_another_order_is_a_review_never_one_click(db, write):
+    write("invoice-day", description="Invoices go out on the first business day of the month")
+    write("invoicing", description="Invoices are sent on the month's first business day")
+    plan = consolidation.plan()
+    (cluster,) = plan.clusters
+    assert cluster.sources == [] and plan.keys == [] and plan.trashed == 0
+    assert {cluster.survivor.name, *(r.memory.name for r in cluster.reviews)} == {
+        "invoice-day",
+        "invoicing",
+    }
+
+
 def test_exact_and_contained_members_are_one_click(db, write):
     write("backups-0", description="Nightly database backups run at 02:00 UTC", body="pg_dump.")
     write("backups-1", description="Nightly database backups run at 02:00 UTC", body="pg_dump.")

@@ -152,6 +152,15 @@ def test_a_near_copy_is_grouped_here_and_noted_by_the_write_door(write):
     assert hygiene.duplicate_groups().count == 1
 
 
+def test_a_fact_said_in_another_order_is_grouped_and_one_changed_in_place_is_not(write):
+    write("invoice-day", description="Invoices go out on the first business day of the month")
+    write("invoicing", description="Invoices are sent on the month's first business day")
+    write("migrate-before", description="Database migrations run before the new code is deployed")
+    write("migrate-after", description="Database migrations run after the new code is deployed")
+    (group,) = hygiene.duplicate_groups().items
+    assert sorted(names(group.memories)) == ["invoice-day", "invoicing"]
+
+
 def test_the_near_copies_read_only_the_memories_a_key_or_a_meaning_pairs(write, monkeypatch):
     write("backups-nightly", description="Nightly database backups run at 02:00 UTC")
     write("db-backups", description="Database backups run nightly at 02:00 UTC")

@@ -5,6 +5,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from memories import embedding
 from memories.models import GLOBAL_TIER, Memory
 from memories.reads import meaning
 from memories.rules import similarity
@@ -35,6 +36,55 @@ def test_a_reworded_fact_is_the_same_and_a_changed_one_is_not():
         ]
     ) == [True, False, False, True, False]
     assert meaning.say_the_same([]) == []
+
+
+# Facts said again in another order, whose other words static word vectors find unalike.
+REWORDED = [
+    (
+        "Invoices go out on the first business day of the month",
+        "Invoices are sent on the month's first business day",
+    ),
+    ("The weekly report is due Friday at noon", "Send the weekly report by noon on Friday"),
+]
+
+
+def test_a_fact_said_in_another_order_is_the_same_though_its_other_words_are_unalike():
+    for a, b in REWORDED:
+        ours, theirs = similarity.differing_words(a, b)
+        u, v = embedding.embed_words([" ".join(ours), " ".join(theirs)])
+        assert u @ v < meaning.DIFFERENCE_COSINE, "the differing words alone would say no"
+    assert meaning.say_the_same(REWORDED + [(b, a) for a, b in REWORDED]) == [True] * 4
+
+
+def test_reworded_is_another_order_with_the_same_denial():
+    assert all(similarity.reworded(a, b) for a, b in REWORDED)
+    assert similarity.reworded("Never deploy on Fridays", "On Fridays never deploy")
+    # A fact changed in place keeps its frame: the differing words decide.
+    assert not similarity.reworded(
+        "The cache service uses Redis", "The cache service dropped Redis"
+    )
+    assert not similarity.reworded(
+        "Database migrations run before the new code is deployed",
+        "Database migrations run after the new code is deployed",
+    )
+    # Denied on one side only: not a rewording, however the words move.
+    assert not similarity.reworded(
+        "Deploys to staging need approval", "Approval is not needed for deploys to staging"
+    )
+    assert not similarity.reworded(
+        "Staging deploys don't need approval", "Approval is needed for staging deploys"
+    )
+    assert not similarity.reworded("Backups run nightly", "Backups run nightly")
+    # A word said twice on one side is not a word moved.
+    assert not similarity.reworded(
+        "The cache service caches the cache keys", "The cache service caches keys"
+    )
+
+
+def test_the_write_door_notes_a_fact_said_in_another_order(write):
+    write("invoice-day", description=REWORDED[0][0])
+    result = write("invoicing", description=REWORDED[0][1])
+    assert any("'invoice-day' already says" in note for note in result.notes)
 
 
 def test_pairs_are_bounded_per_memory(write, monkeypatch):
