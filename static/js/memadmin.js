@@ -172,3 +172,29 @@ document.addEventListener("htmx:afterSettle", (event) => {
   }
   syncBulkInputs();
 });
+
+// A field with a length limit shows how much of it is used, and says so past it (the form
+// refuses it then; the browser is not let to cut a paste short: forms.CountedCharField).
+function countChars(field) {
+  let counter = field.parentElement.querySelector(".char-count");
+  if (!counter) {
+    counter = document.createElement("p");
+    counter.className = "help char-count";
+    counter.setAttribute("aria-live", "polite");
+    field.insertAdjacentElement("afterend", counter);
+  }
+  const limit = Number(field.dataset.maxChars);
+  const used = field.value.length;
+  counter.textContent = used > limit
+    ? `${used} characters: ${used - limit} over the limit of ${limit}`
+    : `${used} of ${limit} characters`;
+  counter.classList.toggle("over", used > limit);
+}
+document.addEventListener("input", (event) => {
+  if (event.target.matches && event.target.matches("[data-max-chars]")) countChars(event.target);
+});
+function countAll() {
+  for (const field of document.querySelectorAll("[data-max-chars]")) countChars(field);
+}
+document.addEventListener("DOMContentLoaded", countAll);
+document.addEventListener("htmx:afterSettle", countAll);

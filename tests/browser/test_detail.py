@@ -68,3 +68,20 @@ def test_unfolding_edit_loads_the_form_in_place_and_it_saves(
     page.wait_for_selector("text=Saved")
     assert "priority 8" in page.inner_text(".memory-head")
     assert not page.errors
+
+
+def test_a_name_pasted_too_long_is_kept_whole_counted_and_refused(sign_in, live_server):
+    page = sign_in("operator")
+    page.goto(live_server.url + "/memories/_new/")
+    page.fill("#id_name", "n" * 360)
+    page.fill("#id_description", "A note")
+    assert page.input_value("#id_name") == "n" * 360  # not cut at 128
+    counter = page.locator("#id_name ~ .char-count")
+    assert counter.text_content() == "360 characters: 232 over the limit of 128"
+    assert "over" in counter.get_attribute("class")
+    assert page.locator("#id_description ~ .char-count").text_content() == ("6 of 1000 characters")
+    page.screenshot(path=str(ARTIFACTS / "new-memory-too-long.png"), full_page=True)
+    page.get_by_role("button", name="Save").first.click()
+    page.wait_for_load_state()
+    assert "at most 128 characters (it has 360)" in page.content()
+    assert page.errors == []

@@ -310,6 +310,21 @@ def test_create_refuses_a_bad_name(operator, db):
     assert "starts with a letter or digit" in response.content.decode()
 
 
+def test_a_name_or_description_too_long_is_refused_never_cut_short(operator, db):
+    page = operator.get("/memories/_new/").content.decode()
+    for name, limit in (("name", 128), ("description", 1000)):
+        field = re.search(rf'<(?:input|textarea)[^>]*name="{name}"[^>]*>', page).group(0)
+        assert "maxlength" not in field  # a browser would cut a paste short, silently
+        assert f'data-max-chars="{limit}"' in field  # the page's counter
+    data = {"project": "", "priority": "5", "load": "index", "description": "d" * 1022}
+    response = operator.post("/memories/_new/", {**data, "name": "n" * 360})
+    text = html.unescape(response.content.decode())
+    assert response.status_code == 400
+    assert "at most 128 characters (it has 360)" in text
+    assert "at most 1000 characters (it has 1022)" in text
+    assert not Memory.objects.exists()
+
+
 def test_a_note_recorded_today_says_so(auditor, db):
     doors.write("fresh", description="written just now")
     html = auditor.get("/memories/fresh/?project=").content.decode()

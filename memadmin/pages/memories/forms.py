@@ -154,6 +154,18 @@ class LinesField(forms.CharField):
         return initial_list != self.to_python(data)
 
 
+class CountedCharField(forms.CharField):
+    """Text held to max_length by a refusal naming the length, never cut short: a browser
+    truncates what is pasted into a field with `maxlength` and says nothing, so the limit is
+    given to the page's counter (data-max-chars, static/js/memadmin.js) instead."""
+
+    def widget_attrs(self, widget):
+        attrs = super().widget_attrs(widget)
+        attrs.pop("maxlength", None)
+        attrs["data-max-chars"] = str(self.max_length)
+        return attrs
+
+
 class MemoryForm(RefusalsMixin, forms.Form):
     """The full edit form of one memory (and the form that creates one).
 
@@ -165,7 +177,7 @@ class MemoryForm(RefusalsMixin, forms.Form):
     # {{ form }} draws the fields in this layout (memadmin.web.form_renderer draws the widgets).
     template_name = "memories/_form_fields.html"
 
-    description = forms.CharField(
+    description = CountedCharField(
         widget=forms.Textarea(attrs={"rows": 2}), max_length=memory_fields.MAX_DESCRIPTION_CHARS
     )
     body = forms.CharField(
@@ -222,7 +234,7 @@ class MemoryForm(RefusalsMixin, forms.Form):
 
 
 class NewMemoryForm(MemoryForm):
-    name = forms.CharField(max_length=memory_fields.MEMORY_NAME_MAX)
+    name = CountedCharField(max_length=memory_fields.MEMORY_NAME_MAX)
 
     field_order = ["name", "project", "description", "body"]
 
