@@ -325,6 +325,22 @@ def test_a_name_or_description_too_long_is_refused_never_cut_short(operator, db)
     assert not Memory.objects.exists()
 
 
+def test_an_expiry_already_past_is_saved_only_once_confirmed(operator, db):
+    data = {"name": "old", "project": "", "description": "d", "priority": "5", "load": "index"}
+    response = operator.post("/memories/_new/", {**data, "expires": "2020-01-01"})
+    text = html.unescape(response.content.decode())
+    assert response.status_code == 400
+    assert "2020-01-01 has passed: the memory would be saved already expired." in text
+    assert 'name="expired_ok"' in text
+    assert not Memory.objects.exists()
+    confirmed = {**data, "expires": "2020-01-01", "expired_ok": "on"}
+    assert operator.post("/memories/_new/", confirmed).status_code == 302
+    assert Memory.objects.get(name="old").expires_at.year == 2020
+    # An edit that leaves the past expiry as it was is not asked again.
+    page = operator.get("/memories/old/?project=&edit=1").content.decode()
+    assert 'name="expired_ok"' not in page
+
+
 def test_a_note_recorded_today_says_so(auditor, db):
     doors.write("fresh", description="written just now")
     html = auditor.get("/memories/fresh/?project=").content.decode()

@@ -6,6 +6,7 @@ is a form error, never a 500.
 """
 
 from django import forms
+from django.utils import timezone
 
 from memadmin.web.forms import RefusalsMixin
 from memories.reads.find import FindForm
@@ -154,6 +155,10 @@ class LinesField(forms.CharField):
         return initial_list != self.to_python(data)
 
 
+# The box that confirms an expiry already past, drawn once one was refused.
+PAST_EXPIRY = "expired_ok"
+
+
 class CountedCharField(forms.CharField):
     """Text held to max_length by a refusal naming the length, never cut short: a browser
     truncates what is pasted into a field with `maxlength` and says nothing, so the limit is
@@ -213,6 +218,11 @@ class MemoryForm(RefusalsMixin, forms.Form):
         required=False,
         label="Store it although it holds a credential (admins only; recorded in the history)",
     )
+    expired_ok = forms.BooleanField(  # PAST_EXPIRY: drawn only once asked (asks_past_expiry)
+        required=False,
+        label="Save it already expired: out of the index and the inline band at once",
+    )
+    asks_past_expiry = False
 
     def __init__(self, *args, projects: list[str], admin: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
@@ -221,15 +231,25 @@ class MemoryForm(RefusalsMixin, forms.Form):
         global_choice = ("", tiers.label(None))
         self.fields["project"].choices = [global_choice] + [(name, name) for name in projects]
         for name, field in self.fields.items():
-            field.show_hidden_initial = name not in ("verified", "allow_secret")
+            field.show_hidden_initial = name not in ("verified", "allow_secret", PAST_EXPIRY)
 
     def clean_expires(self):
         value = self.cleaned_data["expires"].strip()
         if value:
             try:
-                memory_fields.expires(value)
+                moment = memory_fields.expires(value)
             except InvalidField as error:
                 raise forms.ValidationError(error.message) from None
+            if (
+                moment <= timezone.now()
+                and "expires" in self.changed_data
+                and not self[PAST_EXPIRY].data
+            ):
+                self.asks_past_expiry = True
+                raise forms.ValidationError(
+                    f"{value} has passed: the memory would be saved already expired. "
+                    "Tick the box below to save it so."
+                )
         return value
 
 
