@@ -114,7 +114,7 @@ def refuse_if_past_budget(
     band_tier = found.tiers[-1]
     band = None if band_tier == GLOBAL_TIER else Project.objects.get(id=band_tier).name
     raise InlineBudgetExceeded(
-        refusal_sentence(found.total, budget, largest, band=band),
+        refusal_sentence(found.total, budget, largest, band=band, was=found.was),
         total_bytes=found.total,
         budget_bytes=budget,
         largest=largest,

@@ -94,6 +94,7 @@ class Breach:
 
     tiers: tuple[int, ...]
     total: int
+    was: int  # the band's total before the change
 
 
 def growth(before: list[InlineContribution], after: list[InlineContribution]) -> dict[int, int]:
@@ -124,7 +125,7 @@ def breach(
     for tier in sorted({c.tier for c in (*before, *after)}):
         grown_to = band_total(changed, tier)
         if grown_to > budget and grown_to > band_total(totals, tier):
-            return Breach(band_tiers(changed, tier), grown_to)
+            return Breach(band_tiers(changed, tier), grown_to, band_total(totals, tier))
     return None
 
 
@@ -133,10 +134,13 @@ def band_words(project: str | None) -> str:
     return "the global band" if project is None else f"the {project} band (global + {project})"
 
 
-def refusal_sentence(total: int, budget: int, largest: list[dict], *, band: str | None) -> str:
+def refusal_sentence(
+    total: int, budget: int, largest: list[dict], *, band: str | None, was: int
+) -> str:
     """The seed's words, naming the band a change would take past the budget (`band`: the
     project whose session reads it, None for a session on no project): the total, the
-    budget, the largest inline memories, the remedy.
+    budget, the band's total before the change (`was`) and what it adds, the largest inline
+    memories, the remedy.
 
     The remedy names those of the largest that hold more than the band is over, whose
     shortening alone can bring it back; when none can, it says how far over the band is and
@@ -159,4 +163,13 @@ def refusal_sentence(total: int, budget: int, largest: list[dict], *, band: str 
     return (
         f"inline memories would total {kib(total)} against the {kib(budget)} inline budget "
         f"(`MEMADMIN_INLINE_MAX_BYTES`) in {band_words(band)}; {remedy}"
+        f" ({_before(total, budget, was)})"
     )
+
+
+def _before(total: int, budget: int, was: int) -> str:
+    """Where the band stood before the change, and what the change adds to it."""
+    added = total - was
+    grows = f"{added:,} bytes" if added < 1024 else kib(added)
+    over = ", already over the budget" if was > budget else ""
+    return f"the band held {kib(was)} before this change{over}; this change adds {grows}"

@@ -490,3 +490,18 @@ def test_the_drawing_is_kept_for_a_day_of_ages_and_no_longer(memory):
     assert key(morning) != key(morning, expired=True)
     assert key(morning) != key(morning, raw=True)
     assert key(morning) != content_key({**context, "now": morning}, can_write=True)
+
+
+def test_a_budget_refusal_on_the_form_reads_as_the_rows_one(operator, db, settings):
+    doors.write("big", description="big", load="inline", body="b" * 120)
+    settings.MEMADMIN_INLINE_MAX_BYTES = 100  # lowered beneath what the store holds
+    response = operator.post(
+        "/memories/_new/",
+        {"name": "small", "project": "", "description": "d", "body": "0123456789"}
+        | {"priority": "5", "load": "inline"},
+    )
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert "<code>MEMADMIN_INLINE_MAX_BYTES</code>" in page and "`" not in page.split("<form")[1]
+    assert "already over the budget; this change adds 10 bytes)" in page
+    assert '<a class="refusal-link" href="/budget/">See the global band’s budget</a>' in page

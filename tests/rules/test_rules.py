@@ -159,9 +159,9 @@ def test_a_breach_is_a_band_grown_past_the_budget():
     totals = {0: 40, 5: 30}
     # The global tier's band is measured with the fullest project's.
     grown = budget.breach(totals, [], [_contribution(0, 40)], 100)
-    assert grown == budget.Breach(tiers=(0, 5), total=110)
+    assert grown == budget.Breach(tiers=(0, 5), total=110, was=70)
     assert budget.breach(totals, [], [_contribution(5, 30)], 100) is None  # exactly 100
-    assert budget.breach(totals, [], [_contribution(5, 31)], 100) == budget.Breach((0, 5), 101)
+    assert budget.breach(totals, [], [_contribution(5, 31)], 100) == budget.Breach((0, 5), 101, 70)
 
 
 def test_a_change_that_shrinks_a_band_over_the_budget_is_no_breach():
@@ -170,7 +170,7 @@ def test_a_change_that_shrinks_a_band_over_the_budget_is_no_breach():
     same = budget.breach(totals, [_contribution(0, 50, 1)], [_contribution(0, 50, 1)], 100)
     assert shrinking is None and same is None
     growing = budget.breach(totals, [_contribution(0, 50, 1)], [_contribution(0, 51, 1)], 100)
-    assert growing == budget.Breach((0,), 151)
+    assert growing == budget.Breach((0,), 151, 150)
 
 
 def test_rules_run_no_query():

@@ -47,7 +47,7 @@ def test_the_api_refuses_it_with_the_sentence(db):
 def test_the_page_form_refuses_it_and_draws_the_limit(db):
     operator = signed_in(make_user("olga", "operator"))
     page = operator.get("/memories/_new/").content.decode()
-    assert f'maxlength="{CAP}"' in page
+    assert f'data-max-chars="{CAP}"' in page  # counted as typed, never cut short
     response = operator.post(
         "/memories/_new/",
         {"name": "long", "project": "", "description": TOO_LONG, "priority": "5", "load": "index"},

@@ -43,11 +43,22 @@ def test_seed_sentence_format(settings):
         {"name": "deploy", "project": None, "bytes": int(6.2 * 1024)},
         {"name": "tone", "project": None, "bytes": int(1.1 * 1024)},
     ]
-    assert refusal_sentence(int(33.4 * 1024), 32 * 1024, largest, band=None) == (
+    total = int(33.4 * 1024)
+    assert refusal_sentence(total, 32 * 1024, largest, band=None, was=total - 2048) == (
         "inline memories would total 33.4 KiB against the 32.0 KiB inline budget "
         "(`MEMADMIN_INLINE_MAX_BYTES`) in the global band; shorten 'handbook' (20.1 KiB) or "
-        "'deploy' (6.2 KiB), or set `load: index` on one that is not a standing rule"
+        "'deploy' (6.2 KiB), or set `load: index` on one that is not a standing rule "
+        "(the band held 31.4 KiB before this change; this change adds 2.0 KiB)"
     )  # 'tone' (1.1 KiB) is named by `largest`, but shortening it cannot take off 1.4 KiB
+
+
+def test_the_sentence_says_a_band_was_over_before_a_small_write():
+    largest = [{"name": "legacy-rule-04", "project": None, "bytes": 3400}]
+    sentence = refusal_sentence(42300, 40960, largest, band=None, was=42290)
+    assert sentence.endswith(
+        "(the band held 41.3 KiB before this change, already over the budget; "
+        "this change adds 10 bytes)"
+    )
 
 
 def test_the_remedy_says_how_far_over_when_no_one_memory_is_enough():
@@ -55,10 +66,11 @@ def test_the_remedy_says_how_far_over_when_no_one_memory_is_enough():
         {"name": "a", "project": None, "bytes": 100},
         {"name": "b", "project": None, "bytes": 50},
     ]
-    assert refusal_sentence(1300, 1000, largest, band="webdev").endswith(
+    assert refusal_sentence(1300, 1000, largest, band="webdev", was=900).endswith(
         "in the webdev band (global + webdev); it is 0.3 KiB over, more than any one of them "
         "holds: shorten 'a' (0.1 KiB) and 'b' (0.0 KiB), or set `load: index` on those that "
-        "are not standing rules"
+        "are not standing rules (the band held 0.9 KiB before this change; this change adds "
+        "400 bytes)"
     )
 
 
