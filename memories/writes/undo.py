@@ -220,28 +220,39 @@ class _Step:
 
 
 UNCOMPARED = ("updated_at",)  # a write that changes nothing still moves it
+# What a memory may have gained since without its change set's work being changed: reads.
+UNCHANGED_BY = ("updated_at", "read_count")
 
 
-def _same(before: dict | None, after: dict | None) -> bool:
+def _same(before: dict | None, after: dict | None, uncompared=UNCOMPARED) -> bool:
     """Whether the change set left the memory as it found it: nothing to undo then."""
     if before is None or after is None:
         return before is after
-    return all(before[key] == after[key] for key in before if key not in UNCOMPARED)
+    return all(before[key] == after[key] for key in before if key not in uncompared)
+
+
+@dataclass
+class Undone:
+    """An undo: the change set it recorded, and the memories it left as they are now."""
+
+    change_set: ChangeSet
+    skipped: list[dict]  # each {name, project, reason, revision}: why it was left
 
 
 def _who(revision: Revision) -> str:
     return f"revision {revision.id} ({revision.get_action_display()} by {revision.actor})"
 
 
-def undo(change_set_id, *, reason=None) -> ChangeSet:
+def undo(change_set_id, *, reason=None) -> Undone:
     """Undo a change set: one compensating revision per memory it touched, in one change
     set of their own, in one transaction.
 
-    Refused as a whole, every reason named, when any memory cannot be put back: it changed
-    since (a later revision), its history was purged, the set was undone already, or the
-    rules of a write refuse the old state (a name taken, a project gone, the budget).
-    A memory the set created goes to the trash; one it deleted comes back from there.
-    read_count keeps the reads made since.
+    A memory changed since to another state (a later revision), or whose history was purged,
+    is left as it is, its reason and the revision named (`Undone.skipped`); one changed since
+    and changed back is put back like the rest. Refused as a whole, every reason named, when
+    nothing is left to undo, the set was undone already, or the rules of a write refuse an
+    old state (a name taken, a project gone, the budget). A memory the set created goes to
+    the trash; one it deleted comes back from there. read_count keeps the reads made since.
     """
     with transaction.atomic():
         try:
@@ -268,50 +279,54 @@ def undo(change_set_id, *, reason=None) -> ChangeSet:
             [latest[key] for key, revisions in by_memory.items() if latest[key] != revisions[-1].id]
         )
         refused: list[dict] = []
+        skipped: list[dict] = []
         steps: list[_Step] = []
 
+        def row(revision: Revision, why: str, since: Revision | None = None) -> dict:
+            return {
+                "name": revision.name,
+                "project": revision.project_name if revision.tier else None,
+                "reason": why,
+                "revision": since.id if since else None,
+            }
+
         def refuse(revision: Revision, why: str) -> None:
-            refused.append(
-                {
-                    "name": revision.name,
-                    "project": revision.project_name if revision.tier else None,
-                    "reason": why,
-                }
-            )
+            refused.append(row(revision, why))
 
         for memory_id, revisions in by_memory.items():
             first, last = revisions[0], revisions[-1]
+            now = later.get(latest[memory_id], last)
             if any(r.purged for r in revisions):
-                refuse(last, "it was purged from the trash")
-            elif latest[memory_id] != last.id:
-                refuse(last, f"it changed since, in {_who(later[latest[memory_id]])}")
-            elif not _same(first.before, last.after):
-                steps.append(_Step(first.before, last.after, last))
-        if not refused and not steps:
+                skipped.append(row(last, "it was purged from the trash"))
+            elif now is not last and not _same(last.after, now.after, UNCHANGED_BY):
+                skipped.append(row(last, f"it changed since, in {_who(now)}", now))
+            elif not _same(first.before, now.after):
+                steps.append(_Step(first.before, now.after, now))
+        if not steps:
+            if skipped:
+                raise _refusal(group, skipped)
             raise UndoRefused(
                 f"Change set {group.id} left nothing to undo.", change_set=group.id, refused=[]
             )
-        if not refused:
-            with (
-                history.change_set(
-                    f"Undo of change set {group.id}: {group.summary}", reason=reason
-                ) as undo_set,
-                history.recorded_as(history.UNDO),
-            ):
-                undo_set.undoes = group
-                undo_set.save(update_fields=["undoes"])
-                for step in sorted(steps, key=lambda s: s.order):
-                    try:
-                        with transaction.atomic():
-                            _compensate(step)
-                    except DomainError as error:
-                        refuse(step.last, error.message)
-                if refused:
-                    # Leaving the change set's atomic block by an exception rolls back
-                    # every compensation made before the refused ones.
-                    raise _refusal(group, refused)
-            return undo_set
-    raise _refusal(group, refused)
+        with (
+            history.change_set(
+                f"Undo of change set {group.id}: {group.summary}", reason=reason
+            ) as undo_set,
+            history.recorded_as(history.UNDO),
+        ):
+            undo_set.undoes = group
+            undo_set.save(update_fields=["undoes"])
+            for step in sorted(steps, key=lambda s: s.order):
+                try:
+                    with transaction.atomic():
+                        _compensate(step)
+                except DomainError as error:
+                    refuse(step.last, error.message)
+            if refused:
+                # Leaving the change set's atomic block by an exception rolls back
+                # every compensation made before the refused ones.
+                raise _refusal(group, refused)
+        return Undone(undo_set, skipped)
 
 
 def _refusal(group: ChangeSet, refused: list[dict]) -> UndoRefused:

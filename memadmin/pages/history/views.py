@@ -9,6 +9,7 @@ from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memadmin.accounts import roles
@@ -281,13 +282,16 @@ def change_set_list(request: HtmxHttpRequest) -> HttpResponse:
     return render_page(request, "history/change_sets.html", context)
 
 
-def _change_set_page(request: HtmxHttpRequest, group, *, refused=(), status: int = 200):
+def _change_set_page(
+    request: HtmxHttpRequest, group, *, refused=(), reason: str = "", status: int = 200
+):
     revisions = list(group.revisions.order_by("id"))
     context = {
         "group": group,
         "entries": history_reads.entries(revisions),
         "undone_by": getattr(group, "undone_by", None),
         "refused": refused,
+        "reason": reason,  # typed with a refused undo, kept to send again
         "log_url": reverse("history:log") + "?" + urlencode({"change_set": group.id}),
     }
     return render_page(request, "history/change_set.html", context, status=status)
@@ -301,20 +305,39 @@ def change_set_detail(request: HtmxHttpRequest, change_set_id: int) -> HttpRespo
         raise ChangeSetNotFound(change_set_id)
     if request.method != "POST":
         return _change_set_page(request, group)
+    reason = request.POST.get("reason", "")
     with on_refusal(  # its refused rows marked
         lambda error: _flashed(
             request,
             error,
-            lambda: _change_set_page(request, group, refused=error.details.get("refused", [])),
+            lambda: _change_set_page(
+                request, group, refused=error.details.get("refused", []), reason=reason
+            ),
         )
     ):
-        undo_set = undo.undo(group.id)
-    messages.success(
-        request,
-        f"Undid change set {group.id}: {undo_set.revisions.count()} memories put back, "
-        f"recorded as change set {undo_set.id}.",
+        undone = undo.undo(group.id)
+    undo_set = undone.change_set
+    done = format_html(
+        "Undid change set {}: {} memories put back, recorded as change set {}.",
+        group.id,
+        undo_set.revisions.count(),
+        undo_set.id,
     )
+    if undone.skipped:
+        left = format_html_join("; ", "{} ({})", _skipped_rows(undone.skipped))
+        done = format_html("{} Left as they are now: {}.", done, left)
+    messages.success(request, done)
     return redirect("history:change_set", change_set_id=undo_set.id)
+
+
+def _skipped_rows(skipped: list[dict]):
+    """Each row an undo left: its name and why, the revision it changed in linked."""
+    for row in skipped:
+        why = row["reason"]
+        if row["revision"]:
+            url = reverse("history:revision", args=[row["revision"]])
+            why = format_html('<a href="{}">{}</a>', url, why)
+        yield tiers.memory_label(row["name"], row["project"]), why
 
 
 # The trash ------------------------------------------------------------------------------

@@ -215,13 +215,35 @@ def test_undo_a_change_set_from_its_page(store, signed_in):
     assert "was undone already" in again.content.decode()
 
 
-def test_a_refused_undo_lists_each_reason(store, signed_in):
+def test_a_refused_undo_lists_each_reason_linked_and_keeps_the_reason_typed(store, signed_in):
     with history.change_set("Raise rule") as group:
         doors.write("rule", priority=0)
     doors.write("rule", priority=3)
-    response = signed_in(roles.OPERATOR).post(f"/history/changes/{group.id}/")
+    change = Revision.objects.order_by("-id").first()
+    response = signed_in(roles.OPERATOR).post(
+        f"/history/changes/{group.id}/", {"reason": "rolled back"}
+    )
+    page = response.content.decode()
     assert response.status_code == 409
-    assert "it changed since, in revision" in response.content.decode()
+    assert f'<a href="/history/revisions/{change.id}/">it changed since, in revision' in page
+    assert (
+        'name="reason" type="text" maxlength="1000" autocomplete="off" value="rolled back"' in page
+    )
+
+
+def test_an_undo_puts_back_what_it_can_and_names_what_it_left(store, signed_in):
+    with history.change_set("Raise both", door=history.BULK) as group:
+        doors.write("rule", priority=0)
+        doors.write("pnpm", project="webdev", priority=0)
+    doors.write("pnpm", project="webdev", priority=9)
+    change = Revision.objects.order_by("-id").first()
+    operator = signed_in(roles.OPERATOR)
+    response = operator.post(f"/history/changes/{group.id}/", follow=True)
+    page = response.content.decode()
+    assert Memory.objects.get(name="rule").priority == 40
+    assert Memory.objects.get(name="pnpm").priority == 9
+    assert "Undid change set" in page and "Left as they are now: " in page
+    assert f'<a href="/history/revisions/{change.id}/">it changed since, in revision' in page
 
 
 def test_the_trash_restores_for_operators_and_purges_for_admins(store, signed_in):

@@ -25,7 +25,7 @@ def old_and_new(write):
     with history.change_set("Raise both") as group:
         doors.write("kept", priority=1)
         doors.write("binned", priority=1)
-    undo.undo(undo.undo(group.id).id)
+    undo.undo(undo.undo(group.id).change_set.id)
     doors.delete("binned")
     _age(100)
     doors.write("kept", priority=2)

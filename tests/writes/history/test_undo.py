@@ -1,4 +1,5 @@
-"""Undo of a change set: compensating revisions for every row, or nothing at all."""
+"""Undo of a change set: compensating revisions for every row that can be put back (a row
+changed since is left and said), or nothing at all when a rule refuses one."""
 
 import pytest
 
@@ -39,7 +40,7 @@ def _states():
 def test_undoing_a_bulk_change_restores_every_row(store):
     group = _bulk()
     assert _states() != store
-    undo_set = undo.undo(group.id)
+    undo_set = undo.undo(group.id).change_set
     assert _states() == store
     assert undo_set.undoes == group
     compensations = list(undo_set.revisions.order_by("id"))
@@ -60,25 +61,52 @@ def test_undo_keeps_the_reads_made_since(store):
 def test_an_undo_can_itself_be_undone(store):
     group = _bulk()
     after_bulk = _states()
-    undo_set = undo.undo(group.id)
+    undo_set = undo.undo(group.id).change_set
     undo.undo(undo_set.id)
     assert _states() == after_bulk
 
 
-def test_undo_refuses_as_a_whole_when_a_row_changed_since(store):
+def test_undo_leaves_a_row_changed_since_and_puts_back_the_rest(store):
     group = _bulk()
     doors.write("beta", priority=50)
-    before = _states()
-    with pytest.raises(UndoRefused) as refused:
-        undo.undo(group.id)
     change = Revision.objects.order_by("-id").first()
-    assert refused.value.details["refused"] == [
+    undone = undo.undo(group.id, reason="too eager")
+    assert undone.skipped == [
         {
             "name": "beta",
             "project": None,
             "reason": f"it changed since, in revision {change.id} (updated by direct)",
+            "revision": change.id,
         }
     ]
+    states = _states()
+    beta = Memory.objects.get(name="beta")
+    assert (beta.priority, beta.body, beta.load) == (50, "B", "index")  # left as it is now
+    assert {name: states[name] for name in ("alpha", "gamma", "delta")} == {
+        name: store[name] for name in ("alpha", "gamma", "delta")
+    }
+    assert "epsilon" not in states
+    assert undone.change_set.reason == "too eager"
+
+
+def test_a_row_changed_since_and_changed_back_is_put_back(store):
+    with history.change_set("Raise alpha", door=history.BULK) as group:
+        doors.write("alpha", priority=7)
+    doors.write("alpha", priority=9)
+    doors.write("alpha", priority=7)
+    doors.read("alpha")
+    undone = undo.undo(group.id)
+    assert undone.skipped == []
+    assert Memory.objects.get(name="alpha").priority == 2
+
+
+def test_undo_refuses_when_every_row_changed_since(store):
+    with history.change_set("Raise alpha", door=history.BULK) as group:
+        doors.write("alpha", priority=7)
+    doors.write("alpha", priority=9)
+    before = _states()
+    with pytest.raises(UndoRefused) as refused:
+        undo.undo(group.id)
     assert "nothing of it was" in refused.value.message
     assert _states() == before
     assert ChangeSet.objects.count() == 1
@@ -112,7 +140,7 @@ def test_undo_refuses_a_name_taken_meanwhile(store):
 
 def test_a_change_set_is_undone_once(store):
     group = _bulk()
-    undo_set = undo.undo(group.id)
+    undo_set = undo.undo(group.id).change_set
     with pytest.raises(UndoRefused) as refused:
         undo.undo(group.id)
     assert refused.value.message == (
@@ -162,6 +190,6 @@ def test_rows_the_change_set_left_as_they_were_need_no_undo(store):
     with history.change_set("Two writes, one of them changing nothing") as group:
         doors.write("alpha", priority=2)
         doors.write("beta", priority=9)
-    undo_set = undo.undo(group.id)
+    undo_set = undo.undo(group.id).change_set
     assert [r.name for r in undo_set.revisions.all()] == ["beta"]
     assert _states() == store
