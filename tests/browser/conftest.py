@@ -20,6 +20,10 @@ ARGS = [
     "--disable-sync",
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+# Chromium's own line for a response of status 4xx: a refusal the page then shows, as
+# designed. Every other console error (a script's, htmx's, a CSP violation, a 5xx) fails
+# the test that met it (sign_in).
+REFUSED = "Failed to load resource: the server responded with a status of 4"
 
 
 @pytest.fixture(scope="session")
@@ -60,7 +64,7 @@ def chromium():
 @pytest.fixture
 def sign_in(chromium, live_server, transactional_db):
     """A new browser context signed in as a new user of the role; returns its page."""
-    contexts = []
+    contexts, pages = [], []
 
     def _sign_in(role: str = "operator", *, width: int = 1280, username: str | None = None):
         user = make_user(username or f"{role}-{len(contexts)}", role)
@@ -70,6 +74,16 @@ def sign_in(chromium, live_server, transactional_db):
         page.set_default_timeout(10_000)
         page.errors = []
         page.on("pageerror", lambda error: page.errors.append(str(error)))
+        page.on(
+            "console",
+            lambda message: (
+                message.type == "error"
+                and not message.text.startswith(REFUSED)
+                and page.console_errors.append(f"{page.url}: {message.text}")
+            ),
+        )
+        page.console_errors = []
+        pages.append(page)
         page.goto(live_server.url + "/memories/")
         assert "/sign-in/" in page.url
         page.fill("#id_username", user.username)
@@ -81,3 +95,5 @@ def sign_in(chromium, live_server, transactional_db):
     yield _sign_in
     for context in contexts:
         context.close()
+    errors = [error for page in pages for error in page.console_errors]
+    assert not errors, f"console errors on the pages visited: {errors}"
