@@ -1,0 +1,335 @@
+"""The agent view as it stood at a past moment, rebuilt from the revisions.
+
+The store as it stood at a moment is the store as it stands with every change since taken
+back: a memory changed since stood as the first revision after the moment found it (its
+`before`: none for a memory created or restored since), every other memory stood as it stands.
+So the rebuild reads what the live view reads, less the memories changed since
+(TierReads.rows_kept), and adds those memories' recorded states, classed at the moment by the
+same rules; agent_view then decides and render writes the text, as for the live view. Its cost
+follows the view and the changes since the moment, not the history.
+
+Each revision's snapshot is whole, so a state is read into a Memory field by field, whatever
+fields the model holds. Projects are named as they were then (their renames, additions and
+removals are recorded apart). An expiry passing is no revision: a state is in force or not by
+the moment asked about. What pruning removed (`history prune`) cannot be taken back, so a
+moment before the oldest revision kept is not answered (answers_from).
+"""
+
+import datetime as dt
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from django.db import connection
+from django.utils import timezone
+
+from memories.engine.tables import MEMORY_TABLE
+from memories.models import (
+    GLOBAL_TIER,
+    Action,
+    Memory,
+    ProjectAction,
+    ProjectRevision,
+    Revision,
+    Tag,
+)
+from memories.reads import tallies
+from memories.reads.agent_view import (
+    INDEX_ORDER,
+    AgentView,
+    Entry,
+    TierReads,
+    agent_view,
+    band_tiers,
+    stored_moment,
+)
+from memories.reads.rows import db_time
+from memories.rules.errors import DomainError
+from memories.rules.fields import rfc3339
+from projects.models import Project
+
+REVISIONS = Revision._meta.db_table
+TRASH = "memories_trashedmemory"
+# Changes after which a memory was there before them: a purged memory's first revision
+# after the moment, if one of these, hid a state the purge erased.
+_FOUND_IT = {Action.UPDATE, Action.MOVE, Action.EDIT, Action.DELETE, Action.REVERT}
+_FIELDS = {f.attname: f for f in Memory._meta.concrete_fields}
+
+
+class NotRecorded(DomainError):
+    """A moment the history cannot answer for: before its oldest revision kept."""
+
+
+def answers_from() -> dt.datetime:
+    """The earliest moment the revisions answer for: the oldest revision kept but for the
+    deletions the trash holds (pruning keeps those, whatever their age); with none kept, now."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT CAST(MIN(r.at) AS TEXT) FROM {REVISIONS} r WHERE NOT EXISTS "
+            f"(SELECT 1 FROM {TRASH} t WHERE t.revision_id = r.id)"
+        )
+        (oldest,) = cursor.fetchone()
+    return timezone.now() if oldest is None else stored_moment(oldest)
+
+
+def refuse_unrecorded(moment: dt.datetime, start: dt.datetime, field_name: str) -> None:
+    if moment < start:
+        raise NotRecorded(
+            f"The history kept begins at {rfc3339(start)} (older revisions were pruned or "
+            f"never made), so {field_name} must be that moment or later.",
+            field=field_name,
+            answers_from=rfc3339(start),
+        )
+
+
+def project_names_at(moment: dt.datetime) -> dict[int, str]:
+    """The projects there were at `moment`, by id, with the names they had then: the first
+    change to each since says it (added since: not there; renamed: its previous name; removed:
+    its name), else it stands as it is."""
+    names = dict(Project.objects.values_list("id", "name"))
+    seen: set[int] = set()
+    changes = ProjectRevision.objects.filter(at__gt=moment).order_by("id")
+    for project_id, action, name, previous in changes.values_list(
+        "project_id", "action", "name", "previous_name"
+    ):
+        if project_id in seen:
+            continue
+        seen.add(project_id)
+        if action == ProjectAction.ADD:
+            names.pop(project_id, None)
+        elif action == ProjectAction.RENAME:
+            names[project_id] = previous
+        else:
+            names[project_id] = name
+    return names
+
+
+def project_at(name: str | None, moment: dt.datetime, names: dict[int, str]) -> int | None:
+    """The id of the project a session named `name` was on at `moment`: the one of that name
+    then, else the one of that name now (renamed since); None: no project."""
+    if name is None:
+        return None
+    for project_id, then in names.items():
+        if then == name:
+            return project_id
+    return Project.objects.named(name).id
+
+
+def recorded_memory(state: dict) -> Memory:
+    """A revision's snapshot as a Memory (unsaved): every key naming a stored field."""
+    return Memory(
+        **{key: _FIELDS[key].to_python(value) for key, value in state.items() if key in _FIELDS}
+    )
+
+
+def _json(value):
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _class(load: str, expires_at: dt.datetime | None, moment: dt.datetime) -> str:
+    """What a memory counts as in a view at `moment`: its load when in force, else expired.
+    The same rule as the live view's statements and tallies (agent_view, tallies)."""
+    if expires_at is not None and expires_at <= moment:
+        return "expired"
+    return load
+
+
+@dataclass
+class ChangedSince:
+    """The memories of some tiers that a revision after `moment` changed: each one's state at
+    the moment (past), and each one's row as it stands, which the tallies count (present)."""
+
+    moment: dt.datetime
+    past: dict[int, list[tuple[Memory, Entry]]] = field(default_factory=dict)  # by tier
+    present: list[tuple[int, str, list[str]]] = field(default_factory=list)  # tier, class, tags
+    purged: int = 0  # memories there then whose recorded state a purge erased
+
+    @classmethod
+    def read(cls, moment: dt.datetime, tiers, names: dict[int, str]) -> "ChangedSince":
+        changed = cls(moment)
+        marks = ", ".join(["%s"] * len(tiers))
+        at = db_time(moment)
+        with connection.cursor() as cursor:
+            # The first revision after the moment of each memory whose state then was in the
+            # tiers: a move's previous tier, else its tier.
+            cursor.execute(
+                f"SELECT r.action, r.purged, r.before FROM {REVISIONS} r WHERE r.id IN "
+                f"(SELECT MIN(id) FROM {REVISIONS} WHERE at > %s GROUP BY memory_id) "
+                f"AND COALESCE(r.previous_tier, r.tier) IN ({marks}) "
+                "AND (r.before IS NOT NULL OR r.purged)",
+                [at, *tiers],
+            )
+            for action, purged, before in cursor.fetchall():
+                if before is None:
+                    changed.purged += purged and action in _FOUND_IT
+                    continue
+                memory = recorded_memory(_json(before))
+                tier = memory.project_id or GLOBAL_TIER
+                entry = Entry(
+                    id=memory.id,
+                    name=memory.name,
+                    project_id=memory.project_id,
+                    project_name=names.get(memory.project_id) if memory.project_id else None,
+                    priority=memory.priority,
+                    created_at=memory.created_at,
+                    description=memory.description,
+                    # As the live view reads it: an index entry's body is never shown.
+                    body=memory.body if memory.load == "inline" else "",
+                    body_bytes=len(memory.body.encode("utf-8")),
+                )
+                changed.past.setdefault(tier, []).append((memory, entry))
+            cursor.execute(
+                f"SELECT tier, load, CAST(expires_at AS TEXT), tags FROM {MEMORY_TABLE} "
+                f"WHERE tier IN ({marks}) AND id IN "
+                f"(SELECT memory_id FROM {REVISIONS} WHERE at > %s)",
+                [*tiers, at],
+            )
+            for tier, load, expires_at, tags in cursor.fetchall():
+                expiry = stored_moment(expires_at) if expires_at else None
+                changed.present.append((tier, _class(load, expiry, moment), _json(tags)))
+        return changed
+
+    def then(self, tier: int, what: str) -> list[tuple[Memory, Entry]]:
+        """The tier's memories that counted as `what` at the moment (a load, or expired)."""
+        return [
+            (memory, entry)
+            for memory, entry in self.past.get(tier, [])
+            if _class(memory.load, memory.expires_at, self.moment) == what
+        ]
+
+    def counted_now(self, tier: int, what: str) -> int:
+        """How many of the tier's rows as they stand, counted by the tallies as `what` at the
+        moment, are changed since (and so counted by their past state instead)."""
+        return sum(1 for t, kind, _ in self.present if t == tier and kind == what)
+
+
+class PastReads(TierReads):
+    """What agent_view reads of each tier, as it stood at `now`: the rows unchanged since,
+    read as the live view reads them, and the recorded states of the others."""
+
+    def __init__(self, now: dt.datetime, names: dict[int, str], changed: ChangedSince):
+        super().__init__(now)
+        self._read[("projects",)] = names
+        self.changed = changed
+
+    def rows_kept(self) -> tuple[str, list]:
+        return (
+            f" AND id NOT IN (SELECT memory_id FROM {REVISIONS} WHERE at > %s)",
+            [db_time(self.now)],
+        )
+
+    def inline(self, tier: int) -> list[Entry]:
+        past = [entry for _, entry in self.changed.then(tier, "inline") if entry.body]
+        return sorted([*super().inline(tier), *past], key=INDEX_ORDER)
+
+    def index_candidates(self, tier: int, limit: int) -> list[Entry]:
+        past = [entry for _, entry in self.changed.then(tier, "index")]
+        return sorted([*super().index_candidates(tier, limit), *past], key=INDEX_ORDER)[:limit]
+
+    def count(self, tier: int, what: str) -> int:
+        kind = {"listable": "index", "search_only": "search", "expired": "expired"}[what]
+        return (
+            super().count(tier, what)
+            - self.changed.counted_now(tier, kind)
+            + len(self.changed.then(tier, kind))
+        )
+
+    def index_tags_beside(self, tiers) -> Callable[[list[int]], list[tuple[str, int]]]:
+        def tags_beside(listed: list[int]) -> list[tuple[str, int]]:
+            past = {
+                memory.id: memory
+                for tier in tiers
+                for memory, _ in self.changed.then(tier, "index")
+            }
+            kept = [memory_id for memory_id in listed if memory_id not in past]
+            counts = tallies.left_out_tag_counts(tiers, "index", self.now, kept)
+            counts.subtract(
+                tag
+                for tier, kind, tags in self.changed.present
+                if tier in tiers and kind == "index"
+                for tag in tags
+            )
+            shown = set(listed)
+            counts.update(
+                tag for memory in past.values() if memory.id not in shown for tag in memory.tags
+            )
+            return tallies.most_common_tags(counts)
+
+        return tags_beside
+
+    def tags_among(self, memories: list[Entry]) -> Callable[[list[int]], list[tuple[str, int]]]:
+        past = {
+            memory.id: memory
+            for states in self.changed.past.values()
+            for memory, _ in states
+            if memory.id in {entry.id for entry in memories}
+        }
+        kept = [entry.id for entry in memories if entry.id not in past]
+
+        def tags_beside(listed: list[int]) -> list[tuple[str, int]]:
+            shown = set(listed)
+            counts = Counter(
+                Tag.objects.filter(memory_id__in=[i for i in kept if i not in shown])
+                .values_list("tag", flat=True)
+                .iterator()
+            )
+            counts.update(
+                tag for memory in past.values() if memory.id not in shown for tag in memory.tags
+            )
+            return tallies.most_common_tags(counts)
+
+        return tags_beside
+
+
+@dataclass
+class PastView:
+    """The view at a moment, with what the rebuild could not take back."""
+
+    view: AgentView
+    moment: dt.datetime
+    project: Project | None  # as it was named then
+    purged: int
+
+    def text(self) -> str:
+        return self.view.text()
+
+
+def view_at(project_id: int | None, moment: dt.datetime, field_name: str = "at") -> PastView:
+    """The agent view of a session on the project of `project_id` (None: no project) as it was
+    at `moment`, which the caller has held to answers_from and the present (`field_name` names
+    the parameter that gave it)."""
+    names = project_names_at(moment)
+    project = None
+    if project_id is not None:
+        if project_id not in names:
+            raise NotRecorded(
+                f"The project was added after {rfc3339(moment)}, so no session was on it then.",
+                field=field_name,
+            )
+        project = Project(id=project_id, name=names[project_id])
+    tiers = band_tiers(project)
+    changed = ChangedSince.read(moment, tiers, names)
+    reads = PastReads(moment, names, changed)
+    view = agent_view(project, moment, reads=reads)
+    return PastView(view=view, moment=moment, project=project, purged=changed.purged)
+
+
+def memories_at(ids: list[int], moment: dt.datetime) -> dict[int, Memory]:
+    """These memories as they stood at `moment`, by id (a memory not there then is left out)."""
+    states: dict[int, Memory] = {}
+    firsts = (
+        Revision.objects.filter(memory_id__in=ids, at__gt=moment)
+        .order_by("memory_id", "id")
+        .values_list("memory_id", "before")
+    )
+    seen: set[int] = set()
+    for memory_id, before in firsts:
+        if memory_id in seen:
+            continue
+        seen.add(memory_id)
+        if before is not None:
+            states[memory_id] = recorded_memory(_json(before))
+    for memory in Memory.objects.filter(id__in=[i for i in ids if i not in seen]):
+        states[memory.id] = memory
+    return states
