@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django import forms
 from django.utils import timezone
 
-from memories.reads.agent_view import AgentView, agent_view
+from memories.reads.agent_view import AgentView, TierReads, agent_view
 from memories.reads.params import FirstErrorMixin, tier_param
 from memories.reads.past_view import (
     NotRecorded,
@@ -82,7 +82,7 @@ class AgentViewForm(FirstErrorMixin, forms.Form):
         if since is not None and since >= (at or now):
             self.add_error("since", "since must be an earlier moment than at (or than now).")
             return cleaned
-        start = answers_from() if at or since else None
+        start = answers_from()
         for name, moment in (("at", at), ("since", since)):
             if moment is not None:
                 try:
@@ -102,7 +102,7 @@ class AgentViewAnswer:
     at: dt.datetime
     live: bool  # the view as it stands (no `at`), not rebuilt
     view: AgentView
-    answers_from: dt.datetime | None
+    answers_from: dt.datetime  # the earliest moment the history kept answers for
     purged: int = 0  # memories there then whose recorded state a purge erased
     since: dt.datetime | None = None
     since_view: AgentView | None = None
@@ -133,17 +133,19 @@ def answer(cleaned: dict, projects: list[Project] | None = None) -> AgentViewAns
     """The answer to a valid AgentViewForm. `projects`, every project, saves reading them."""
     name, at, since = cleaned["project"], cleaned["at"], cleaned["since"]
     if at is None:
-        current = Project.objects.all() if projects is None else projects
+        current = list(Project.objects.all()) if projects is None else projects
         project = next((p for p in current if p.name == name), None) if name else None
         if name and project is None:
             Project.objects.named(name)  # refused: no project of that name
         moment = timezone.now()
+        reads = TierReads(moment)
+        reads.know_projects(current)
         found = AgentViewAnswer(
             project=name,
             at=moment,
             live=True,
-            view=agent_view(project, moment),
-            answers_from=cleaned.get("answers_from"),
+            view=agent_view(project, moment, reads=reads),
+            answers_from=cleaned.get("answers_from") or answers_from(),
         )
         project_id = project.id if project else None
     else:
@@ -154,7 +156,7 @@ def answer(cleaned: dict, projects: list[Project] | None = None) -> AgentViewAns
             at=at,
             live=False,
             view=past.view,
-            answers_from=cleaned.get("answers_from"),
+            answers_from=cleaned.get("answers_from") or answers_from(),
             purged=past.purged,
         )
     if since is not None:

@@ -79,7 +79,6 @@ def refuse_unrecorded(moment: dt.datetime, start: dt.datetime, field_name: str) 
             f"The history kept begins at {rfc3339(start)} (older revisions were pruned or "
             f"never made), so {field_name} must be that moment or later.",
             field=field_name,
-            answers_from=rfc3339(start),
         )
 
 

@@ -29,8 +29,9 @@ def shown(view: AgentView) -> dict[int, tuple[str, Entry]]:
 
 
 def _said(place: str, entry: Entry) -> tuple:
-    """What the text says of a memory where it shows it (its age aside)."""
-    said = (place, entry.name, entry.project_name, entry.priority, entry.description)
+    """What the text says of a memory where it shows it: its age aside, and its project by id
+    (a rename is listed apart)."""
+    said = (place, entry.name, entry.project_id, entry.priority, entry.description)
     return (*said, entry.body) if place == INLINE else said
 
 
@@ -43,6 +44,17 @@ class MemoryChange:
     now: str | None  # where the later one does
     revisions: list[Revision]
     why: str  # when no revision moved it, what did
+
+    @property
+    def places(self) -> str:
+        """Where the two views show it, in words."""
+        if self.was is None:
+            return f"now {PLACES[self.now]}"
+        if self.now is None:
+            return f"was {PLACES[self.was]}"
+        if self.was == self.now:
+            return f"still {PLACES[self.now]}"
+        return f"was {PLACES[self.was]}, now {PLACES[self.now]}"
 
     def to_dict(self) -> dict:
         return {
@@ -79,6 +91,10 @@ class ViewDiff:
     @property
     def unchanged(self) -> bool:
         return not self.lines
+
+    @property
+    def groups(self) -> list[tuple[str, list[MemoryChange]]]:
+        return [("Entered", self.entered), ("Left", self.left), ("Changed", self.changed)]
 
     def to_dict(self) -> dict:
         return {
