@@ -149,8 +149,9 @@ def answer(cleaned: dict, projects: list[Project] | None = None) -> AgentViewAns
         )
         project_id = project.id if project else None
     else:
-        project_id = project_at(name, at, project_names_at(at))
-        past = view_at(project_id, at)
+        names = project_names_at(at)
+        project_id = project_at(name, at, names)
+        past = view_at(project_id, at, names=names)
         found = AgentViewAnswer(
             project=past.project.name if past.project else None,
             at=at,

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from django.db import connection
 from django.utils import timezone
 
+from memories import engine
 from memories.engine.tables import MEMORY_TABLE
 from memories.models import (
     GLOBAL_TIER,
@@ -134,13 +135,42 @@ def _class(load: str, expires_at: dt.datetime | None, moment: dt.datetime) -> st
     return load
 
 
+def _moment_of(value: str | None) -> dt.datetime | None:
+    return None if value is None else dt.datetime.fromisoformat(value)
+
+
+def state_class(state: dict, moment: dt.datetime) -> str:
+    """What a recorded state counts as at `moment` (_class), read off the snapshot."""
+    return _class(state["load"], _moment_of(state["expires_at"]), moment)
+
+
+def _entry(state: dict, names: dict[int, str]) -> Entry:
+    """A recorded state as the live view reads a row (memories.reads.agent_view.TierReads):
+    a snapshot is read whole by the hundred, so its fields are taken as they are, without a
+    model object each (recorded_memory) costing several times the decoding."""
+    project_id = state["project_id"]
+    body = state["body"]
+    return Entry(
+        id=state["id"],
+        name=state["name"],
+        project_id=project_id,
+        project_name=names.get(project_id) if project_id else None,
+        priority=state["priority"],
+        created_at=_moment_of(state["created_at"]),
+        description=state["description"],
+        body=body if state["load"] == "inline" else "",  # an index entry's body is never shown
+        body_bytes=len(body.encode("utf-8")),
+    )
+
+
 @dataclass
 class ChangedSince:
     """The memories of some tiers that a revision after `moment` changed: each one's state at
-    the moment (past), and each one's row as it stands, which the tallies count (present)."""
+    the moment (past, by tier and what it counted as then), and each one's row as it stands,
+    which the tallies count (present)."""
 
     moment: dt.datetime
-    past: dict[int, list[tuple[Memory, Entry]]] = field(default_factory=dict)  # by tier
+    past: dict[tuple[int, str], list[tuple[dict, Entry]]] = field(default_factory=dict)
     present: list[tuple[int, str, list[str]]] = field(default_factory=list)  # tier, class, tags
     purged: int = 0  # memories there then whose recorded state a purge erased
 
@@ -149,12 +179,15 @@ class ChangedSince:
         changed = cls(moment)
         marks = ", ".join(["%s"] * len(tiers))
         at = db_time(moment)
+        # Grouped off the range of revision_at: left to choose, SQLite walks every revision in
+        # memory order (revision_memory) to skip the sort, the whole history for a week's.
+        memory_id = engine.of(connection).statements.unindexed("memory_id")
         with connection.cursor() as cursor:
             # The first revision after the moment of each memory whose state then was in the
             # tiers: a move's previous tier, else its tier.
             cursor.execute(
                 f"SELECT r.action, r.purged, r.before FROM {REVISIONS} r WHERE r.id IN "
-                f"(SELECT MIN(id) FROM {REVISIONS} WHERE at > %s GROUP BY memory_id) "
+                f"(SELECT MIN(id) FROM {REVISIONS} WHERE at > %s GROUP BY {memory_id}) "
                 f"AND COALESCE(r.previous_tier, r.tier) IN ({marks}) "
                 "AND (r.before IS NOT NULL OR r.purged)",
                 [at, *tiers],
@@ -163,21 +196,9 @@ class ChangedSince:
                 if before is None:
                     changed.purged += purged and action in _FOUND_IT
                     continue
-                memory = recorded_memory(_json(before))
-                tier = memory.project_id or GLOBAL_TIER
-                entry = Entry(
-                    id=memory.id,
-                    name=memory.name,
-                    project_id=memory.project_id,
-                    project_name=names.get(memory.project_id) if memory.project_id else None,
-                    priority=memory.priority,
-                    created_at=memory.created_at,
-                    description=memory.description,
-                    # As the live view reads it: an index entry's body is never shown.
-                    body=memory.body if memory.load == "inline" else "",
-                    body_bytes=len(memory.body.encode("utf-8")),
-                )
-                changed.past.setdefault(tier, []).append((memory, entry))
+                state = _json(before)
+                key = (state["project_id"] or GLOBAL_TIER, state_class(state, moment))
+                changed.past.setdefault(key, []).append((state, _entry(state, names)))
             cursor.execute(
                 f"SELECT tier, load, CAST(expires_at AS TEXT), tags FROM {MEMORY_TABLE} "
                 f"WHERE tier IN ({marks}) AND id IN "
@@ -189,13 +210,9 @@ class ChangedSince:
                 changed.present.append((tier, _class(load, expiry, moment), _json(tags)))
         return changed
 
-    def then(self, tier: int, what: str) -> list[tuple[Memory, Entry]]:
+    def then(self, tier: int, what: str) -> list[tuple[dict, Entry]]:
         """The tier's memories that counted as `what` at the moment (a load, or expired)."""
-        return [
-            (memory, entry)
-            for memory, entry in self.past.get(tier, [])
-            if _class(memory.load, memory.expires_at, self.moment) == what
-        ]
+        return self.past.get((tier, what), [])
 
     def counted_now(self, tier: int, what: str) -> int:
         """How many of the tier's rows as they stand, counted by the tallies as `what` at the
@@ -237,9 +254,9 @@ class PastReads(TierReads):
     def index_tags_beside(self, tiers) -> Callable[[list[int]], list[tuple[str, int]]]:
         def tags_beside(listed: list[int]) -> list[tuple[str, int]]:
             past = {
-                memory.id: memory
+                state["id"]: state
                 for tier in tiers
-                for memory, _ in self.changed.then(tier, "index")
+                for state, _ in self.changed.then(tier, "index")
             }
             kept = [memory_id for memory_id in listed if memory_id not in past]
             counts = tallies.left_out_tag_counts(tiers, "index", self.now, kept)
@@ -251,18 +268,19 @@ class PastReads(TierReads):
             )
             shown = set(listed)
             counts.update(
-                tag for memory in past.values() if memory.id not in shown for tag in memory.tags
+                tag for state in past.values() if state["id"] not in shown for tag in state["tags"]
             )
             return tallies.most_common_tags(counts)
 
         return tags_beside
 
     def tags_among(self, memories: list[Entry]) -> Callable[[list[int]], list[tuple[str, int]]]:
+        ids = {entry.id for entry in memories}
         past = {
-            memory.id: memory
+            state["id"]: state
             for states in self.changed.past.values()
-            for memory, _ in states
-            if memory.id in {entry.id for entry in memories}
+            for state, _ in states
+            if state["id"] in ids
         }
         kept = [entry.id for entry in memories if entry.id not in past]
 
@@ -274,7 +292,7 @@ class PastReads(TierReads):
                 .iterator()
             )
             counts.update(
-                tag for memory in past.values() if memory.id not in shown for tag in memory.tags
+                tag for state in past.values() if state["id"] not in shown for tag in state["tags"]
             )
             return tallies.most_common_tags(counts)
 
@@ -294,11 +312,16 @@ class PastView:
         return self.view.text()
 
 
-def view_at(project_id: int | None, moment: dt.datetime, field_name: str = "at") -> PastView:
+def view_at(
+    project_id: int | None,
+    moment: dt.datetime,
+    field_name: str = "at",
+    names: dict[int, str] | None = None,
+) -> PastView:
     """The agent view of a session on the project of `project_id` (None: no project) as it was
     at `moment`, which the caller has held to answers_from and the present (`field_name` names
-    the parameter that gave it)."""
-    names = project_names_at(moment)
+    the parameter that gave it; `names`, project_names_at(moment) if read already)."""
+    names = project_names_at(moment) if names is None else names
     project = None
     if project_id is not None:
         if project_id not in names:

@@ -6,13 +6,14 @@ the index's ceilings making or taking room)."""
 import datetime as dt
 from dataclasses import dataclass
 
-from memories.models import ProjectAction, ProjectRevision, Revision
+from memories.models import Action, ProjectAction, ProjectRevision, Revision
 from memories.reads.agent_view import AgentView, Entry
 from memories.reads.past_view import memories_at
 from memories.rules.diffs import DiffLine, line_diff
 from memories.rules.fields import rfc3339
 
 INLINE, PAST_BUDGET, INDEX = "inline", "past the budget", "index"
+GONE = (Action.DELETE, Action.PURGE)
 PLACES = {
     INLINE: "given whole in the inline band",
     PAST_BUDGET: "listed past the inline budget",
@@ -44,6 +45,11 @@ class MemoryChange:
     now: str | None  # where the later one does
     revisions: list[Revision]
     why: str  # when no revision moved it, what did
+
+    @property
+    def gone(self) -> bool:
+        """Deleted (or purged) by the last change between: no page of its own to show."""
+        return bool(self.revisions) and self.revisions[-1].action in GONE
 
     @property
     def places(self) -> str:
