@@ -145,9 +145,7 @@ def state_class(state: dict, moment: dt.datetime) -> str:
 
 
 def _entry(state: dict, names: dict[int, str]) -> Entry:
-    """A recorded state as the live view reads a row (memories.reads.agent_view.TierReads):
-    a snapshot is read whole by the hundred, so its fields are taken as they are, without a
-    model object each (recorded_memory) costing several times the decoding."""
+    """A recorded state as the live view reads a row (memories.reads.agent_view.TierReads)."""
     project_id = state["project_id"]
     body = state["body"]
     return Entry(
@@ -163,6 +161,26 @@ def _entry(state: dict, names: dict[int, str]) -> Entry:
     )
 
 
+# What classes a recorded state (state_class) and places it in index order: read off each
+# snapshot by the database, the whole snapshot only for those a view shows, since a week's
+# changes are thousands of states and decoding each whole cost most of a rebuild
+# (bench/results/2026-12-05-asof). A field the rule of state_class comes to read joins them.
+STATE_KEYS = ("id", "project_id", "load", "expires_at", "priority", "created_at", "tags")
+
+
+@dataclass(slots=True)
+class Recorded:
+    """A memory's state at the moment, as its first revision after recorded it: its keys."""
+
+    revision_id: int
+    state: dict  # STATE_KEYS, and the whole snapshot once read (ChangedSince.entries)
+    order: tuple = ()
+
+    def __post_init__(self):
+        created = _moment_of(self.state["created_at"])
+        self.order = (self.state["priority"], -created.timestamp(), -self.state["id"])
+
+
 @dataclass
 class ChangedSince:
     """The memories of some tiers that a revision after `moment` changed: each one's state at
@@ -170,35 +188,38 @@ class ChangedSince:
     which the tallies count (present)."""
 
     moment: dt.datetime
-    past: dict[tuple[int, str], list[tuple[dict, Entry]]] = field(default_factory=dict)
-    present: list[tuple[int, str, list[str]]] = field(default_factory=list)  # tier, class, tags
+    names: dict[int, str]
+    past: dict[tuple[int, str], list[Recorded]] = field(default_factory=dict)
+    present: list[tuple[int, str, str]] = field(default_factory=list)  # tier, class, tags
     purged: int = 0  # memories there then whose recorded state a purge erased
 
     @classmethod
     def read(cls, moment: dt.datetime, tiers, names: dict[int, str]) -> "ChangedSince":
-        changed = cls(moment)
+        changed = cls(moment, names)
         marks = ", ".join(["%s"] * len(tiers))
         at = db_time(moment)
-        # Grouped off the range of revision_at: left to choose, SQLite walks every revision in
-        # memory order (revision_memory) to skip the sort, the whole history for a week's.
-        memory_id = engine.of(connection).statements.unindexed("memory_id")
+        statements = engine.of(connection).statements
+        # Grouped off the range of revision_at_memory: left to choose, SQLite walks every
+        # revision in memory order (revision_memory) to skip the sort, the whole history.
+        memory_id = statements.unindexed("memory_id")
+        keys = statements.json_values("r.before", STATE_KEYS)
         with connection.cursor() as cursor:
             # The first revision after the moment of each memory whose state then was in the
             # tiers: a move's previous tier, else its tier.
             cursor.execute(
-                f"SELECT r.action, r.purged, r.before FROM {REVISIONS} r WHERE r.id IN "
+                f"SELECT r.id, r.action, r.purged, {keys} FROM {REVISIONS} r WHERE r.id IN "
                 f"(SELECT MIN(id) FROM {REVISIONS} WHERE at > %s GROUP BY {memory_id}) "
                 f"AND COALESCE(r.previous_tier, r.tier) IN ({marks}) "
                 "AND (r.before IS NOT NULL OR r.purged)",
                 [at, *tiers],
             )
-            for action, purged, before in cursor.fetchall():
-                if before is None:
-                    changed.purged += purged and action in _FOUND_IT
+            for revision_id, action, purged, values in cursor.fetchall():
+                if purged:
+                    changed.purged += action in _FOUND_IT
                     continue
-                state = _json(before)
+                state = dict(zip(STATE_KEYS, json.loads(values), strict=True))
                 key = (state["project_id"] or GLOBAL_TIER, state_class(state, moment))
-                changed.past.setdefault(key, []).append((state, _entry(state, names)))
+                changed.past.setdefault(key, []).append(Recorded(revision_id, state))
             cursor.execute(
                 f"SELECT tier, load, CAST(expires_at AS TEXT), tags FROM {MEMORY_TABLE} "
                 f"WHERE tier IN ({marks}) AND id IN "
@@ -207,12 +228,27 @@ class ChangedSince:
             )
             for tier, load, expires_at, tags in cursor.fetchall():
                 expiry = stored_moment(expires_at) if expires_at else None
-                changed.present.append((tier, _class(load, expiry, moment), _json(tags)))
+                changed.present.append((tier, _class(load, expiry, moment), tags))
+        for records in changed.past.values():
+            records.sort(key=lambda record: record.order)
         return changed
 
-    def then(self, tier: int, what: str) -> list[tuple[dict, Entry]]:
-        """The tier's memories that counted as `what` at the moment (a load, or expired)."""
+    def then(self, tier: int, what: str) -> list[Recorded]:
+        """The tier's memories that counted as `what` at the moment (a load, or expired), in
+        index order."""
         return self.past.get((tier, what), [])
+
+    def entries(self, records: list[Recorded]) -> list[Entry]:
+        """The records as the view shows them, each snapshot read whole."""
+        wanted = [r for r in records if "body" not in r.state]
+        if wanted:
+            ids, params = engine.of(connection).statements.values([r.revision_id for r in wanted])
+            with connection.cursor() as cursor:
+                cursor.execute(f"SELECT id, before FROM {REVISIONS} WHERE id IN ({ids})", params)
+                whole = {revision_id: _json(before) for revision_id, before in cursor.fetchall()}
+            for record in wanted:
+                record.state = whole[record.revision_id]
+        return [_entry(record.state, self.names) for record in records]
 
     def counted_now(self, tier: int, what: str) -> int:
         """How many of the tier's rows as they stand, counted by the tallies as `what` at the
@@ -236,11 +272,11 @@ class PastReads(TierReads):
         )
 
     def inline(self, tier: int) -> list[Entry]:
-        past = [entry for _, entry in self.changed.then(tier, "inline") if entry.body]
+        past = [e for e in self.changed.entries(self.changed.then(tier, "inline")) if e.body]
         return sorted([*super().inline(tier), *past], key=INDEX_ORDER)
 
     def index_candidates(self, tier: int, limit: int) -> list[Entry]:
-        past = [entry for _, entry in self.changed.then(tier, "index")]
+        past = self.changed.entries(self.changed.then(tier, "index")[:limit])
         return sorted([*super().index_candidates(tier, limit), *past], key=INDEX_ORDER)[:limit]
 
     def count(self, tier: int, what: str) -> int:
@@ -253,22 +289,19 @@ class PastReads(TierReads):
 
     def index_tags_beside(self, tiers) -> Callable[[list[int]], list[tuple[str, int]]]:
         def tags_beside(listed: list[int]) -> list[tuple[str, int]]:
-            past = {
-                state["id"]: state
-                for tier in tiers
-                for state, _ in self.changed.then(tier, "index")
-            }
-            kept = [memory_id for memory_id in listed if memory_id not in past]
+            past = [r.state for tier in tiers for r in self.changed.then(tier, "index")]
+            changed_ids = {state["id"] for state in past}
+            kept = [memory_id for memory_id in listed if memory_id not in changed_ids]
             counts = tallies.left_out_tag_counts(tiers, "index", self.now, kept)
             counts.subtract(
                 tag
                 for tier, kind, tags in self.changed.present
                 if tier in tiers and kind == "index"
-                for tag in tags
+                for tag in _json(tags)
             )
             shown = set(listed)
             counts.update(
-                tag for state in past.values() if state["id"] not in shown for tag in state["tags"]
+                tag for state in past if state["id"] not in shown for tag in state["tags"]
             )
             return tallies.most_common_tags(counts)
 
@@ -277,10 +310,10 @@ class PastReads(TierReads):
     def tags_among(self, memories: list[Entry]) -> Callable[[list[int]], list[tuple[str, int]]]:
         ids = {entry.id for entry in memories}
         past = {
-            state["id"]: state
-            for states in self.changed.past.values()
-            for state, _ in states
-            if state["id"] in ids
+            record.state["id"]: record.state
+            for records in self.changed.past.values()
+            for record in records
+            if record.state["id"] in ids
         }
         kept = [entry.id for entry in memories if entry.id not in past]
 
