@@ -8,11 +8,13 @@ So the rebuild reads what the live view reads, less the memories changed since
 same rules; agent_view then decides and render writes the text, as for the live view. Its cost
 follows the view and the changes since the moment, not the history.
 
-Each revision's snapshot is whole, so a state is read into a Memory field by field, whatever
-fields the model holds. Projects are named as they were then (their renames, additions and
-removals are recorded apart). An expiry passing is no revision: a state is in force or not by
-the moment asked about. What pruning removed (`history prune`) cannot be taken back, so a
-moment before the oldest revision kept is not answered (answers_from).
+A recorded state is read off its snapshot by the keys that class and order it (STATE_KEYS),
+and whole for the memories the view shows; the diff reads a memory's state whole into a
+Memory (recorded_memory), whatever fields the model holds. Projects are named as they were
+then (their renames, additions and removals are recorded apart). An expiry passing is no
+revision: a state is in force or not by the moment asked about. What pruning removed
+(`history prune`) cannot be taken back, so a moment before the oldest revision kept is not
+answered (answers_from).
 """
 
 import datetime as dt
@@ -34,6 +36,7 @@ from memories.models import (
     ProjectRevision,
     Revision,
     Tag,
+    TrashedMemory,
 )
 from memories.reads import tallies
 from memories.reads.agent_view import (
@@ -51,7 +54,7 @@ from memories.rules.fields import rfc3339
 from projects.models import Project
 
 REVISIONS = Revision._meta.db_table
-TRASH = "memories_trashedmemory"
+TRASH = TrashedMemory._meta.db_table
 # Changes after which a memory was there before them: a purged memory's first revision
 # after the moment, if one of these, hid a state the purge erased.
 _FOUND_IT = {Action.UPDATE, Action.MOVE, Action.EDIT, Action.DELETE, Action.REVERT}
@@ -191,6 +194,7 @@ class ChangedSince:
     names: dict[int, str]
     past: dict[tuple[int, str], list[Recorded]] = field(default_factory=dict)
     present: list[tuple[int, str, str]] = field(default_factory=list)  # tier, class, tags
+    present_counts: Counter | None = None  # of present, by tier and class, once counted
     purged: int = 0  # memories there then whose recorded state a purge erased
 
     @classmethod
@@ -253,7 +257,9 @@ class ChangedSince:
     def counted_now(self, tier: int, what: str) -> int:
         """How many of the tier's rows as they stand, counted by the tallies as `what` at the
         moment, are changed since (and so counted by their past state instead)."""
-        return sum(1 for t, kind, _ in self.present if t == tier and kind == what)
+        if self.present_counts is None:
+            self.present_counts = Counter((t, kind) for t, kind, _ in self.present)
+        return self.present_counts[(tier, what)]
 
 
 class PastReads(TierReads):
