@@ -84,6 +84,10 @@ def test_every_kind_of_change_is_taken_back(write, seen, small_budget, settings)
     project_doors.add("infra")
     write("i-note", project="infra", description="Infra only")
     seen()
+    doors.move("i-note", project="infra", to="web")  # between two projects
+    seen()
+    project_doors.remove("infra")  # a project gone since: its views then are rebuilt too
+    seen()
     assert Project.objects.get(id=web.id).name == "web"
     assert seen.check() >= 30
 
