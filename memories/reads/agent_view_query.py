@@ -11,7 +11,6 @@ from django.utils import timezone
 from memories.reads.agent_view import AgentView, TierReads, agent_view
 from memories.reads.params import FirstErrorMixin, tier_param
 from memories.reads.past_view import (
-    NotRecorded,
     answers_from,
     project_at,
     project_names_at,
@@ -20,7 +19,7 @@ from memories.reads.past_view import (
 )
 from memories.reads.view_diff import ViewDiff, view_diff
 from memories.rules import fields as memory_fields
-from memories.rules.errors import InvalidField
+from memories.rules.errors import InvalidField, NotRecorded
 from memories.rules.fields import rfc3339
 from projects.models import Project
 

@@ -49,7 +49,7 @@ from memories.reads.agent_view import (
     stored_moment,
 )
 from memories.reads.rows import db_time
-from memories.rules.errors import DomainError
+from memories.rules.errors import NotRecorded
 from memories.rules.fields import rfc3339
 from projects.models import Project
 
@@ -59,10 +59,6 @@ TRASH = TrashedMemory._meta.db_table
 # after the moment, if one of these, hid a state the purge erased.
 _FOUND_IT = {Action.UPDATE, Action.MOVE, Action.EDIT, Action.DELETE, Action.REVERT}
 _FIELDS = {f.attname: f for f in Memory._meta.concrete_fields}
-
-
-class NotRecorded(DomainError):
-    """A moment the history cannot answer for: before its oldest revision kept."""
 
 
 def answers_from() -> dt.datetime:

@@ -11,7 +11,7 @@ from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memories.reads.agent_view_query import AgentViewForm, answer
 from memories.reads.params import session_project
-from memories.reads.past_view import NotRecorded
+from memories.rules.errors import NotRecorded
 from projects.models import Project
 
 # What a browser's datetime-local input shows, to the second, in the server's time zone.
