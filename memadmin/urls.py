@@ -5,6 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
 from django.views.decorators.csrf import csrf_exempt
+from django.views.generic import RedirectView
 
 from memadmin.api.responses import json_under_api
 from memadmin.api.urls import not_found
@@ -35,6 +36,8 @@ urlpatterns = [
     ),
     path("sign-out/", auth_views.LogoutView.as_view(), name="logout"),
     path("memories/", include("memadmin.pages.memories.urls")),
+    # The agent view by its short address, as an auditor would type it.
+    path("agent/", RedirectView.as_view(pattern_name="memories:tiers", query_string=True)),
     path("projects/", include("memadmin.pages.projects.urls")),
     path("snapshots/", include("memadmin.pages.snapshots.urls")),
     path("history/", include("memadmin.pages.history.urls")),

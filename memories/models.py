@@ -612,7 +612,10 @@ class Revision(Acted):
             ),
             models.Index(fields=["username"], name="revision_username"),
             models.Index(fields=["door"], name="revision_door"),
-            models.Index(fields=["at"], name="revision_at"),
+            # With the memory: the memories changed since a moment (the agent view as it
+            # stood then, memories.reads.past_view) off the index alone, where looking each
+            # revision's row up cost most of a rebuild (bench/results/2026-12-05-asof).
+            models.Index(fields=["at", "memory_id"], name="revision_at_memory"),
         ]
         constraints = [
             models.CheckConstraint(

@@ -4,7 +4,7 @@ from django.http import HttpRequest
 from django.urls import path, re_path
 from django.views.decorators.csrf import csrf_exempt
 
-from memadmin.api import budget, history, insights, memories, openapi, projects
+from memadmin.api import agent_view, budget, history, insights, memories, openapi, projects
 from memadmin.api.responses import error, methods
 
 app_name = "api"
@@ -44,6 +44,7 @@ urlpatterns = [
         DELETE=projects.remove_project,
     ),
     route("budget", "budget", GET=budget.budget),
+    route("agent-view", "agent-view", GET=agent_view.agent_view),
     route("audit", "audit", GET=history.audit),
     route("graph", "graph", GET=insights.store_graph),
     route("hygiene", "hygiene", GET=insights.hygiene_report),

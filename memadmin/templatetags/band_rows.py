@@ -105,13 +105,15 @@ def _memory_rows(context, action: str, rows) -> SafeString:
 
 
 @register.simple_tag
-def session_tabs(url: str, target: str, projects: list[str], project) -> SafeString:
+def session_tabs(url: str, target: str, projects: list[str], project, keep=None) -> SafeString:
     """A tab for a session on no project, then one for each project's (`projects`, names),
-    at `url` and loaded by htmx into `target`; `project` (a Project or None) is current."""
+    at `url` and loaded by htmx into `target`; `project` (a Project or None) is current.
+    `keep`, other parameters each tab keeps (the agent view's moments)."""
     current = project.name if project else None
+    kept = dict(keep or {})
     tabs = [
         TAB.format(
-            url=url,
+            url=url + ("?" + urlencode(kept) if kept else ""),
             target=target,
             current=NOTHING if current else CURRENT,
             name="no project (global)",
@@ -120,7 +122,7 @@ def session_tabs(url: str, target: str, projects: list[str], project) -> SafeStr
     for name in projects:
         tabs.append(
             TAB.format(
-                url=url + "?" + urlencode({"project": name}),
+                url=url + "?" + urlencode({"project": name, **kept}),
                 target=target,
                 current=CURRENT if name == current else NOTHING,
                 name=name,

@@ -48,6 +48,8 @@ write's own transaction; the migrations create them, frozen
         an index (or left as it is).
     glob(lhs_sql, rhs_sql) -> str: `lhs` matches the shell pattern `rhs` (`*`, `?`, `[...]`,
         `[^...]`), for the CHECK constraints on names.
+    json_values(sql, keys) -> str: the values of those keys of a JSON object column, as the
+        text of a JSON array (a revision's snapshot read in part).
     KEYS_HOLD_ID_ORDER: whether the entries of one key of an index are in the order of the
         rows' ids, so that a key's rows walked in id order read that key's range alone.
 
@@ -85,6 +87,7 @@ PROVIDES = {
         "likelihood",
         "unindexed",
         "glob",
+        "json_values",
         "KEYS_HOLD_ID_ORDER",
     ),
     "backup": ("backup", "check", "SUFFIX", "RESTORE"),

@@ -162,7 +162,7 @@ def _tags_among(memories: list[Entry]):
     return tags_beside
 
 
-def _moment(text: str) -> dt.datetime:
+def stored_moment(text: str) -> dt.datetime:
     """A stored moment read as text, made aware: SQLite's is UTC without a zone, PostgreSQL's
     carries its offset (past the seconds: a sign, where the date's are dashes). Parsing a zone
     written on costs a third of replacing it after (a thousand rows a budget report)."""
@@ -217,6 +217,19 @@ class TierReads:
             self._read[key] = read()
         return self._read[key]
 
+    def rows_kept(self) -> tuple[str, list]:
+        """A condition (` AND ...`, with its params) on the stored rows this view reads: none
+        for the store as it stands; memories.reads.past_view leaves out those changed since."""
+        return "", []
+
+    def index_tags_beside(self, tiers) -> Callable[[list[int]], list[tuple[str, int]]]:
+        """The most common tags of the band's index memories in force but for those listed."""
+        return functools.partial(tallies.left_out_tags, tiers, "index", self.now)
+
+    def tags_among(self, memories: list[Entry]) -> Callable[[list[int]], list[tuple[str, int]]]:
+        """The most common tags of `memories` (a few: the unshown inline) but for those listed."""
+        return _tags_among(memories)
+
     def _read_arms(self, arms: list[tuple[int, str, int | None]]) -> dict[tuple, list[Entry]]:
         """For each (tier, load, limit), the tier's memories of `load` in force in index order
         (inline: those with a body), `limit` at most: one statement for every arm, since on
@@ -233,7 +246,7 @@ class TierReads:
         expires_at = statements.unindexed("expires_at")
         in_force_listed = f"({expires_at} IS NULL OR {expires_at} > %s)"
         moment = db_time(self.now)
-        # The moment as text, parsed by _moment: Django's loader of PostgreSQL's timestamps
+        # The moment as text, parsed by stored_moment: Django's loader of PostgreSQL's timestamps
         # cost a row many times what fromisoformat does (bench/results/2026-12-01-budget-5).
         # Named apart: PostgreSQL names the cast `created_at`, and an ORDER BY then sorted the
         # text, each tier's whole priorities, not read in the band index's order
@@ -250,6 +263,7 @@ class TierReads:
             return " AND body != ''" if load == "inline" else ""
 
         whole: dict[str, list[int]] = {}
+        kept, kept_params = self.rows_kept()
         selects, params = [], []
         for number, (tier, load, limit) in enumerate(arms):
             if limit is None:
@@ -257,17 +271,17 @@ class TierReads:
                 continue
             selects.append(
                 f"SELECT * FROM (SELECT {columns}, {body(load)} AS body FROM memories_memory "
-                f"WHERE tier = %s AND load = %s AND {in_force}{with_body(load)} "
+                f"WHERE tier = %s AND load = %s AND {in_force}{with_body(load)}{kept} "
                 f"ORDER BY priority, created_at DESC, id DESC LIMIT %s) AS arm{number}"
             )
-            params += [tier, load, moment, limit]
+            params += [tier, load, moment, *kept_params, limit]
         for load, tiers in whole.items():
             selects.append(
                 f"SELECT {columns}, {body(load)} AS body FROM memories_memory "
                 f"WHERE load = %s AND tier IN ({', '.join(['%s'] * len(tiers))}) "
-                f"AND {in_force_listed}{with_body(load)}"
+                f"AND {in_force_listed}{with_body(load)}{kept}"
             )
-            params += [load, *tiers, moment]
+            params += [load, *tiers, moment, *kept_params]
         found: dict[tuple, list[Entry]] = {(tier, load): [] for tier, load, _ in arms}
         with connection.cursor() as cursor:
             cursor.execute(" UNION ALL ".join(selects), params)
@@ -280,7 +294,7 @@ class TierReads:
                     project_id=project_id,
                     project_name=names.get(project_id) if project_id else None,
                     priority=priority,
-                    created_at=_moment(created),
+                    created_at=stored_moment(created),
                     description=description,
                     body=body,
                     body_bytes=len(body.encode("utf-8")) if body else 0,
@@ -383,7 +397,7 @@ def agent_view(
         else:
             unshown.append(memory)
     inline_total = sum(m.body_bytes for m in inline)
-    unshown_listing = _held_to_ceilings(unshown, len(unshown), now, _tags_among(unshown))
+    unshown_listing = _held_to_ceilings(unshown, len(unshown), now, reads.tags_among(unshown))
 
     listable = sum(reads.count(tier, "listable") for tier in tiers)
     cap = settings.MEMADMIN_INDEX_MAX_ENTRIES + 1
@@ -394,7 +408,7 @@ def agent_view(
             candidates,
             listable,
             now,
-            functools.partial(tallies.left_out_tags, tiers, "index", now),
+            reads.index_tags_beside(tiers),
             reads.sized_line,
         )
         # A ceiling stopped the listing, or every candidate was read: more would list no more.

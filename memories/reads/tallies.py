@@ -194,7 +194,19 @@ def left_out_tags(
     tiers, load: str, now: dt.datetime, listed: list[int], *, limit: int = 3
 ) -> list[tuple[str, int]]:
     """The `limit` most common tags of the tiers' memories of `load` in force, but for those
-    `listed`, with their counts: the tallies less the tags of the expired and the listed.
+    `listed`, with their counts."""
+    return most_common_tags(left_out_tag_counts(tiers, load, now, listed), limit)
+
+
+def most_common_tags(counts: Counter, limit: int = 3) -> list[tuple[str, int]]:
+    """The `limit` tags counted most, ties by name."""
+    ranked = sorted((item for item in counts.items() if item[1] > 0), key=lambda t: (-t[1], t[0]))
+    return ranked[:limit]
+
+
+def left_out_tag_counts(tiers, load: str, now: dt.datetime, listed: list[int]) -> Counter:
+    """How many of the tiers' memories of `load` in force, but for those `listed`, carry each
+    tag: the tallies less the tags of the expired and the listed.
 
     One statement: the tallies and, counted negative, the tags to take off (of the listed and
     of the expired, each through the tags' memory index: as one OR, PostgreSQL read every
@@ -233,8 +245,7 @@ def left_out_tags(
         cursor.execute(" UNION ALL ".join(parts), params)
         for tag, n in cursor.fetchall():
             counts[tag] += n
-    ranked = sorted((item for item in counts.items() if item[1] > 0), key=lambda t: (-t[1], t[0]))
-    return ranked[:limit]
+    return counts
 
 
 # The facets' counts, read in one statement (Batch): plain SQL, the same on either engine.

@@ -68,7 +68,8 @@ def _parse_time(value: str | None) -> dt.datetime | None:
     return None if value is None else dt.datetime.fromisoformat(value)
 
 
-def _line_diff(old: str, new: str) -> list[DiffLine]:
+def line_diff(old: str, new: str) -> list[DiffLine]:
+    """The lines of `new` against `old`, unified, with a little context (hunk lines between)."""
     # keepends, so a change of line ending or of the final newline still shows as a line
     # removed and a line added.
     lines = []
@@ -103,7 +104,7 @@ def diff(before: dict | None, after: dict | None) -> list[FieldChange]:
         if old == new or (one_sided and (old if after is None else new) in (None, "", [])):
             continue
         if kind == TEXT:
-            changes.append(FieldChange(name, kind, lines=_line_diff(old or "", new or "")))
+            changes.append(FieldChange(name, kind, lines=line_diff(old or "", new or "")))
         elif kind == LIST:
             old_items, new_items = old or [], new or []
             changes.append(

@@ -254,6 +254,11 @@ class BadRequest(DomainError):
     """A request /v1 cannot read: malformed JSON, a wrong type, a bad query parameter."""
 
 
+class NotRecorded(DomainError):
+    """A moment the history cannot answer for (before its oldest revision kept), or a session
+    on a project there was not yet then (memories.reads.past_view)."""
+
+
 class TokenRefused(DomainError):
     """An API token the user's role does not allow."""
 

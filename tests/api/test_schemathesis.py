@@ -32,8 +32,9 @@ from .conftest import make_user
 # old_string the body holds nowhere or more than once: 400; a read's offset past the body:
 # 400; an If-Match naming a version no longer current: 412), by a combination of parameters
 # (the audit log's `since` not before `until`, `before` given with `after`; a hygiene
-# `offset` with no `section`: 400), or by a value only the API gives (a list's `after` or
-# `before` cursor, which names a row). There these answer valid data too.
+# `offset` with no `section`: 400; the agent view's moments to come or before the history
+# kept), or by a value only the API gives (a list's `after` or `before` cursor, which names a
+# row). There these answer valid data too.
 ACCEPTED = ["2xx", "3xx", "401", "403", "404", "409", "429"]
 STATE_REFUSALS = {
     "PUT /v1/memories/{name}": ["400", "412"],
@@ -44,6 +45,8 @@ STATE_REFUSALS = {
     "GET /v1/audit": ["400"],
     "GET /v1/memories/{name}/history": ["400"],
     "GET /v1/hygiene": ["400"],
+    # A moment to come, `since` not before `at`, or one before the history kept.
+    "GET /v1/agent-view": ["400"],
     # A cluster key is the plan it was drawn as: one naming a memory twice is refused.
     "POST /v1/hygiene/consolidation": ["400"],
 }

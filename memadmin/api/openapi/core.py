@@ -2,7 +2,7 @@
 
 from memadmin.api.memories import SHOWN, STAMPS
 from memories.models import ETAG_FIELDS, Action, Door
-from memories.reads import find, listing
+from memories.reads import agent_view_query, find, listing, view_diff
 from memories.reads import history as history_reads
 from memories.reads.filters import FILTERS
 from memories.reads.search import MATCHED_BY
@@ -313,6 +313,95 @@ SCHEMAS = {
         "additionalProperties": False,
     },
     "ProjectDeleted": _obj({"deleted": TEXT}),
+    "AgentView": _obj(
+        {
+            "project": {
+                "type": ["string", "null"],
+                "description": "the session's project as it was named at the moment; null: none",
+            },
+            "at": MOMENT,
+            "live": {
+                "type": "boolean",
+                "description": "true: the view as it stands (no `at`); false: rebuilt from the "
+                "revisions",
+            },
+            "answers_from": {
+                "type": "string",
+                "format": "date-time",
+                "description": "the earliest moment the history kept answers for",
+            },
+            "purged": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "memories there at a moment asked about whose recorded state "
+                "a purge erased: the rebuilt view leaves them out",
+            },
+            "text": {"type": "string", "description": "the [Memory] section, exactly"},
+            "since": MOMENT,
+            "since_text": {"type": "string", "description": "the section at `since`"},
+            "diff": _ref("AgentViewDiff"),
+        },
+        required=["project", "at", "live", "answers_from", "purged", "text"],
+        description="The agent's [Memory] section at a moment; with `since`, the section then "
+        "and what changed between.",
+    ),
+    "AgentViewDiff": _obj(
+        {
+            "lines": {
+                "type": "array",
+                "items": TEXT,
+                "description": "the text at `at` against the text at `since`, unified: each "
+                "line prefixed '+', '-' or ' ', hunks as '@@' lines",
+            },
+            "entered": {"type": "array", "items": _ref("AgentViewChange")},
+            "left": {"type": "array", "items": _ref("AgentViewChange")},
+            "changed": {"type": "array", "items": _ref("AgentViewChange")},
+            "renamed": {
+                "type": "array",
+                "items": _obj(
+                    {"at": MOMENT, "from": TEXT, "to": TEXT, "actor": TEXT},
+                    description="the session's project renamed between",
+                ),
+            },
+        }
+    ),
+    "AgentViewChange": _obj(
+        {
+            "memory_id": {"type": "integer"},
+            "name": TEXT,
+            "project": NULLABLE_TEXT,
+            "was": {
+                "type": ["string", "null"],
+                "enum": [*view_diff.PLACES, None],
+                "description": "where the view at `since` showed it; null: not at all",
+            },
+            "now": {
+                "type": ["string", "null"],
+                "enum": [*view_diff.PLACES, None],
+                "description": "where the view at `at` shows it; null: not at all",
+            },
+            "revisions": {
+                "type": "array",
+                "items": _obj(
+                    {
+                        "id": {"type": "integer"},
+                        "at": MOMENT,
+                        "action": {"type": "string", "enum": Action.values},
+                        "actor": TEXT,
+                        "user": NULLABLE_TEXT,
+                        "door": {"type": "string", "enum": Door.values},
+                    }
+                ),
+                "description": "the changes to it between the two moments, oldest first",
+            },
+            "why": {
+                "type": "string",
+                "description": "with no revision, what moved it (an expiry passing, the budget "
+                "or the index's ceilings); empty otherwise",
+            },
+        },
+        description="A memory that entered the view, left it or changed in it.",
+    ),
     "Budget": _obj(
         {
             "budget_bytes": {"type": "integer"},
@@ -556,6 +645,7 @@ PAGE_PARAMETERS = [
 
 ID = {"type": "integer", "minimum": 1, "maximum": f.MAX_ID}
 MOMENT_QUERY = {"type": "string", "maxLength": 40}
+VIEW_MOMENT = {**MOMENT_QUERY, "pattern": f"^({agent_view_query.MOMENT.pattern})?$"}
 AUDIT_FILTERS = [
     _query("user", {"type": "string", "maxLength": 150}, "changes by this username"),
     _query("door", {"type": "string", "enum": ["", *Door.values]}, "changes through this door"),
@@ -791,6 +881,35 @@ PATHS = {
             "summary": "Inline bytes of every band against the budget, and index usage",
             "security": BEARER,
             "responses": _responses("200", _success("The budget report.", "Budget")),
+        }
+    },
+    "/v1/agent-view": {
+        "get": {
+            "operationId": "getAgentView",
+            "summary": "The agent's [Memory] section of a session, now or at a past moment",
+            "description": "As the MCP resource `memory://index` gives it. With `at`, rebuilt "
+            "from the revisions: the memories, their expiries and the projects' names as they "
+            "stood then (the budget is the setting's). With `since`, the section then too and "
+            "what changed between, line by line and memory by memory, with who changed it. A "
+            "moment is RFC 3339, a date and time with no offset (the server's time zone) or a "
+            "day (its start); a moment to come, `since` not before `at`, or a moment before the "
+            "history kept (`answers_from`) is refused, 400.",
+            "parameters": [
+                {
+                    **TIER,
+                    "description": "the session's project (as it is named now or was then); "
+                    "absent or empty: a session on no project",
+                },
+                _query("at", VIEW_MOMENT, "the moment; absent: now"),
+                _query("since", VIEW_MOMENT, "an earlier moment to diff the section with"),
+            ],
+            "security": BEARER,
+            "responses": _responses(
+                "200",
+                _success("The section, and with `since` the diff.", "AgentView"),
+                _400=BAD_REQUEST,
+                _404=_error("No project has that name, now or then."),
+            ),
         }
     },
     "/v1/openapi.json": {

@@ -2,7 +2,15 @@
 own way."""
 
 # What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
-__all__ = ["values", "byte_length", "likelihood", "unindexed", "glob", "KEYS_HOLD_ID_ORDER"]
+__all__ = [
+    "values",
+    "byte_length",
+    "likelihood",
+    "unindexed",
+    "glob",
+    "json_values",
+    "KEYS_HOLD_ID_ORDER",
+]
 
 # A B-tree's entries of one key are in the order of their place in the heap, not of the id.
 KEYS_HOLD_ID_ORDER = False
@@ -33,3 +41,9 @@ def glob(lhs_sql: str, rhs_sql: str) -> str:
     character; brackets as they are), built in SQL so the CHECK holds on any connection."""
     regex = f"replace(replace(replace({rhs_sql}, '.', '\\.'), '*', '.*'), '?', '.')"
     return f"{lhs_sql} ~ ('^' || {regex} || '$')"
+
+
+def json_values(sql: str, keys: tuple[str, ...]) -> str:
+    """The values of these keys of a JSON object, as the text of a JSON array."""
+    items = ", ".join(f"{sql} -> '{key}'" for key in keys)
+    return f"CAST(jsonb_build_array({items}) AS TEXT)"

@@ -3,7 +3,15 @@
 import json
 
 # What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
-__all__ = ["values", "byte_length", "likelihood", "unindexed", "glob", "KEYS_HOLD_ID_ORDER"]
+__all__ = [
+    "values",
+    "byte_length",
+    "likelihood",
+    "unindexed",
+    "glob",
+    "json_values",
+    "KEYS_HOLD_ID_ORDER",
+]
 
 # An index's key is followed by the rowid, the table's INTEGER PRIMARY KEY.
 KEYS_HOLD_ID_ORDER = True
@@ -36,3 +44,13 @@ def glob(lhs_sql: str, rhs_sql: str) -> str:
     """GLOB is built in: the CHECK holds on any connection to the file (the sqlite3 shell, a
     backup script), where `__regex` would call a function only Django's connections have."""
     return f"{lhs_sql} GLOB {rhs_sql}"
+
+
+def json_values(sql: str, keys: tuple[str, ...]) -> str:
+    """The values of these keys of a JSON object, as the text of a JSON array: one parse of
+    the object (a json_extract of several paths), where a json_extract a key parsed it again
+    for each."""
+    paths = ", ".join(f"'$.{key}'" for key in keys)
+    if len(keys) == 1:
+        return f"json_array(json_extract({sql}, {paths}))"
+    return f"json_extract({sql}, {paths})"
