@@ -13,11 +13,10 @@ def test_an_admin_creates_an_account_and_changes_its_role(sign_in, live_server):
     page.fill("#account-username", "newcomer")
     page.fill("#account-password", "a long enough password 42")
     page.select_option("#account-role", "auditor")
-    page.locator("form.token-form button[type=submit]").click()
-    page.get_by_text("newcomer").first.wait_for()
+    with page.expect_response(lambda r: r.request.method == "POST"):
+        page.locator("form.token-form button[type=submit]").click()
     user = User.objects.get(username="newcomer")
-    page.select_option(f"#role-{user.id}", "operator")
-    page.wait_for_function(f"document.querySelector('#role-{user.id}').value === 'operator'")
-    page.wait_for_load_state("networkidle")
+    with page.expect_response(lambda r: r.request.method == "POST" and f"/{user.id}/" in r.url):
+        page.select_option(f"#role-{user.id}", "operator")
     assert user.groups.get().name == "operator"
     assert page.errors == []

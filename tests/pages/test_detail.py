@@ -257,12 +257,23 @@ def test_delete_names_the_memories_that_reference_it(operator, memory):
     page = operator.get("/memories/note/delete/?project=").content.decode()
     assert "These memories reference it" in page and ">citer2</a>" in page
     response = operator.post("/memories/note/delete/?project=")
-    assert response.status_code == 302 and response["Location"] == "/memories/"
+    assert response.status_code == 302 and response["Location"] == "/memories/?project="
     assert not Memory.objects.filter(name="note").exists()
-    messages = [str(m) for m in get_messages(response.wsgi_request)]
-    assert messages == [
+    messages = [html.unescape(str(m)) for m in get_messages(response.wsgi_request)]
+    assert messages[0].startswith(
         "Deleted 'note'. Still referencing it, as markers of a fact to revisit: 'citer2', 'citer'."
-    ]
+    )
+
+
+def test_a_delete_lands_on_its_tier_and_its_banner_undoes_it(operator, memory):
+    response = operator.post("/memories/citer/delete/?project=webdev", follow=True)
+    assert response.redirect_chain[-1][0] == "/memories/?project=webdev"
+    page = response.content.decode()
+    entry = re.search(r'action="(/history/trash/\d+/restore/)"', page).group(1)
+    assert 'class="flash flash-success"' in page and ">Undo</button>" in page
+    undone = operator.post(entry, {"then": "memory"})
+    assert undone["Location"] == "/memories/citer/?project=webdev"
+    assert Memory.objects.filter(name="citer", project__name="webdev").exists()
 
 
 def test_create_a_memory(operator, project):

@@ -80,7 +80,7 @@ def test_removing_a_project_asks_first(operator, store, htmx, with_htmx):
 
 def test_a_refusal_replaces_the_previous_success_and_keeps_the_typed_name(operator, store, htmx):
     added = operator.post("/projects/", {"name": "infra"}, **htmx).content.decode()
-    assert 'hx-swap-oob="true"><p class="flash flash-success"' in added
+    assert 'hx-swap-oob="true"><div class="flash flash-success"' in added
     refused = operator.post("/projects/webdev/rename/", {"new_name": "infra"}, **htmx)
     html = refused.content.decode()
     assert refused.status_code == 409

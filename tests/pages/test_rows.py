@@ -42,7 +42,7 @@ def test_a_budget_refusal_is_shown_beside_its_row_and_nothing_lands(
     assert 'class="refusal"' in html and 'role="alert"' in html
     assert "inline memories would total 0.1 KiB against the 0.1 KiB inline budget" in html
     assert "shorten" in html and "set <code>load: index</code>" in html  # code shown as code
-    assert 'not a standing rule. <a class="refusal-link" href="/budget/">' in html
+    assert 'this change adds 60 bytes). <a class="refusal-link" href="/budget/">' in html
     assert '<option value="index" selected>' in html  # the row shows what is stored
     assert Memory.objects.get(name="note").load == "index"
 

@@ -112,8 +112,8 @@ def test_for_htmx_a_refusal_is_a_sentence_in_the_flash_area(db):
     html = response.content.decode()
     assert chrome_free(html)
     flash = Elements(html)
-    assert flash.texts("p", "flash-error") == ["The name 'deploy' is taken <here>."]
-    assert [attrs.get("role") for tag, attrs, _ in flash.found if tag == "p"] == ["alert"]
+    assert flash.texts("div", "flash-error") == ["The name 'deploy' is taken <here>."]
+    assert [attrs.get("role") for tag, attrs, _ in flash.found if tag == "div"] == ["alert"]
 
 
 @pytest.mark.parametrize("path", ["/v1/refuses", "/mcp-refuses"])
@@ -139,7 +139,7 @@ def test_page_views_let_their_refusals_out_to_the_same_answer(db, headers, addre
     assert response.status_code == refusal.status
     html = response.content.decode()
     if headers:
-        assert Elements(html).texts("p", "flash-error") == [refusal.message]
+        assert Elements(html).texts("div", "flash-error") == [refusal.message]
     else:
         assert refusal.message in Elements(html).texts("p")
 

@@ -371,6 +371,8 @@ def trash_restore(request: HtmxHttpRequest, trashed_id: int) -> HttpResponse:
         memory = undo.restore(trashed_id)
     tier = tiers.label(memory.project_name)
     messages.success(request, f"Restored '{memory.name}' ({tier}) from the trash.")
+    if request.POST.get("then") == "memory":  # the Undo of a delete's banner
+        return redirect(memory)
     return redirect("history:trash")
 
 

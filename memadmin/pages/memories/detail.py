@@ -7,8 +7,9 @@ import hashlib
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect
-from django.urls import get_script_prefix
+from django.urls import get_script_prefix, reverse
 from django.utils import timezone
+from django.utils.html import format_html
 from django.views.decorators.http import require_http_methods
 
 from memadmin.accounts import roles
@@ -20,7 +21,8 @@ from memadmin.web.http import HtmxHttpRequest, render_page, wants_fragment
 from memadmin.web.markdown import render_markdown
 from memadmin.web.redrawn import on_refusal
 from memadmin.web.responses import error_response
-from memories.models import Memory
+from memadmin.web.undo import undo_button
+from memories.models import Memory, TrashedMemory, tier_query
 from memories.reads import backlinks, lookup
 from memories.reads.params import tier_param
 from memories.rules import secrets
@@ -276,8 +278,10 @@ def memory_delete(request: HtmxHttpRequest, name: str) -> HttpResponse:
         if result.referenced_by:
             names = ", ".join(f"'{m.name}'" for m in result.referenced_by)
             sentence += f" Still referencing it, as markers of a fact to revisit: {names}."
-        messages.success(request, sentence)
-        return redirect("memories:list")
+        entry = TrashedMemory.objects.get(memory_id=memory.id)
+        messages.success(request, format_html("{} {}", sentence, undo_button(request, entry)))
+        # Back to the list of its tier, where a delete from the list's own row would leave you.
+        return redirect(reverse("memories:list") + tier_query(memory.project_name))
     return render_page(
         request,
         "memories/delete.html",
