@@ -160,8 +160,18 @@ def test_moving_to_another_tier(operator, memory):
     response = edit(operator, memory, project="webdev")
     assert response["Location"] == "/memories/note/?project=webdev"
     assert Memory.objects.get(id=memory.id).project.name == "webdev"
-    messages = [str(m) for m in get_messages(response.wsgi_request)]
-    assert messages == ["Saved. Moved from the global tier to project 'webdev'."]
+    messages = [html.unescape(str(m)) for m in get_messages(response.wsgi_request)]
+    assert messages[0].startswith("Saved. Moved from the global tier to project 'webdev'. <form")
+
+
+def test_an_edit_s_banner_undoes_it(operator, memory):
+    edit(operator, memory, priority=9)
+    page = operator.get("/memories/note/?project=").content.decode()
+    restore = re.search(r'action="(/history/revisions/\d+/restore/)"', page).group(1)
+    assert ">Undo</button>" in page
+    response = operator.post(restore, {"then": "memory"})
+    assert response["Location"] == "/memories/note/?project="
+    assert Memory.objects.get(id=memory.id).priority == 3  # as before the edit
 
 
 def test_a_budget_refusal_is_a_form_error_and_nothing_lands(operator, memory, small_budget):

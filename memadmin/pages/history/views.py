@@ -19,6 +19,7 @@ from memadmin.web.exports import csv_lines, download
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memadmin.web.redrawn import on_refusal
 from memadmin.web.responses import error_response
+from memadmin.web.undo import THEN_MEMORY
 from memories.models import Action, Door, Memory, Revision, TrashedMemory, memory_view_url
 from memories.reads import history as history_reads
 from memories.reads import lookup
@@ -261,6 +262,8 @@ def restore_version(request: HtmxHttpRequest, revision_id: int) -> HttpResponse:
         request,
         " ".join([f"Restored '{memory.name}' as revision {revision_id} left it.", *result.notes]),
     )
+    if request.POST.get("then") == THEN_MEMORY:  # the Undo of an edit's banner
+        return redirect(memory)
     return redirect(memory_view_url("memories:history", memory.name, memory.project_name))
 
 
@@ -371,7 +374,7 @@ def trash_restore(request: HtmxHttpRequest, trashed_id: int) -> HttpResponse:
         memory = undo.restore(trashed_id)
     tier = tiers.label(memory.project_name)
     messages.success(request, f"Restored '{memory.name}' ({tier}) from the trash.")
-    if request.POST.get("then") == "memory":  # the Undo of a delete's banner
+    if request.POST.get("then") == THEN_MEMORY:  # the Undo of a delete's banner
         return redirect(memory)
     return redirect("history:trash")
 

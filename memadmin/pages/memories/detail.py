@@ -21,7 +21,7 @@ from memadmin.web.http import HtmxHttpRequest, render_page, wants_fragment
 from memadmin.web.markdown import render_markdown
 from memadmin.web.redrawn import on_refusal
 from memadmin.web.responses import error_response
-from memadmin.web.undo import undo_button
+from memadmin.web.undo import undo_delete, undo_edit
 from memories.models import Memory, TrashedMemory, tier_query
 from memories.reads import backlinks, lookup
 from memories.reads.params import tier_param
@@ -232,7 +232,8 @@ def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
     saved = "Saved" + (" and marked verified" if verified else "") + "."
     if result.moved is not None:
         saved += " " + result.moved
-    messages.success(request, " ".join([saved, *result.notes]))
+    sentence = " ".join([saved, *result.notes])
+    messages.success(request, format_html("{} {}", sentence, undo_edit(request, memory.id)))
     return redirect(result.memory)
 
 
@@ -279,7 +280,7 @@ def memory_delete(request: HtmxHttpRequest, name: str) -> HttpResponse:
             names = ", ".join(f"'{m.name}'" for m in result.referenced_by)
             sentence += f" Still referencing it, as markers of a fact to revisit: {names}."
         entry = TrashedMemory.objects.get(memory_id=memory.id)
-        messages.success(request, format_html("{} {}", sentence, undo_button(request, entry)))
+        messages.success(request, format_html("{} {}", sentence, undo_delete(request, entry)))
         # Back to the list of its tier, where a delete from the list's own row would leave you.
         return redirect(reverse("memories:list") + tier_query(memory.project_name))
     return render_page(
