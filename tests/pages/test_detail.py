@@ -346,6 +346,16 @@ def test_a_name_or_description_too_long_is_refused_never_cut_short(operator, db)
     assert not Memory.objects.exists()
 
 
+def test_save_and_add_another_and_save_and_continue_editing(operator, project):
+    data = {"project": "webdev", "description": "d", "priority": "5", "load": "index"}
+    response = operator.post("/memories/_new/", {**data, "name": "one", "then": "another"})
+    assert response["Location"] == "/memories/_new/?project=webdev"
+    one = doors.write("one", project=None, description="global one").memory
+    response = edit(operator, one, priority=7, then="continue")
+    assert response["Location"] == "/memories/one/?project=&edit=1#edit-form"
+    assert Memory.objects.get(name="one", project=None).priority == 7
+
+
 def test_an_expiry_already_past_is_saved_only_once_confirmed(operator, db):
     data = {"name": "old", "project": "", "description": "d", "priority": "5", "load": "index"}
     response = operator.post("/memories/_new/", {**data, "expires": "2020-01-01"})

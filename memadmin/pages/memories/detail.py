@@ -234,6 +234,8 @@ def _save(request: HtmxHttpRequest, memory: Memory) -> HttpResponse:
         saved += " " + result.moved
     sentence = " ".join([saved, *result.notes])
     messages.success(request, format_html("{} {}", sentence, undo_edit(request, memory.id)))
+    if request.POST.get("then") == "continue":
+        return redirect(result.memory.get_absolute_url() + "&edit=1#edit-form")
     return redirect(result.memory)
 
 
@@ -331,4 +333,6 @@ def memory_new(request: HtmxHttpRequest) -> HttpResponse:
             allow_secret=secrets.allowance(data.get("allow_secret"), admin=admin),
         )
     messages.success(request, " ".join([f"Saved '{result.memory.name}'.", *result.notes]))
+    if request.POST.get("then") == "another":  # the form again, in the tier just written to
+        return redirect(reverse("memories:new") + tier_query(result.memory.project_name))
     return redirect(result.memory)
