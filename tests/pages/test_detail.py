@@ -350,10 +350,10 @@ def test_save_and_add_another_and_save_and_continue_editing(operator, project):
     data = {"project": "webdev", "description": "d", "priority": "5", "load": "index"}
     response = operator.post("/memories/_new/", {**data, "name": "one", "then": "another"})
     assert response["Location"] == "/memories/_new/?project=webdev"
-    one = doors.write("one", project=None, description="global one").memory
+    one = doors.write("two", project=None, description="global two").memory
     response = edit(operator, one, priority=7, then="continue")
-    assert response["Location"] == "/memories/one/?project=&edit=1#edit-form"
-    assert Memory.objects.get(name="one", project=None).priority == 7
+    assert response["Location"] == "/memories/two/?project=&edit=1#edit-form"
+    assert Memory.objects.get(name="two").priority == 7
 
 
 def test_an_expiry_already_past_is_saved_only_once_confirmed(operator, db):
