@@ -10,7 +10,7 @@ from memadmin.api.auth import READ, WRITE, authorize
 from memadmin.api.responses import json_body, ok, query_tier, valid
 from memadmin.web.query import query_string
 from memories.models import Memory
-from memories.reads import backlinks, find, lookup
+from memories.reads import backlinks, find, lookup, supersession
 from memories.rules import fields as f
 from memories.rules import secrets
 from memories.rules.errors import BadRequest
@@ -32,12 +32,23 @@ WRITABLE = {
     "verified",
     "allow_secret",
     "project",
+    "supersedes",
 }
 # What GET answers beside the writable fields, accepted so that a memory fetched, changed
 # and sent back is a valid PUT: the stamps no write sets must be the memory's own (400
 # otherwise), the rest are ignored.
 STAMPS = ("created_at", "verified_at")
-SHOWN = {"name", *STAMPS, "updated_at", "read_count", "expired", "referenced_by", "notes"}
+SHOWN = {
+    "name",
+    *STAMPS,
+    "updated_at",
+    "read_count",
+    "expired",
+    "superseded_by",
+    "referenced_by",
+    "replaces",
+    "notes",
+}
 EDIT_FIELDS = {"old_string", "new_string", "replace_all", "verified"}
 READ_FIELDS = {"offset"}
 
@@ -47,6 +58,7 @@ def _detail(memory: Memory, now=None) -> dict:
         **memory.to_dict(now),
         "body": memory.body,
         "referenced_by": backlinks.backlink_dicts(memory),
+        "replaces": [backlinks.backlink(old) for old in supersession.replaced_by(memory)],
     }
 
 

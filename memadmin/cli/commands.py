@@ -283,6 +283,7 @@ def add_memory(
     force,
     verified,
     allow_secret,
+    supersedes=None,
     **_,
 ) -> None:
     if body is not None and from_file is not None:
@@ -303,6 +304,7 @@ def add_memory(
             expires=expires,
             verified=verified,
             must_create=not force,
+            supersedes=supersedes,
             allow_secret=allow_secret,  # whoever runs the commands holds the store: an admin
         )
     memory = result.memory

@@ -97,6 +97,12 @@ class Command(StoreCommand):
         )
         add.add_argument("--verified", action="store_true", help="the fact was checked just now")
         add.add_argument(
+            "--supersedes",
+            metavar="NAME",
+            help="a memory of the same tier this one corrects: it leaves the index and the "
+            "inline band, still found by search",
+        )
+        add.add_argument(
             "--allow-secret",
             action="store_true",
             help="store it although it holds a credential (recorded in the history)",

@@ -16,5 +16,6 @@ urlpatterns = [
     path("<str:name>/", detail.memory_detail, name="detail"),
     path("<str:name>/row/", listing.memory_row, name="row"),
     path("<str:name>/delete/", detail.memory_delete, name="delete"),
+    path("<str:name>/supersede/", detail.memory_supersede, name="supersede"),
     path("<str:name>/history/", history_pages.memory_history, name="history"),
 ]
