@@ -108,6 +108,9 @@ class Memory(models.Model):
     verified_at = models.DateTimeField()
     expires_at = models.DateTimeField(null=True, blank=True)
     read_count = models.PositiveIntegerField(default=0)
+    # When the agent's read door last read it (None: never), for the `read_since`/`read_until`
+    # filters; moved by that door alone, as read_count, and outside the ETag likewise.
+    last_read_at = models.DateTimeField(null=True, blank=True)
     # The name of the memory of the same tier that supersedes this one (memories.writes.doors):
     # a name, as a reference is, so a revision's snapshot says it in words. A supersession
     # also ends the memory's force through its expiry, which every reader of the band and
@@ -167,6 +170,15 @@ class Memory(models.Model):
             # Those verified since a time in each tier and load, a range per band tally (the
             # facets of the unverified, counted without reading a row).
             models.Index(fields=["tier", "load", "verified_at"], name="memory_band_verified"),
+            # The date filters' ranges (recorded, updated, last read); verified and expires
+            # have theirs above.
+            models.Index(fields=["created_at"], name="memory_created"),
+            models.Index(fields=["updated_at"], name="memory_updated"),
+            models.Index(
+                fields=["last_read_at"],
+                name="memory_last_read",
+                condition=models.Q(last_read_at__isnull=False),
+            ),
             # The memories a memory supersedes, named on its page.
             models.Index(
                 fields=["superseded_by", "tier"],

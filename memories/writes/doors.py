@@ -733,8 +733,10 @@ def read(name: str, *, project=UNSET, offset: int = 0) -> ReadResult:
                 f"offset is past the end of the body of '{name}', which has "
                 f"{len(memory.body):,} characters: give 0 to {len(memory.body):,}.",
             )
-        Memory.objects.filter(id=memory.id).update(read_count=F("read_count") + 1)
-        memory.refresh_from_db(fields=["read_count"])
+        Memory.objects.filter(id=memory.id).update(
+            read_count=F("read_count") + 1, last_read_at=timezone.now()
+        )
+        memory.refresh_from_db(fields=["read_count", "last_read_at"])
     text = memory.body[offset : offset + READ_PAGE_CHARS]
     end = offset + len(text)
     return ReadResult(

@@ -28,7 +28,9 @@ def _filter_options(parser) -> None:
         if flt.argument_schema.get("type") == "boolean":
             parser.add_argument(f"--{flt.key}", action="store_true", help=flt.command_help)
         else:
-            parser.add_argument(f"--{flt.key}", metavar=flt.metavar, help=flt.command_help)
+            parser.add_argument(
+                f"--{flt.key.replace('_', '-')}", metavar=flt.metavar, help=flt.command_help
+            )
 
 
 class Command(StoreCommand):

@@ -32,7 +32,7 @@ from memadmin.web.refusals import refusal_html
 from memadmin.web.responses import error_response
 from memories.models import NAME_SLOT, Memory, memory_url, tier_query
 from memories.reads import backlinks, budget, facets, find, lookup
-from memories.reads.filters import FILTERS
+from memories.reads.filters import DATES, FILTERS
 from memories.reads.params import tier_param
 from memories.reads.search import SEMANTIC, Hit, looks_cited
 from memories.rules import fields as memory_fields
@@ -113,6 +113,19 @@ def _choice_filters(params: QueryDict) -> list[dict]:
     ]
 
 
+def _date_ranges(form) -> list[dict]:
+    """Each date range of the filters (filters.DATES) as the form's two bound fields."""
+    return [
+        {
+            "name": name,
+            "words": words.capitalize(),
+            "since": form[f"{name}_since"],
+            "until": form[f"{name}_until"],
+        }
+        for name, _, words in DATES
+    ]
+
+
 def _recalled(hits: list[Hit]) -> bool:
     """Whether any hit was found by the query's words or references, not guessed by meaning
     alone (the fusion ranks the words' first hit first)."""
@@ -168,6 +181,7 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         # which it keeps drawn per process.
         "bulk_form": BulkForm,
         "choice_filters": _choice_filters(params),
+        "date_ranges": _date_ranges(form),
         "mode_choices": MODE_CHOICES,
         "loads": memory_fields.LOADS,
         "bulk_actions": BULK_ACTIONS,
@@ -303,7 +317,9 @@ def _facet_links(params: QueryDict, found: list[facets.Facet]) -> list[dict]:
         selected = current is not None and (
             current.lower() == value.value if facet.key == "tag" else current == value.value
         )
+        selected = selected and all(params.get(key) == also for key, also in value.also)
         changes = {facet.key: None if selected else value.value}
+        changes.update((key, None if selected else also) for key, also in value.also)
         return {
             "label": value.label,
             "count": value.count,
