@@ -90,7 +90,9 @@ def test_changed_by_on_the_list(operator, auditor, dated):
 def test_the_facets_months_link_a_months_range(auditor, db):
     doors.write("a", description="a")
     Memory.objects.filter(name="a").update(created_at=dt.datetime(2026, 2, 10, tzinfo=dt.UTC))
-    links = parsed(auditor.get("/memories/_facets/")).links
+    facets = parsed(auditor.get("/memories/_facets/", HTTP_HX_REQUEST="true")).links
+    assert {"href": "/memories/_months/"} in facets
+    links = parsed(auditor.get("/memories/_months/")).links
     assert any(
         a["href"] == "/memories/?recorded_since=2026-02-01&recorded_until=2026-02-28" for a in links
     )

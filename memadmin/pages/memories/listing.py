@@ -350,8 +350,26 @@ def memory_facets(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return error_response(request, 400, form.first_error())
     found = facets.facets(form.filters(), timezone.now())
-    context = {"facets": _facet_links(params, found), "list_url": _list_url(params)}
+    context = {
+        "facets": _facet_links(params, found),
+        "list_url": _list_url(params),
+        "months_url": _list_url(params, "memories:months", sort=None),
+    }
     return render_page(request, "memories/facets.html", context, fragment="facets")
+
+
+@require_GET
+@requires_role()
+def memory_months(request: HtmxHttpRequest) -> HttpResponse:
+    """The date ranges' memories by month under the list's filters, each month a link setting
+    its range: a pass over what the filters admit, so loaded when asked for."""
+    params = canonical_query(request.GET)
+    form = MemoryListForm(params)
+    if not form.is_valid():
+        return error_response(request, 400, form.first_error())
+    found = facets.month_facets(form.filters(), timezone.now())
+    context = {"facets": _facet_links(params, found), "list_url": _list_url(params)}
+    return render_page(request, "memories/months.html", context, fragment="months")
 
 
 def _row_response(request: HtmxHttpRequest, row: Row, status: int) -> HttpResponse:

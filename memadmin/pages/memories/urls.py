@@ -11,6 +11,7 @@ urlpatterns = [
     path("", listing.memory_list, name="list"),
     path("_bulk/", listing.memory_bulk, name="bulk"),
     path("_facets/", listing.memory_facets, name="facets"),
+    path("_months/", listing.memory_months, name="months"),
     path("_new/", detail.memory_new, name="new"),
     path("_agent/", tiers.tier_view, name="tiers"),
     path("<str:name>/", detail.memory_detail, name="detail"),

@@ -70,13 +70,12 @@ def test_the_most_common_tags_come_first_and_the_rest_are_more(db, monkeypatch):
 
 def test_facets_run_a_fixed_number_of_queries(store, django_assert_num_queries):
     # the projects; then the band tallies (tiers, loads), expired, the verification spans
-    # (the day tallies, the spans' edge days), tags and the never-read count in one; and
-    # one grouped pass for each date range's months
-    with django_assert_num_queries(7):
+    # (the day tallies, the spans' edge days), tags and the never-read count in one
+    with django_assert_num_queries(2):
         facets.facets(MemoryFilters(), timezone.now())
     for number in range(20):
         doors.write(f"more-{number}", description=f"more {number}", tags=[f"t{number}"])
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(2):
         facets.facets(MemoryFilters(), timezone.now())
 
 
@@ -111,9 +110,8 @@ def test_any_other_filter_is_counted_from_its_rows(store):
 def test_under_another_filter_the_rows_are_read_in_one_pass_and_the_tags_in_another(
     store, django_assert_num_queries
 ):
-    # The projects, the grouped pass (which counts the never read too), the tags; a pass for
-    # each date range's months.
-    with django_assert_num_queries(8):
+    # The projects, the grouped pass (which counts the never read too), the tags.
+    with django_assert_num_queries(3):
         found = facets.facets(MemoryFilters(load="index"), timezone.now())
     assert counted(found, "project") == [("", 2), ("webdev", 1)]
     assert counted(found, "expired") == [("true", 1), ("false", 2)]
