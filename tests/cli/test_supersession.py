@@ -23,8 +23,10 @@ def test_add_supersedes_an_older_fact(run, project):
     assert "Note: 'tz' is superseded by 'tz-now'" in out
     assert Memory.objects.get(name="tz").superseded_by == "tz-now"
     assert ChangeSet.objects.get().door == "command"
-    listed, _ = run("memory", "list", "--format", "json")
-    assert "tz-now" in listed
+    listed, _ = run("memory", "list")
+    assert "[superseded by 'tz-now'] K4YT3X is in UTC+8" in listed
+    found, _ = run("memory", "search", "K4YT3X", "--mode", "words")
+    assert "SUPERSEDED by 'tz-now'" in found
 
 
 def test_a_refusal_is_a_command_error(run):

@@ -32,7 +32,7 @@ from memadmin.web.refusals import refusal_html
 from memadmin.web.responses import error_response
 from memories.models import NAME_SLOT, Memory, memory_url, tier_query
 from memories.reads import backlinks, budget, facets, find, lookup
-from memories.reads.filters import DATES, FILTERS
+from memories.reads.filters import DATES, FILTERS, ChangedByFilter, DateBound
 from memories.reads.params import tier_param
 from memories.reads.search import SEMANTIC, Hit, looks_cited
 from memories.rules import fields as memory_fields
@@ -182,6 +182,9 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         "bulk_form": BulkForm,
         "choice_filters": _choice_filters(params),
         "date_ranges": _date_ranges(form),
+        "dates_set": any(
+            params.get(flt.key) for flt in FILTERS if isinstance(flt, DateBound | ChangedByFilter)
+        ),
         "mode_choices": MODE_CHOICES,
         "loads": memory_fields.LOADS,
         "bulk_actions": BULK_ACTIONS,
