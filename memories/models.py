@@ -69,6 +69,7 @@ ETAG_FIELDS = (
     "updated_at",
     "verified_at",
     "expires_at",
+    "superseded_by",
 )
 
 # Index order: most important first, then the most recently recorded within a priority.
@@ -107,6 +108,14 @@ class Memory(models.Model):
     verified_at = models.DateTimeField()
     expires_at = models.DateTimeField(null=True, blank=True)
     read_count = models.PositiveIntegerField(default=0)
+    # When the agent's read door last read it (None: never), for the `read_since`/`read_until`
+    # filters; moved by that door alone, as read_count, and outside the ETag likewise.
+    last_read_at = models.DateTimeField(null=True, blank=True)
+    # The name of the memory of the same tier that supersedes this one (memories.writes.doors):
+    # a name, as a reference is, so a revision's snapshot says it in words. A supersession
+    # also ends the memory's force through its expiry, which every reader of the band and
+    # the index already honours.
+    superseded_by = models.CharField(max_length=128, null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -161,6 +170,21 @@ class Memory(models.Model):
             # Those verified since a time in each tier and load, a range per band tally (the
             # facets of the unverified, counted without reading a row).
             models.Index(fields=["tier", "load", "verified_at"], name="memory_band_verified"),
+            # The date filters' ranges (recorded, updated, last read); verified and expires
+            # have theirs above.
+            models.Index(fields=["created_at"], name="memory_created"),
+            models.Index(fields=["updated_at"], name="memory_updated"),
+            models.Index(
+                fields=["last_read_at"],
+                name="memory_last_read",
+                condition=models.Q(last_read_at__isnull=False),
+            ),
+            # The memories a memory supersedes, named on its page.
+            models.Index(
+                fields=["superseded_by", "tier"],
+                name="memory_superseded_by",
+                condition=models.Q(superseded_by__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -173,6 +197,12 @@ class Memory(models.Model):
     def get_absolute_url(self) -> str:
         """The memory's page: /memories/<name>/?project=<its project, empty for global>."""
         return memory_view_url("memories:detail", self.name, self.project_name)
+
+    def successor_url(self) -> str:
+        """The page of the memory that supersedes this one, in its tier ("" when none does)."""
+        if not self.superseded_by:
+            return ""
+        return memory_view_url("memories:detail", self.superseded_by, self.project_name)
 
     def is_expired(self, now=None) -> bool:
         return self.expires_at is not None and self.expires_at <= (now or timezone.now())
@@ -216,15 +246,19 @@ LIST_FIELDS = (
     "verified_at",
     "expires_at",
     "read_count",
+    "superseded_by",
 )
 # The keys of the list form, in its order (the columns of the list's CSV).
-LIST_KEYS = tuple("project" if key == "project_id" else key for key in LIST_FIELDS) + ("expired",)
+LIST_KEYS = tuple("project" if key == "project_id" else key for key in LIST_FIELDS[:-1]) + (
+    "expired",
+    "superseded_by",
+)
 
 
 def list_dict(row, project_name: str | None, now=None) -> dict:
     """A memory's list form from the values of LIST_FIELDS (its project named)."""
     (name, _, description, priority, load, tags, references, source, created_at, updated_at,
-     verified_at, expires_at, read_count) = row  # fmt: skip
+     verified_at, expires_at, read_count, superseded_by) = row  # fmt: skip
     now = now or timezone.now()
     return {
         "name": name,
@@ -241,6 +275,7 @@ def list_dict(row, project_name: str | None, now=None) -> dict:
         "expires_at": rfc3339(expires_at),
         "read_count": read_count,
         "expired": expires_at is not None and expires_at <= now,
+        "superseded_by": superseded_by,
     }
 
 

@@ -32,12 +32,23 @@ WRITABLE = {
     "verified",
     "allow_secret",
     "project",
+    "supersedes",
 }
 # What GET answers beside the writable fields, accepted so that a memory fetched, changed
 # and sent back is a valid PUT: the stamps no write sets must be the memory's own (400
 # otherwise), the rest are ignored.
 STAMPS = ("created_at", "verified_at")
-SHOWN = {"name", *STAMPS, "updated_at", "read_count", "expired", "referenced_by", "notes"}
+SHOWN = {
+    "name",
+    *STAMPS,
+    "updated_at",
+    "read_count",
+    "expired",
+    "superseded_by",
+    "referenced_by",
+    "replaces",
+    "notes",
+}
 EDIT_FIELDS = {"old_string", "new_string", "replace_all", "verified"}
 READ_FIELDS = {"offset"}
 

@@ -128,12 +128,21 @@ def list_memories(out: OutputWrapper, *, format, **options) -> None:
                     short_age(m.created_at, now),
                     short_age(m.verified_at, now) if verified_since_recorded(m) else "-",
                     str(m.read_count),
-                    ("[expired] " if m.is_expired(now) else "") + m.description,
+                    _out_of_force(m, now) + m.description,
                 ]
                 for m in rows
             ],
         )
     out.write(found.summary + ".")
+
+
+def _out_of_force(memory, now=None) -> str:
+    """A memory's mark when no longer in force: "[superseded by 'x'] ", "[expired] " or ""."""
+    if not memory.is_expired(now):
+        return ""
+    if memory.superseded_by:
+        return f"[superseded by '{memory.superseded_by}'] "
+    return "[expired] "
 
 
 def search_memories(out: OutputWrapper, *, queries, limit, format, **options) -> None:
@@ -151,7 +160,9 @@ def search_memories(out: OutputWrapper, *, queries, limit, format, **options) ->
         marks = [f"{memory.read_count} reads", f"age {short_age(memory.created_at)}"]
         if hit.verified_since_recorded:
             marks.append("verified")
-        if memory.is_expired():
+        if memory.is_expired() and memory.superseded_by:
+            marks.append(f"SUPERSEDED by '{memory.superseded_by}'")
+        elif memory.is_expired():
             marks.append("EXPIRED")
         if hit.by_meaning_only:
             marks.append(f"similar in meaning ({hit.similarity:.2f})")
@@ -283,6 +294,7 @@ def add_memory(
     force,
     verified,
     allow_secret,
+    supersedes=None,
     **_,
 ) -> None:
     if body is not None and from_file is not None:
@@ -303,6 +315,7 @@ def add_memory(
             expires=expires,
             verified=verified,
             must_create=not force,
+            supersedes=supersedes,
             allow_secret=allow_secret,  # whoever runs the commands holds the store: an admin
         )
     memory = result.memory

@@ -198,6 +198,10 @@ def memory_read(session: Session, args: dict) -> str:
         f"load {memory.load}: {memory.description}",
         read.caption,
     ]
+    if memory.superseded_by and memory.is_expired(now):
+        lines.append(
+            f"Superseded by '{memory.superseded_by}': no longer in force; read that one instead."
+        )
     if memory.expires_at is not None and not memory.is_expired(now):
         lines.append(f"Expires {rfc3339(memory.expires_at)} ({relative(memory.expires_at, now)}).")
     if memory.source:
@@ -316,7 +320,9 @@ def _entry(session: Session, memory: Memory, sense: str, now) -> str:
     ]
     if memory.verified_at > memory.created_at:
         marks.append("verified")
-    if memory.is_expired(now):
+    if memory.superseded_by and memory.is_expired(now):
+        marks.append(f"superseded by '{memory.superseded_by}'")
+    elif memory.is_expired(now):
         marks.append("expired")
     lines = [
         f"- {memory.name}{_where(session, memory)}: {', '.join(marks)}{sense}",
@@ -377,6 +383,12 @@ TOOLS = {
                     "clears it."
                 ),
                 "verified": _flag("The fact was verified to hold just now."),
+                "supersedes": _text(
+                    "The name of a memory of the same tier that this one corrects or replaces: "
+                    "it leaves the index and the inline band, and memory_search still finds "
+                    "it, marked superseded.",
+                    maxLength=f.MEMORY_NAME_MAX,
+                ),
                 "tier": TIER,
                 "allow_secret": _flag(
                     "Store it although it holds a credential (an API key, a token, a private "

@@ -220,7 +220,7 @@ def memory_head(context, memory) -> SafeString:
         tier=f"project {memory.project_name}" if memory.project_id else "global",
         load=memory.load,
         priority=memory.priority,
-        expired=EXPIRED_BADGE if context.get("expired") else "",
+        expired=_out_of_force(memory, bool(context.get("expired"))),
         description=memory.description,
         caption=context.get("caption", ""),
         detail_url=detail_url,
@@ -470,6 +470,10 @@ NO_ROWS = SafeString(
 )
 NO_TAGS = SafeString('<span class="muted">none</span>')
 EXPIRED_BADGE = SafeString(' <span class="badge badge-expired">expired</span>')
+# A superseded memory is out of force as an expired one is, and says what replaced it.
+SUPERSEDED_BADGE = HtmlTemplate(
+    ' <a class="badge badge-superseded" href="{url}">superseded by \'{name}\'</a>'
+)
 EXPIRED_CELL = SafeString(" expired")
 
 
@@ -532,6 +536,16 @@ def _sense_badge(hit) -> SafeString:
     )
 
 
+def _out_of_force(memory, expired: bool) -> SafeString:
+    """The badge of a memory no longer in force: superseded (linking its successor) or
+    expired; nothing for one in force."""
+    if not expired:
+        return NOTHING
+    if memory.superseded_by:
+        return SUPERSEDED_BADGE.format(url=memory.successor_url(), name=memory.superseded_by)
+    return EXPIRED_BADGE
+
+
 def _row_html(row, setting: _RowSetting) -> SafeString:
     m = row.memory
     classes = "memory-row"
@@ -545,7 +559,7 @@ def _row_html(row, setting: _RowSetting) -> SafeString:
         "classes": classes,
         "detail_url": row.detail_url,
         "name": m.name,
-        "badges": EXPIRED_BADGE if row.expired else NOTHING,
+        "badges": _out_of_force(m, row.expired),
         "sense": _sense_badge(row.hit) if row.hit else NOTHING,
         "tier_url": row.tier_url,
         "tier": m.project_name if m.project_id else "global",

@@ -42,6 +42,7 @@ write's own transaction; the migrations create them, frozen
     values(items) -> (sql, params): a subquery of one column, `value`, holding the items,
         bound as one parameter however many there are.
     byte_length(sql) -> str: the UTF-8 length in bytes of a text expression.
+    utc_month(sql) -> str: the month of a moment, YYYY-MM in UTC (the facets' histograms).
     likelihood(condition_sql, share) -> str: the condition, declared to the planner to
         admit that share of the rows (or left as it is).
     unindexed(sql) -> str: a column's value, which the planner will not look up through

@@ -8,7 +8,7 @@ from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from memories.models import GLOBAL_TIER, Memory, Reference
-from memories.reads import rows
+from memories.reads import rows, supersession
 
 # What a citing or cited memory is shown with (a link, its tier, its description): the
 # rows of a much-cited memory's citers are read without their bodies.
@@ -105,8 +105,13 @@ class ResolvedReference:
 
 def detail_dict(memory: Memory, now=None) -> dict:
     """One memory whole, as /v1 answers for it and its page offers as JSON: its list form,
-    its body and the memories citing it."""
-    return {**memory.to_dict(now), "body": memory.body, "referenced_by": backlink_dicts(memory)}
+    its body, the memories citing it and those it supersedes."""
+    return {
+        **memory.to_dict(now),
+        "body": memory.body,
+        "referenced_by": backlink_dicts(memory),
+        "replaces": [backlink(old) for old in supersession.replaced_by(memory)],
+    }
 
 
 def resolve_references(memory: Memory) -> list[ResolvedReference]:

@@ -17,16 +17,20 @@ import string
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from django.db import connection
 from django.db.models import (
     Count,
     F,
     Q,
 )
+from django.db.models.expressions import RawSQL
 
+from memories import engine
 from memories.engine.hints import Unindexed, likelihood
+from memories.engine.tables import MEMORY_TABLE
 from memories.models import Memory, Tag
 from memories.reads import tallies
-from memories.reads.filters import BY_KEY, PERIOD_CHOICES, SPARSE, MemoryFilters, Scan
+from memories.reads.filters import BY_KEY, DATES, PERIOD_CHOICES, SPARSE, MemoryFilters, Scan
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
 from memories.rules.tiers import ANY_TIER
@@ -46,6 +50,7 @@ class FacetValue:
     label: str
     count: int
     more: bool = False  # the count stopped at NEVER_READ_BOUND: there are more
+    also: tuple[tuple[str, str], ...] = ()  # other parameters its link sets (a month's end)
 
 
 @dataclass
@@ -152,6 +157,33 @@ def facets(filters: MemoryFilters, now: dt.datetime) -> list[Facet]:
         _read_facet(counts.never_read),
     ]
     return [facet for facet in found if facet.values]
+
+
+def month_facets(filters: MemoryFilters, now: dt.datetime) -> list[Facet]:
+    """Each date range's memories by month (UTC, as the day tallies count), in date order: a
+    month's link sets the range to its first and last days. One grouped pass over the
+    memories the filters admit for each moment, on the moment's own index when no filter
+    narrows: a pass over every row they admit, so drawn when asked for, apart from the
+    facets, which the tallies keep cheap (bench/results/2026-12-05-dates)."""
+    admitted = filters.apply(Memory.objects.all(), now)
+    month_of = engine.of(connection).statements.utc_month
+    found = []
+    for name, column, words in DATES:
+        months = (
+            admitted.filter(**{f"{column}__isnull": False})
+            .annotate(month=RawSQL(month_of(f'"{MEMORY_TABLE}"."{column}"'), []))
+            .values("month")
+            .annotate(n=Count("id"))
+            .order_by("month")
+        )
+        values = []
+        for month, count in months.values_list("month", "n"):
+            first = dt.date.fromisoformat(f"{month}-01")
+            last = (first + dt.timedelta(days=32)).replace(day=1) - dt.timedelta(days=1)
+            also = ((f"{name}_until", last.isoformat()),)
+            values.append(FacetValue(first.isoformat(), month, count, also=also))
+        found.append(Facet(f"{name}_since", f"{words.capitalize()}, by month (UTC)", values))
+    return found
 
 
 def _read_facet(never_read: int) -> Facet:

@@ -22,7 +22,7 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from memories.engine.hints import Unindexed, likelihood
-from memories.models import Memory, Reference, Tag
+from memories.models import Memory, Reference, Revision, Tag
 from memories.reads.params import FirstErrorMixin
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
@@ -354,6 +354,144 @@ class ReadFilter(ConditionFilter):
         return self.choice_words(filters.read) if filters.read else None
 
 
+class _MomentField(forms.CharField):
+    """A date filter's bound as given (a date, an RFC 3339 moment or a period), checked here
+    and read into a moment when applied, so a period counts from the moment of the read."""
+
+    widget = forms.DateInput(attrs={"type": "date"})
+
+    def __init__(self, bound: "DateBound", **kwargs):
+        self.bound = bound
+        super().__init__(required=False, max_length=64, empty_value=None, **kwargs)
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if value is not None:
+            try:
+                self.bound.moment(value, timezone.now())
+            except InvalidField as error:
+                raise forms.ValidationError(error.message) from None
+        return value
+
+
+DATE_BOUND_SCHEMA = {
+    "type": "string",
+    "maxLength": 64,
+    "pattern": (
+        f"^$|^{memory_fields.PERIOD_RE.pattern}$|^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}"
+        "([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?([Zz]|[+-][0-9]{2}:[0-9]{2})?)?$"
+    ),
+    "description": "a date (2026-11-24: the whole day, server time), an RFC 3339 moment or a "
+    "period from now (7d)",
+}
+
+
+class DateBound(ConditionFilter):
+    """One end of a date range on a memory's moment: `recorded_since`, `verified_until`...
+
+    `since` admits the memories whose moment is at or after the bound, `until` those at or
+    before it (before the next day starts, for a date). A period counts back from now, or
+    forward for the expiry (`expires_until=7d`: expiring within a week). A memory without the
+    moment (never read, no expiry) is admitted by neither end."""
+
+    schema = DATE_BOUND_SCHEMA
+    argument_schema = DATE_BOUND_SCHEMA
+    in_mcp = in_command = True
+    metavar = "WHEN"
+
+    def __init__(self, name: str, column: str, words: str, end: str, *, ahead: bool = False):
+        self.name, self.column, self.verb, self.end, self.ahead = name, column, words, end, ahead
+        self.key = f"{name}_{end}"
+        self.title = f"{words.capitalize()} {end}"
+        towards = "from now on" if ahead else "back from now"
+        self.description = (
+            f"memories {words} {'on or after' if end == 'since' else 'on or before'} this: a "
+            f"date (the whole day, server time), an RFC 3339 moment or a period {towards} (7d)"
+        )
+
+    @property
+    def until(self) -> bool:
+        return self.end == "until"
+
+    def moment(self, value, now) -> tuple[dt.datetime, str]:
+        return memory_fields.moment_bound(
+            value, now, field=self.key, until=self.until, ahead=self.ahead
+        )
+
+    def form_field(self):
+        return _MomentField(self)
+
+    def condition(self, value, scan):
+        moment, lookup = self.moment(value, scan.now)
+        return scan.compare(self.column, lookup, moment)
+
+    def words(self, filters):
+        value = getattr(filters, self.key)
+        if value is None:
+            return None
+        if memory_fields.PERIOD_RE.fullmatch(value):
+            span = memory_fields.period_words(value)
+            if self.ahead:
+                return f"{self.verb} {'within' if self.until else 'no sooner than'} {span}"
+            return f"{self.verb} {'more than' if self.until else 'in the last'} {span}" + (
+                " ago" if self.until else ""
+            )
+        return f"{self.verb} {self.end} {value}"
+
+
+# A memory's moments a date range filters on: (parameter prefix, column, words).
+DATES = (
+    ("recorded", "created_at", "recorded"),
+    ("verified", "verified_at", "verified"),
+    ("updated", "updated_at", "updated"),
+    ("read", "last_read_at", "last read"),
+    ("expires", "expires_at", "expiring"),
+)
+
+
+class ChangedByFilter(ConditionFilter):
+    """The memories a user or a token changed, from the revisions: a username as recorded
+    (kept when the user is deleted), or `token:<id>` for one API token's changes."""
+
+    key = "changed_by"
+    title = "Changed by"
+    description = "memories a user (a username) or a token (token:<id>) changed, by the history"
+    schema = {"type": "string", "maxLength": 150, "pattern": NO_NUL}
+    in_command = True
+    metavar = "USER"
+
+    def form_field(self):
+        return _ChangedByField(required=False, max_length=150, empty_value=None)
+
+    def condition(self, value, scan):
+        if value.startswith("token:"):
+            changed = Revision.objects.filter(token_id=int(value.removeprefix("token:")))
+        else:
+            changed = Revision.objects.filter(username=value)
+        return scan.compare("id", "in", changed.values("memory_id"))
+
+    def words(self, filters):
+        value = filters.changed_by
+        if value is None:
+            return None
+        if value.startswith("token:"):
+            return f"changed with token {value.removeprefix('token:')}"
+        return f"changed by {value}"
+
+
+class _ChangedByField(forms.CharField):
+    def to_python(self, value):
+        value = super().to_python(value)
+        if value is not None and value.startswith("token:"):
+            number = value.removeprefix("token:")
+            if not number.isdigit() or len(number) > 18:
+                raise forms.ValidationError(
+                    "a username or token:<id> (the token's number) is expected, not "
+                    f"'{value[:40]}'."
+                )
+        return value
+
+
 # In the order the form, the summary, the facets and the OpenAPI document list them.
 FILTERS: tuple[Filter, ...] = (
     TierFilter(),
@@ -365,6 +503,12 @@ FILTERS: tuple[Filter, ...] = (
     PriorityBound("priority_min", "gte", "Priority from", "priority at least this"),
     PriorityBound("priority_max", "lte", "Priority to", "priority at most this"),
     ReadFilter(),
+    *(
+        DateBound(name, column, words, end, ahead=name == "expires")
+        for name, column, words in DATES
+        for end in ("since", "until")
+    ),
+    ChangedByFilter(),
 )
 BY_KEY = {flt.key: flt for flt in FILTERS}
 TAG = BY_KEY["tag"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from django import forms
 from django.utils import timezone
 
-from memories.reads import listing, search
+from memories.reads import listing, search, supersession
 from memories.reads.filters import MemoryFilterForm, MemoryFilters
 from memories.rules.fields import SEARCH_MODES
 
@@ -202,7 +202,7 @@ def _searched(question: Question, page: Page, now) -> Found:
         now=now,
         mode=question.mode,
     )
-    hits = result.hits
+    hits = supersession.below_successors(result.hits)
     rows = [hit.memory.id for hit in hits] if page.rows == "ids" else [h.memory for h in hits]
     return Found(
         question,

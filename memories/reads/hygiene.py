@@ -8,7 +8,10 @@
 - the verification queue: memories unverified for longer than a period, oldest first;
 - near-duplicates grouped within a band, by the rule the write door's note uses
   (meaning.say_the_same over the memories' vectors);
-- memories holding a credential, by the rule the write doors refuse one by (secrets.held).
+- memories holding a credential, by the rule the write doors refuse one by (secrets.held);
+- facts and their corrections: two memories of one tier alike in meaning whose descriptions
+  differ by a changed value (a number, a host, a name, a date), the newer a candidate to
+  supersede the older; listed for a writer to mark, never marked here.
 """
 
 import difflib
@@ -722,6 +725,51 @@ def holding_secrets(
     return Section(holding[offset : offset + limit], len(holding), limit, offset)
 
 
+# --- corrections ----------------------------------------------------------------------------
+
+
+@dataclass
+class Correction:
+    """Two memories of one tier alike in meaning whose descriptions state a different value
+    (facts.differ): the newer may correct the older."""
+
+    older: Memory
+    newer: Memory
+    cosine: float
+
+    def to_dict(self) -> dict:
+        return {
+            "older": backlink(self.older),
+            "newer": backlink(self.newer),
+            "cosine": round(self.cosine, 4),
+        }
+
+
+def corrections(
+    filters: MemoryFilters | None = None, *, limit=SECTION_LIMIT, offset=0, now=None
+) -> Section:
+    """Pairs of memories of the scope, each pair of one tier and neither superseded, that look
+    like a fact and its correction (meaning.changed_value_pairs), the most alike first. A
+    writer marks one superseded through the write door; nothing here writes."""
+    scope = _scope(filters)
+    queryset = scope.apply(Memory.objects.order_by("id"), now, walk_order=True)
+    rows = queryset.filter(
+        id__in=id_set(meaning.paired_ids()), superseded_by__isnull=True
+    ).values_list("tier", "id")
+    by_tier: dict[int, list[int]] = defaultdict(list)
+    for tier, memory_id in rows:
+        by_tier[tier].append(memory_id)
+    pairs = meaning.changed_value_pairs(by_tier) if by_tier else []
+    page = pairs[offset : offset + limit]
+    wanted = {memory_id for pair in page for memory_id in pair[:2]}
+    memories = Memory.objects.select_related("project").in_bulk(wanted)
+    items = []
+    for a, b, cosine in page:
+        older, newer = sorted((memories[a], memories[b]), key=lambda m: (m.created_at, m.id))
+        items.append(Correction(older, newer, cosine))
+    return Section(items, len(pairs), limit, offset)
+
+
 def section(
     name: str,
     filters: MemoryFilters | None = None,
@@ -747,4 +795,6 @@ def section(
         return duplicate_groups(filters, **page)
     if name == "secrets":
         return holding_secrets(filters, now=now, **page)
+    if name == "corrections":
+        return corrections(filters, now=now, **page)
     raise ValueError(f"no hygiene section {name!r}")

@@ -20,6 +20,7 @@ HYGIENE_SECTIONS = {
     "unverified": "Verification queue",
     "duplicates": "Near-duplicate descriptions",
     "secrets": "Memories holding a credential",
+    "corrections": "Facts and their corrections",
 }
 NODE_CAPS = (300, 1500, 5000, graph.MAX_NODE_CAP)
 

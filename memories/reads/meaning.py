@@ -799,3 +799,28 @@ def closest_in_band(
     candidates = [(in_band[m], cosine) for m, cosine in zip(ids, sims, strict=True) if m in in_band]
     same = say_the_same([(memory.description, other.description) for other, _ in candidates])
     return next((pair for pair, ok in zip(candidates, same, strict=True) if ok), None)
+
+
+def changed_value_pairs(by_tier: dict[int, list[int]]) -> list[tuple[int, int, float]]:
+    """Pairs of these memories (their ids by tier), each pair of one tier, at least
+    NEAR_DUPLICATE_COSINE alike whose descriptions state a different number, identifier or
+    name (facts.differ): what `say_the_same` tells apart, and what may be a fact and its
+    correction. As (lower id, higher id, cosine), most similar first."""
+    a, b, cosines = _store_pairs()
+    tier_of = {m: tier for tier, members in by_tier.items() for m in members}
+    asked = np.fromiter(tier_of, dtype=np.int64, count=len(tier_of))
+    inside = np.isin(a, asked) & np.isin(b, asked)
+    a, b, cosines = a[inside], b[inside], cosines[inside].astype(np.float64)
+    same_tier = np.array([tier_of[x] == tier_of[y] for x, y in zip(a, b, strict=True)], dtype=bool)
+    a, b, cosines = a[same_tier], b[same_tier], cosines[same_tier]
+    order = np.lexsort((b, a, -cosines))
+    pairs = list(zip(a[order].tolist(), b[order].tolist(), cosines[order].tolist(), strict=True))
+    wanted = id_set({m for pair in pairs for m in pair[:2]})
+    descriptions = dict(Memory.objects.filter(id__in=wanted).values_list("id", "description"))
+    return [
+        (x, y, cosine)
+        for x, y, cosine in pairs
+        if x in descriptions
+        and y in descriptions
+        and facts.differ(descriptions[x], descriptions[y])
+    ]

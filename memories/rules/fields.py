@@ -260,6 +260,51 @@ def period(value, field: str = "unverified") -> dt.timedelta | None:
     return dt.timedelta(**{PERIOD_UNITS[match.group(2)]: int(match.group(1))})
 
 
+DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_EDGE_OF_TIME = {
+    False: dt.datetime.min.replace(tzinfo=dt.UTC),
+    True: dt.datetime.max.replace(tzinfo=dt.UTC),
+}
+
+
+def moment_bound(value: str, now: dt.datetime, *, field: str, until: bool, ahead: bool = False):
+    """A date filter's bound as (moment, lookup): `value` is a period from now (`7d`: back
+    from now, or forward when `ahead`), a date (YYYY-MM-DD: the whole day in the server's
+    time zone, so `until` a date is before the next day starts) or an RFC 3339 moment (one
+    without an offset read in the server's time zone)."""
+    text = str(value).strip()
+    if PERIOD_RE.fullmatch(text):
+        span = period(text, field)
+        try:
+            moment = now + span if ahead else now - span
+        except OverflowError:  # a period reaching past year 1 or 9999: the edge of time
+            moment = _EDGE_OF_TIME[ahead]
+        return moment, ("lte" if until else "gte")
+    if DATE_RE.fullmatch(text):
+        try:
+            day = dt.date.fromisoformat(text)
+        except ValueError:
+            raise InvalidField(field, f"'{text}' is not a calendar date.") from None
+        if until and day == dt.date.max:
+            return _EDGE_OF_TIME[True], "lte"
+        if until:
+            day += dt.timedelta(days=1)
+        start = timezone.make_aware(dt.datetime.combine(day, dt.time()), local_zone())
+        return start, ("lt" if until else "gte")
+    try:
+        # A URL's unencoded "+" of an offset arrives as a space.
+        moment = dt.datetime.fromisoformat(re.sub(r"T(.*) (\d{2}:\d{2})$", r"T\1+\2", text.upper()))
+    except ValueError:
+        raise InvalidField(
+            field,
+            "a date (2026-11-24), an RFC 3339 moment (2026-11-24T15:00:00Z) or a period from "
+            f"now (7d) is expected, not '{text[:40]}'.",
+        ) from None
+    if timezone.is_naive(moment):
+        moment = timezone.make_aware(moment, local_zone())
+    return moment, ("lte" if until else "gte")
+
+
 def period_words(value: str) -> str:
     match = PERIOD_RE.fullmatch(value)
     count, unit = int(match.group(1)), PERIOD_WORDS[match.group(2)]

@@ -7,9 +7,10 @@ BEGIN IMMEDIATE transaction, so two writers never interleave a read and a write)
 the tier, name and budget rules, and raises a typed DomainError that lands nothing.
 """
 
+import contextlib
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from django.db import IntegrityError, connection, transaction
@@ -43,8 +44,8 @@ READ_PAGE_CHARS = 16_000
 
 # created_at appears in the VALUES of a new row and nowhere in DO UPDATE: the statement
 # itself keeps the first stamp, whatever a door passes on a later write.
-UPSERT_COLUMNS = ("name", "project_id", *row_codec.CONTENT, *row_codec.STAMPS)
-_REWRITTEN = (*row_codec.CONTENT, "updated_at", "verified_at", "expires_at")
+UPSERT_COLUMNS = ("name", "project_id", *row_codec.CONTENT, *row_codec.STAMPS, "superseded_by")
+_REWRITTEN = (*row_codec.CONTENT, "updated_at", "verified_at", "expires_at", "superseded_by")
 UPSERT = (
     row_codec.insert(UPSERT_COLUMNS, unread=True)
     + " ON CONFLICT (tier, name) DO UPDATE SET "
@@ -52,6 +53,7 @@ UPSERT = (
     + " RETURNING id"
 )
 MOVE, MOVE_COLUMNS = row_codec.update(("project_id", *_REWRITTEN))
+SUPERSEDE, SUPERSEDE_COLUMNS = row_codec.update(("superseded_by", "expires_at", "updated_at"))
 
 UNSET = ANY_TIER  # an argument left out: keep what is there / find the name in any tier
 # The fields write() takes under the names a PUT body or a tool's arguments give them; each
@@ -60,8 +62,9 @@ FIELDS = ("description", "body", "tags", "references", "priority", "load", "sour
 
 
 def fields_given(data: dict) -> dict:
-    """The FIELDS of a request's data, None where one is left out (write() keeps it)."""
-    return {key: data.get(key) for key in FIELDS}
+    """The FIELDS of a request's data and the memory it supersedes, None where one is left
+    out (write() keeps it)."""
+    return {key: data.get(key) for key in (*FIELDS, "supersedes")}
 
 
 @dataclass
@@ -117,6 +120,7 @@ class _State:
     source: str
     expires_at: dt.datetime | None
     verified_at: dt.datetime
+    superseded_by: str | None
 
 
 def _clash_across_tiers(name: str, project_id: int | None, exclude_id: int | None) -> str | None:
@@ -183,6 +187,7 @@ def write(
     must_create: bool = False,
     restoring: bool = False,
     allow_secret: bool = False,
+    supersedes=None,
 ) -> WriteResult:
     """Create or update the memory `name` in the tier `project` addresses.
 
@@ -197,8 +202,12 @@ def write(
     clears it, as "" clears body and expiry.
     A description, body, source or reference holding a credential is refused unless
     `allow_secret`, which the caller grants an admin alone (secrets.allowance).
+    `supersedes` names a memory of the tier the memory lands in that this one replaces: it
+    is marked superseded and leaves the band and the index (_supersede), in one change set
+    with the write, undone as one.
     """
     name = f.name(name)
+    supersedes = None if supersedes in (None, "") else f.name(supersedes, field="supersedes")
     given = _validated(
         description=description,
         body=body,
@@ -219,7 +228,12 @@ def write(
         if not isinstance(value, str | None):
             raise InvalidField(stamp, f"{stamp} is an RFC 3339 timestamp, or null.")
 
-    with transaction.atomic():
+    grouped = (
+        history.change_set(f"'{name}' supersedes '{supersedes}'")
+        if supersedes
+        else contextlib.nullcontext()
+    )
+    with grouped, transaction.atomic():
         now = timezone.now()
         existing, target_project, target_id = _existing_and_target(name, project, move_to)
         _refuse_unmet_preconditions(
@@ -233,34 +247,94 @@ def write(
         )
         _refuse_set_stamps(existing, stamps)
         state = _state_after(existing, given, now)
+        old = (
+            _superseded(supersedes, name, state, target_project, target_id) if supersedes else None
+        )
         moving = existing is not None and existing.tier != (target_id or GLOBAL_TIER)
         if existing is not None and not moving and _holds(existing, state):
-            return WriteResult(
-                memory=existing,
-                created=False,
-                changed=False,
-                noted=lambda: [f"Nothing changed: '{name}' already holds what was given."],
+            if old is None:
+                return WriteResult(
+                    memory=existing,
+                    created=False,
+                    changed=False,
+                    noted=lambda: [f"Nothing changed: '{name}' already holds what was given."],
+                )
+            memory = existing
+        else:
+            if existing is None or moving:
+                refuse_name_clash(
+                    name,
+                    target_id=target_id,
+                    target_project=target_project,
+                    exclude_id=existing.id if existing else None,
+                    same_tier=moving,
+                )
+            _refuse_past_budget(
+                name, existing, target_project, target_id or GLOBAL_TIER, state, now, old
             )
-        if existing is None or moving:
-            refuse_name_clash(
-                name,
-                target_id=target_id,
-                target_project=target_project,
-                exclude_id=existing.id if existing else None,
-                same_tier=moving,
-            )
-        _refuse_past_budget(name, existing, target_project, target_id or GLOBAL_TIER, state, now)
-        memory = _store(name, existing, target_project, target_id, state, now, moving=moving)
-        vectors.keep_written(memory, existing)
-        wordings.keep_written(memory, existing)
-        _record_revision(existing, memory, moving=moving, allowed=given.secrets)
+            memory = _store(name, existing, target_project, target_id, state, now, moving=moving)
+            vectors.keep_written(memory, existing)
+            wordings.keep_written(memory, existing)
+            _record_revision(existing, memory, moving=moving, allowed=given.secrets)
+        if old is not None:
+            _supersede(old, memory, now)
 
     return WriteResult(
         memory=memory,
         created=existing is None,
         moved_from=tiers.phrase(existing.project_name) if moving else None,
-        noted=lambda: _notes(memory, existing, given.expires, now),
+        noted=lambda: _notes(memory, existing, given.expires, now, old),
     )
+
+
+def _superseded(
+    old_name: str, name: str, state: _State, target_project: str | None, target_id: int | None
+) -> Memory:
+    """The memory a write supersedes: one of the tier the memory lands in, other than itself,
+    by a memory that is not itself superseded (so a chain of corrections never loops)."""
+    if old_name == name:
+        raise InvalidField("supersedes", f"'{name}' cannot supersede itself.")
+    if state.superseded_by:
+        raise InvalidField(
+            "supersedes",
+            f"'{name}' is itself superseded by '{state.superseded_by}': write the correction "
+            f"to '{state.superseded_by}' instead.",
+        )
+    old = (
+        Memory.objects.select_related("project")
+        .filter(tier=target_id or GLOBAL_TIER, name=old_name)
+        .first()
+    )
+    if old is None:
+        raise InvalidField(
+            "supersedes",
+            f"There is no memory named '{old_name}' in {tiers.phrase(target_project)} to "
+            "supersede: a memory supersedes one of its own tier.",
+        )
+    return old
+
+
+def _supersede(old: Memory, successor: Memory, now: dt.datetime) -> None:
+    """Mark `old` superseded by `successor`: it names its successor, and its force ends now
+    through its expiry (one already past is kept), so the band, the index, the budget and
+    their tallies leave it out as they leave out an expired memory, and a revision's snapshot
+    tells both. Its own revision, in the write's change set."""
+    expired = old.is_expired(now)
+    if old.superseded_by == successor.name and expired:
+        return
+    row = {
+        "id": old.id,
+        "superseded_by": successor.name,
+        "expires_at": old.expires_at if expired else now,
+        "updated_at": now,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(SUPERSEDE, row_codec.bound(row, SUPERSEDE_COLUMNS))
+    marked = Memory.objects.select_related("project").get(id=old.id)
+    said = f"Superseded by '{successor.name}'."
+    reason = "; ".join(filter(None, (history.current().reason, said)))[: history.REASON_MAX]
+    with history.acting(reason=reason):
+        history.record(history.UPDATE, before=old, after=marked)
 
 
 def _validated(
@@ -388,7 +462,9 @@ def _state_after(existing: Memory | None, given: _Given, now: dt.datetime) -> _S
             source=given.source or "",
             expires_at=given.expires or None,
             verified_at=now,
+            superseded_by=None,
         )
+    expires_at = existing.expires_at if given.expires is None else (given.expires or None)
     return _State(
         description=existing.description if given.description is None else given.description,
         body=existing.body if given.body is None else given.body,
@@ -397,8 +473,10 @@ def _state_after(existing: Memory | None, given: _Given, now: dt.datetime) -> _S
         priority=existing.priority if given.priority is None else given.priority,
         load=existing.load if given.load is None else given.load,
         source=existing.source if given.source is None else given.source,
-        expires_at=existing.expires_at if given.expires is None else (given.expires or None),
+        expires_at=expires_at,
         verified_at=now if given.verified else existing.verified_at,
+        # A superseded memory whose expiry a write moves or clears is in force again.
+        superseded_by=existing.superseded_by if expires_at == existing.expires_at else None,
     )
 
 
@@ -407,7 +485,7 @@ def _holds(memory: Memory, state: _State) -> bool:
     nothing is no change (no write, no updated_at, no revision)."""
     return all(
         getattr(memory, name) == getattr(state, name)
-        for name in (*FIELDS, "expires_at", "verified_at")
+        for name in (*FIELDS, "expires_at", "verified_at", "superseded_by")
     )
 
 
@@ -418,12 +496,19 @@ def _refuse_past_budget(
     target_tier: int,
     state: _State,
     now: dt.datetime,
+    superseded: Memory | None = None,
 ) -> None:
     """The inline band with this write landed, held against the budget and the band as it is
-    (a write that shrinks the band or leaves it alone always goes through)."""
+    (a write that shrinks the band or leaves it alone always goes through). A memory the
+    write supersedes leaves the band with it."""
     before = []
     if existing is not None:
         before.append(InlineContribution.of_memory(existing, now))
+    leaving = []
+    if superseded is not None:
+        spent = InlineContribution.of_memory(superseded, now)
+        before.append(spent)
+        leaving.append(replace(spent, bytes=0))
     after = [
         InlineContribution.of(
             memory_id=existing.id if existing else None,
@@ -434,7 +519,8 @@ def _refuse_past_budget(
             body=state.body,
             expires_at=state.expires_at,
             now=now,
-        )
+        ),
+        *leaving,
     ]
     budget.refuse_if_past_budget(before, after, now)
 
@@ -461,6 +547,7 @@ def _store(
         "updated_at": now,
         "verified_at": state.verified_at,
         "expires_at": state.expires_at,
+        "superseded_by": state.superseded_by,
     }
     try:
         with connection.cursor() as cursor:
@@ -493,8 +580,13 @@ def _record_revision(
         history.record(history.MOVE if moving else action, before=existing, after=memory)
 
 
-def _notes(memory: Memory, existing: Memory | None, expires, now) -> list[str]:
+def _notes(memory: Memory, existing: Memory | None, expires, now, old=None) -> list[str]:
     notes = []
+    if old is not None:
+        notes.append(
+            f"'{old.name}' is superseded by '{memory.name}': it has left the index and the "
+            "inline band, and search still finds it, marked superseded."
+        )
     if len(memory.description) > f.LONG_DESCRIPTION:
         notes.append(
             f"The description runs to {len(memory.description)} characters. The index lists "
@@ -641,8 +733,10 @@ def read(name: str, *, project=UNSET, offset: int = 0) -> ReadResult:
                 f"offset is past the end of the body of '{name}', which has "
                 f"{len(memory.body):,} characters: give 0 to {len(memory.body):,}.",
             )
-        Memory.objects.filter(id=memory.id).update(read_count=F("read_count") + 1)
-        memory.refresh_from_db(fields=["read_count"])
+        Memory.objects.filter(id=memory.id).update(
+            read_count=F("read_count") + 1, last_read_at=timezone.now()
+        )
+        memory.refresh_from_db(fields=["read_count", "last_read_at"])
     text = memory.body[offset : offset + READ_PAGE_CHARS]
     end = offset + len(text)
     return ReadResult(

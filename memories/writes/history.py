@@ -211,6 +211,8 @@ def snapshot(memory: Memory) -> dict:
         "verified_at": rfc3339(memory.verified_at),
         "expires_at": rfc3339(memory.expires_at),
         "read_count": memory.read_count,
+        "last_read_at": rfc3339(memory.last_read_at),
+        "superseded_by": memory.superseded_by,
     }
 
 

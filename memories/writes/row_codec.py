@@ -16,10 +16,11 @@ from memories.engine.tables import MEMORY_TABLE
 # being the field a write and a snapshot call "references"), then its stamps.
 CONTENT = ("description", "body", "tags", "refs", "priority", "load", "source")
 STAMPS = ("created_at", "updated_at", "verified_at", "expires_at")
+_READ_STAMPS = ("last_read_at",)
 
 _GIVEN_AS = {"refs": "references"}
 _JSON = frozenset(("tags", "refs"))
-_MOMENTS = frozenset(STAMPS)
+_MOMENTS = frozenset((*STAMPS, *_READ_STAMPS))
 
 
 def db_datetime(moment):

@@ -29,7 +29,14 @@ from memories.rules.errors import (
 from memories.writes import doors, history, row_codec, vectors, wordings
 from projects.models import Project
 
-_PUT_BACK = ("project_id", *row_codec.CONTENT, *row_codec.STAMPS, "read_count")
+_PUT_BACK = (
+    "project_id",
+    *row_codec.CONTENT,
+    *row_codec.STAMPS,
+    "read_count",
+    "last_read_at",
+    "superseded_by",
+)
 PUT_BACK_INSERT_COLUMNS = ("id", "name", *_PUT_BACK)
 PUT_BACK_INSERT = row_codec.insert(PUT_BACK_INSERT_COLUMNS)
 # Only a put-back assigns created_at on an existing row: it restores a recorded stamp (one
@@ -83,6 +90,13 @@ def _put_back(state: dict, current: Memory | None, *, read_count: int) -> Memory
         "verified_at": _time(state["verified_at"]),
         "expires_at": expires_at,
         "read_count": read_count,
+        # The agent's reads are no change the history records: a memory put back keeps its
+        # last read, one back from the trash the one its deletion recorded.
+        "last_read_at": (
+            current.last_read_at if current is not None else _time(state.get("last_read_at"))
+        ),
+        # Snapshots recorded before supersession existed hold no such key: none superseded.
+        "superseded_by": state.get("superseded_by"),
     }
     with connection.cursor() as cursor:
         if current is None:

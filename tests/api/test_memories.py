@@ -12,6 +12,7 @@ from tests.conftest import backdate
 MEMORY_KEYS = {
     "name", "project", "description", "priority", "load", "tags", "references", "source",
     "created_at", "updated_at", "verified_at", "expires_at", "read_count", "expired",
+    "superseded_by",
 }  # fmt: skip
 
 
@@ -117,7 +118,7 @@ def test_get_gives_body_backlinks_and_an_etag(api, write):
     response = api.get("/v1/memories/deploy-host")
     assert response.status_code == 200
     data = response.json()
-    assert set(data) == MEMORY_KEYS | {"body", "referenced_by"}
+    assert set(data) == MEMORY_KEYS | {"body", "referenced_by", "replaces"}
     assert data["body"] == "host-7"
     assert data["referenced_by"] == [
         {"name": "runbook", "project": None, "description": "How to deploy"}
@@ -160,7 +161,7 @@ def test_put_creates_with_201_and_updates_with_200(api):
     created = api("PUT", "/v1/memories/tz", {"description": "K4YT3X is in UTC+8", "priority": 2})
     assert created.status_code == 201
     data = created.json()
-    assert set(data) == MEMORY_KEYS | {"body", "referenced_by", "notes"}
+    assert set(data) == MEMORY_KEYS | {"body", "referenced_by", "replaces", "notes"}
     assert (data["name"], data["project"], data["priority"], data["load"]) == (
         "tz",
         None,

@@ -40,6 +40,7 @@ def test_the_handshake_lists_the_five_tools_and_the_index(live, mode):
         "verified",
         "tier",
         "allow_secret",
+        "supersedes",
     }
     assert schemas["memory_write"]["properties"]["tier"]["enum"] == ["global", "project"]
     assert schemas["memory_edit"]["required"] == ["name", "old_string", "new_string"]

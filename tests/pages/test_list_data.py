@@ -77,6 +77,7 @@ def test_the_list_as_json_is_the_v1_shape(auditor, store):
     assert set(data["memories"][0]) == {
         "name", "project", "description", "priority", "load", "tags", "references", "source",
         "created_at", "updated_at", "verified_at", "expires_at", "read_count", "expired",
+        "superseded_by",
     }  # fmt: skip
     searched = json.loads(
         b"".join(auditor.get("/memories/?q=INC-2291&format=json").streaming_content)

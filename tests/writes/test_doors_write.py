@@ -43,7 +43,7 @@ def test_upsert_statement_itself_never_assigns_created_at_on_update(write):
     with connection.cursor() as cursor:
         cursor.execute(
             doors.UPSERT,
-            ["tz", None, "d", "b", "[]", "[]", 5, "index", "", later, later, later, None],
+            ["tz", None, "d", "b", "[]", "[]", 5, "index", "", later, later, later, None, None],
         )
     memory_after = Memory.objects.get(id=memory.id)
     assert memory_after.created_at == memory.created_at

@@ -48,12 +48,22 @@ MEMORY_FIELDS = {
     "expires_at": {"type": ["string", "null"], "format": "date-time"},
     "read_count": {"type": "integer", "minimum": 0},
     "expired": {"type": "boolean"},
+    "superseded_by": {
+        "type": ["string", "null"],
+        "description": "the memory of the same tier that supersedes this one (null: none); "
+        "a superseded memory is out of force (expired) and still found by search",
+    },
 }
 BACKLINK = _obj({"name": TEXT, "project": NULLABLE_TEXT, "description": TEXT})
 DETAIL_FIELDS = {
     **MEMORY_FIELDS,
     "body": TEXT,
     "referenced_by": {"type": "array", "items": _ref("Backlink")},
+    "replaces": {
+        "type": "array",
+        "items": _ref("Backlink"),
+        "description": "the memories this one supersedes",
+    },
 }
 LARGEST = {
     "type": "array",
@@ -261,6 +271,15 @@ SCHEMAS = {
                 "admin's token alone (403 otherwise), recorded in the history",
             },
             "project": {"type": ["string", "null"], "description": "moves the memory"},
+            "supersedes": {
+                "type": ["string", "null"],
+                "pattern": "^$|" + NAME_PATTERN,
+                "maxLength": f.MEMORY_NAME_MAX,
+                "description": "a memory of the tier this one lands in that it supersedes ("
+                '"" or null: none): '
+                "marked superseded_by this one, it leaves the index and the inline band, in "
+                "one change set with the write (undone as one)",
+            },
             **{
                 key: {"description": "read-only: ignored"}
                 for key in sorted(SHOWN)

@@ -28,7 +28,9 @@ def _filter_options(parser) -> None:
         if flt.argument_schema.get("type") == "boolean":
             parser.add_argument(f"--{flt.key}", action="store_true", help=flt.command_help)
         else:
-            parser.add_argument(f"--{flt.key}", metavar=flt.metavar, help=flt.command_help)
+            parser.add_argument(
+                f"--{flt.key.replace('_', '-')}", metavar=flt.metavar, help=flt.command_help
+            )
 
 
 class Command(StoreCommand):
@@ -96,6 +98,12 @@ class Command(StoreCommand):
             "--force", action="store_true", help="update an existing memory, keeping the rest"
         )
         add.add_argument("--verified", action="store_true", help="the fact was checked just now")
+        add.add_argument(
+            "--supersedes",
+            metavar="NAME",
+            help="a memory of the same tier this one corrects: it leaves the index and the "
+            "inline band, still found by search",
+        )
         add.add_argument(
             "--allow-secret",
             action="store_true",

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_http_methods
 
 from memadmin.accounts import roles
 from memadmin.pages.memories import files
-from memadmin.pages.memories.forms import MemoryForm, NewMemoryForm
+from memadmin.pages.memories.forms import MemoryForm, NewMemoryForm, SupersedeForm
 from memadmin.web import static
 from memadmin.web.access import REFUSALS, has_role, requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, wants_fragment
@@ -23,7 +23,7 @@ from memadmin.web.redrawn import on_refusal
 from memadmin.web.responses import error_response
 from memadmin.web.undo import undo_delete, undo_edit
 from memories.models import Memory, TrashedMemory, tier_query
-from memories.reads import backlinks, lookup
+from memories.reads import backlinks, lookup, supersession
 from memories.reads.params import tier_param
 from memories.rules import secrets
 from memories.rules.captions import record_caption
@@ -114,6 +114,7 @@ def _context(
         "caption": record_caption(memory, now),
         "references": backlinks.resolve_references(memory),
         "referenced_by": backlinks.referenced_by(memory),
+        "replaces": supersession.replaced_by(memory),
         **extra,
     }
     if form is None:
@@ -145,6 +146,7 @@ def content_key(context: dict, can_write: bool) -> tuple:
         memory.project_name,
         tuple((ref.target, ref.memory and _shown(ref.memory)) for ref in context["references"]),
         tuple(_shown(other) for other in context["referenced_by"]),
+        tuple(_shown(other) for other in context["replaces"]),
         timezone.localdate(now),
         timezone.get_current_timezone_name(),
         context["expired"],
@@ -294,6 +296,38 @@ def memory_delete(request: HtmxHttpRequest, name: str) -> HttpResponse:
             "detail_url": memory.get_absolute_url(),
         },
     )
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@requires_role(read=roles.OPERATOR)
+def memory_supersede(request: HtmxHttpRequest, name: str) -> HttpResponse:
+    """This memory supersedes another of its tier, named in the form: the write door marks
+    that one superseded, out of the index and the inline band, in one change set."""
+    memory, answer = _locate(request, name)
+    if answer is not None:
+        return answer
+    if request.method == "POST":
+        form = SupersedeForm(request.POST)
+    else:  # a hygiene candidate's link names the memory to supersede
+        form = SupersedeForm(initial={"supersedes": request.GET.get("supersedes", "")})
+    status = 200
+    if form.is_bound:
+        status = 400
+        if form.is_valid():
+            try:
+                result = doors.write(
+                    memory.name,
+                    project=memory.project_name,
+                    supersedes=form.cleaned_data["supersedes"],
+                )
+            except DomainError as error:
+                form.refuse(error)
+                status = error.status
+            else:
+                messages.success(request, " ".join(result.notes))
+                return redirect(result.memory)
+    context = {"memory": memory, "form": form, "detail_url": memory.get_absolute_url()}
+    return render_page(request, "memories/supersede.html", context, status=status)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

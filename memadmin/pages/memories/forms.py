@@ -253,6 +253,17 @@ class MemoryForm(RefusalsMixin, forms.Form):
         return value
 
 
+class SupersedeForm(RefusalsMixin, forms.Form):
+    """The memory of the same tier that this one supersedes (the write door's `supersedes`)."""
+
+    supersedes = forms.CharField(
+        max_length=memory_fields.MEMORY_NAME_MAX,
+        label="The memory it supersedes",
+        help_text="A memory of this tier, by name: it leaves the index and the inline band, "
+        "and search still finds it, marked superseded.",
+    )
+
+
 class NewMemoryForm(MemoryForm):
     name = CountedCharField(max_length=memory_fields.MEMORY_NAME_MAX)
 

@@ -33,7 +33,7 @@ from memadmin.web.refusals import refusal_html
 from memadmin.web.responses import error_response
 from memories.models import NAME_SLOT, Memory, memory_url, tier_query
 from memories.reads import backlinks, budget, facets, find, lookup
-from memories.reads.filters import FILTERS
+from memories.reads.filters import DATES, FILTERS, ChangedByFilter, DateBound
 from memories.reads.params import tier_param
 from memories.reads.search import SEMANTIC, Hit, looks_cited
 from memories.rules import fields as memory_fields
@@ -114,6 +114,19 @@ def _choice_filters(params: QueryDict) -> list[dict]:
     ]
 
 
+def _date_ranges(form) -> list[dict]:
+    """Each date range of the filters (filters.DATES) as the form's two bound fields."""
+    return [
+        {
+            "name": name,
+            "words": words.capitalize(),
+            "since": form[f"{name}_since"],
+            "until": form[f"{name}_until"],
+        }
+        for name, _, words in DATES
+    ]
+
+
 def _recalled(hits: list[Hit]) -> bool:
     """Whether any hit was found by the query's words or references, not guessed by meaning
     alone (the fusion ranks the words' first hit first)."""
@@ -169,6 +182,10 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         # which it keeps drawn per process.
         "bulk_form": BulkForm,
         "choice_filters": _choice_filters(params),
+        "date_ranges": _date_ranges(form),
+        "dates_set": any(
+            params.get(flt.key) for flt in FILTERS if isinstance(flt, DateBound | ChangedByFilter)
+        ),
         "mode_choices": MODE_CHOICES,
         "loads": memory_fields.LOADS,
         "bulk_actions": BULK_ACTIONS,
@@ -304,7 +321,9 @@ def _facet_links(params: QueryDict, found: list[facets.Facet]) -> list[dict]:
         selected = current is not None and (
             current.lower() == value.value if facet.key == "tag" else current == value.value
         )
+        selected = selected and all(params.get(key) == also for key, also in value.also)
         changes = {facet.key: None if selected else value.value}
+        changes.update((key, None if selected else also) for key, also in value.also)
         return {
             "label": value.label,
             "count": value.count,
@@ -335,8 +354,26 @@ def memory_facets(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return error_response(request, 400, form.first_error())
     found = facets.facets(form.filters(), timezone.now())
-    context = {"facets": _facet_links(params, found), "list_url": _list_url(params)}
+    context = {
+        "facets": _facet_links(params, found),
+        "list_url": _list_url(params),
+        "months_url": _list_url(params, "memories:months", sort=None),
+    }
     return render_page(request, "memories/facets.html", context, fragment="facets")
+
+
+@require_GET
+@requires_role()
+def memory_months(request: HtmxHttpRequest) -> HttpResponse:
+    """The date ranges' memories by month under the list's filters, each month a link setting
+    its range: a pass over what the filters admit, so loaded when asked for."""
+    params = canonical_query(request.GET)
+    form = MemoryListForm(params)
+    if not form.is_valid():
+        return error_response(request, 400, form.first_error())
+    found = facets.month_facets(form.filters(), timezone.now())
+    context = {"facets": _facet_links(params, found), "list_url": _list_url(params)}
+    return render_page(request, "memories/months.html", context, fragment="months")
 
 
 def _row_answer(

@@ -11,10 +11,12 @@ urlpatterns = [
     path("", listing.memory_list, name="list"),
     path("_bulk/", listing.memory_bulk, name="bulk"),
     path("_facets/", listing.memory_facets, name="facets"),
+    path("_months/", listing.memory_months, name="months"),
     path("_new/", detail.memory_new, name="new"),
     path("_agent/", tiers.tier_view, name="tiers"),
     path("<str:name>/", detail.memory_detail, name="detail"),
     path("<str:name>/row/", listing.memory_row, name="row"),
     path("<str:name>/delete/", detail.memory_delete, name="delete"),
+    path("<str:name>/supersede/", detail.memory_supersede, name="supersede"),
     path("<str:name>/history/", history_pages.memory_history, name="history"),
 ]

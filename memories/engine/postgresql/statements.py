@@ -27,6 +27,11 @@ def byte_length(sql: str) -> str:
     return f"octet_length({sql})"
 
 
+def utc_month(sql: str) -> str:
+    """The month (YYYY-MM, UTC) of a moment."""
+    return f"to_char({sql} AT TIME ZONE 'UTC', 'YYYY-MM')"
+
+
 def likelihood(condition_sql: str, share: float) -> str:
     """PostgreSQL keeps statistics of how values spread: the condition as it is."""
     return condition_sql

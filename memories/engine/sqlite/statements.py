@@ -31,6 +31,12 @@ def byte_length(sql: str) -> str:
     return f"length(CAST({sql} AS BLOB))"
 
 
+def utc_month(sql: str) -> str:
+    """The month (YYYY-MM, UTC) of a moment: Django keeps SQLite's as UTC text, whose first
+    seven characters are its month (no function called a row, as TruncMonth's is)."""
+    return f"substr({sql}, 1, 7)"
+
+
 def likelihood(condition_sql: str, share: float) -> str:
     return f"likelihood({condition_sql}, {float(share)!r})"
 

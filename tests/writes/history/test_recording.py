@@ -91,6 +91,8 @@ def test_snapshots_hold_every_field(write, project, revisions):
         "verified_at": history.rfc3339(created.verified_at),
         "expires_at": history.rfc3339(created.expires_at),
         "read_count": 4,
+        "last_read_at": None,
+        "superseded_by": None,
     }
     assert update.after["priority"] == 3
     assert update.after["created_at"] == update.before["created_at"]

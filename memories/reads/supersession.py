@@ -1,0 +1,51 @@
+"""What supersession changes in reading: a superseded hit ranked just below its successor, and
+the memories a memory supersedes (its page's and /v1's `replaces`).
+
+A memory names its successor (Memory.superseded_by), a memory of its own tier when the write
+door marked it; its force ended then through its expiry, so the band and the index already
+leave it out.
+"""
+
+from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory
+
+
+def below_successors(hits: list) -> list:
+    """A page of search hits with each superseded hit moved to just after its successor when
+    that is on the page too, its score lowered to the successor's: a stale fact never
+    outranks its own correction. The rest keep their order. A hit whose successor is not on
+    the page stays where it ranked, marked superseded wherever it is shown."""
+    placed = {(hit.memory.project_id, hit.memory.name): hit for hit in hits}
+    under: dict[int, list] = {}
+    for hit in hits:
+        successor = placed.get((hit.memory.project_id, hit.memory.superseded_by))
+        if successor is not None and successor is not hit:
+            under.setdefault(id(successor), []).append(hit)
+    below = {id(hit) for followers in under.values() for hit in followers}
+    ordered: list = []
+    seen: set[int] = set()
+
+    def place(hit, ceiling: float | None) -> None:
+        if id(hit) in seen:
+            return
+        seen.add(id(hit))
+        if ceiling is not None:
+            hit.score = min(hit.score, ceiling)
+        ordered.append(hit)
+        for follower in under.get(id(hit), ()):
+            place(follower, hit.score)
+
+    for hit in hits:
+        if id(hit) not in below:
+            place(hit, None)
+    for hit in hits:  # a loop of successors, which the door never writes: kept in rank order
+        place(hit, None)
+    return ordered
+
+
+def replaced_by(memory: Memory) -> list[Memory]:
+    """The memories of its tier that `memory` supersedes, in index order."""
+    return list(
+        Memory.objects.select_related("project")
+        .filter(superseded_by=memory.name, tier=memory.project_id or GLOBAL_TIER)
+        .order_by(*INDEX_ORDER)
+    )

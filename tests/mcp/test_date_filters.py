@@ -1,0 +1,46 @@
+"""memory_search's date ranges: each narrows, a bad value is a tool error naming it."""
+
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from memadmin.mcp.session import Session
+from memadmin.mcp.tools import TOOLS
+from memories.models import Memory
+from memories.reads.filters import DATES
+from memories.rules.errors import InvalidField
+from memories.writes import doors
+
+
+@pytest.fixture
+def dated(db):
+    now = timezone.now()
+    for name, days in (("fresh", 2), ("old", 60)):
+        doors.write(name, description=f"about {name}")
+        moment = now - dt.timedelta(days=days)
+        Memory.objects.filter(name=name).update(
+            created_at=moment,
+            updated_at=moment,
+            verified_at=moment,
+            last_read_at=moment,
+            expires_at=now + dt.timedelta(days=days),
+        )
+
+
+def _search(**arguments) -> str:
+    return TOOLS["memory_search"].call(Session(None), arguments)
+
+
+@pytest.mark.parametrize("name", [name for name, _, _ in DATES])
+def test_each_range_is_an_argument_that_narrows(dated, name):
+    assert {f"{name}_since", f"{name}_until"} <= set(TOOLS["memory_search"].parameters)
+    end = "until" if name == "expires" else "since"
+    text = _search(**{f"{name}_{end}": "7d"})
+    assert text.startswith("1 memory") and "- fresh:" in text and "- old:" not in text
+
+
+def test_a_bad_value_is_a_tool_error(dated):
+    with pytest.raises(InvalidField) as refused:
+        _search(verified_until="2026-13-01")
+    assert refused.value.message == "verified_until: '2026-13-01' is not a calendar date."
