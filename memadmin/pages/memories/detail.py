@@ -310,24 +310,21 @@ def memory_supersede(request: HtmxHttpRequest, name: str) -> HttpResponse:
         form = SupersedeForm(request.POST)
     else:  # a hygiene candidate's link names the memory to supersede
         form = SupersedeForm(initial={"supersedes": request.GET.get("supersedes", "")})
-    status = 200
-    if form.is_bound:
-        status = 400
-        if form.is_valid():
-            try:
-                result = doors.write(
-                    memory.name,
-                    project=memory.project_name,
-                    supersedes=form.cleaned_data["supersedes"],
-                )
-            except DomainError as error:
-                form.refuse(error)
-                status = error.status
-            else:
-                messages.success(request, " ".join(result.notes))
-                return redirect(result.memory)
-    context = {"memory": memory, "form": form, "detail_url": memory.get_absolute_url()}
-    return render_page(request, "memories/supersede.html", context, status=status)
+
+    def page(status: int) -> HttpResponse:
+        context = {"memory": memory, "form": form, "detail_url": memory.get_absolute_url()}
+        return render_page(request, "memories/supersede.html", context, status=status)
+
+    if not form.is_bound:
+        return page(200)
+    if not form.is_valid():
+        return page(400)
+    with on_refusal(lambda error: page(error.status), form=form):
+        result = doors.write(
+            memory.name, project=memory.project_name, supersedes=form.cleaned_data["supersedes"]
+        )
+    messages.success(request, " ".join(result.notes))
+    return redirect(result.memory)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
