@@ -197,3 +197,20 @@ def tagged_ops(db, bounded_hygiene):
             references=[f"missing-{number}"],
         )
         doors.write(f"alone-{number}", description=f"about alone-{number}", tags=["ops"])
+
+
+def dated(describe: str = "about {name}", write=None) -> None:
+    """'fresh' and 'old': recorded, updated, verified and last read 2 and 60 days ago, expiring
+    in as many days; what the date filters' tests ask about. `write(name, description)` writes
+    each (the write door by default)."""
+    now = timezone.now()
+    for name, days in (("fresh", 2), ("old", 60)):
+        (write or doors.write)(name, description=describe.format(name=name))
+        moment = now - dt.timedelta(days=days)
+        Memory.objects.filter(name=name).update(
+            created_at=moment,
+            updated_at=moment,
+            verified_at=moment,
+            last_read_at=moment,
+            expires_at=now + dt.timedelta(days=days),
+        )

@@ -1,29 +1,16 @@
 """The date filters and changed_by on /v1/memories: the listing and a search narrowed, bad
 values refused with one sentence, the parameters in the OpenAPI document."""
 
-import datetime as dt
-
 import pytest
-from django.utils import timezone
 
-from memories.models import Memory
 from memories.reads.filters import DATES
 from memories.writes import doors
+from tests import conftest
 
 
 @pytest.fixture
 def dated(db):
-    now = timezone.now()
-    for name, days in (("fresh", 2), ("old", 60)):
-        doors.write(name, description=f"deploy notes {name}")
-        moment = now - dt.timedelta(days=days)
-        Memory.objects.filter(name=name).update(
-            created_at=moment,
-            updated_at=moment,
-            verified_at=moment,
-            last_read_at=moment,
-            expires_at=now + dt.timedelta(days=days),
-        )
+    conftest.dated("deploy notes {name}")
 
 
 @pytest.mark.parametrize("name", [name for name, _, _ in DATES])

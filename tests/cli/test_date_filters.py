@@ -1,32 +1,23 @@
 """`memory list` with the date ranges and --changed-by, and a bad value as a command error."""
 
-import datetime as dt
 import json
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.management.base import CommandError
-from django.utils import timezone
 
-from memories.models import Memory
 from memories.reads.filters import DATES
 from memories.writes import doors, history
+from tests import conftest
 
 
 @pytest.fixture
 def dated(db):
-    now = timezone.now()
-    for name, days in (("fresh", 2), ("old", 60)):
+    def write(name, description):
         with history.acting(door=history.COMMAND, label=f"a script of {name}"):
-            doors.write(name, description=f"about {name}")
-        moment = now - dt.timedelta(days=days)
-        Memory.objects.filter(name=name).update(
-            created_at=moment,
-            updated_at=moment,
-            verified_at=moment,
-            last_read_at=moment,
-            expires_at=now + dt.timedelta(days=days),
-        )
+            doors.write(name, description=description)
+
+    conftest.dated(write=write)
 
 
 @pytest.mark.parametrize("name", [name for name, _, _ in DATES])

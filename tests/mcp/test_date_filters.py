@@ -1,31 +1,17 @@
 """memory_search's date ranges: each narrows, a bad value is a tool error naming it."""
 
-import datetime as dt
-
 import pytest
-from django.utils import timezone
 
 from memadmin.mcp.session import Session
 from memadmin.mcp.tools import TOOLS
-from memories.models import Memory
 from memories.reads.filters import DATES
 from memories.rules.errors import InvalidField
-from memories.writes import doors
+from tests import conftest
 
 
 @pytest.fixture
 def dated(db):
-    now = timezone.now()
-    for name, days in (("fresh", 2), ("old", 60)):
-        doors.write(name, description=f"about {name}")
-        moment = now - dt.timedelta(days=days)
-        Memory.objects.filter(name=name).update(
-            created_at=moment,
-            updated_at=moment,
-            verified_at=moment,
-            last_read_at=moment,
-            expires_at=now + dt.timedelta(days=days),
-        )
+    conftest.dated("about {name}")
 
 
 def _search(**arguments) -> str:

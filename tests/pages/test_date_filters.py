@@ -5,11 +5,11 @@ import datetime as dt
 from html.parser import HTMLParser
 
 import pytest
-from django.utils import timezone
 
 from memories.models import Memory
 from memories.reads.filters import DATES
 from memories.writes import doors
+from tests import conftest
 
 
 class _Inputs(HTMLParser):
@@ -34,17 +34,7 @@ def parsed(response) -> _Inputs:
 
 @pytest.fixture
 def dated(db):
-    now = timezone.now()
-    for name, days in (("fresh", 2), ("old", 60)):
-        doors.write(name, description=f"about {name}")
-        moment = now - dt.timedelta(days=days)
-        Memory.objects.filter(name=name).update(
-            created_at=moment,
-            updated_at=moment,
-            verified_at=moment,
-            last_read_at=moment,
-            expires_at=now + dt.timedelta(days=days),
-        )
+    conftest.dated("about {name}")
 
 
 def test_each_range_is_two_date_inputs(auditor, dated):
