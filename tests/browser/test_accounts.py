@@ -16,7 +16,10 @@ def test_an_admin_creates_an_account_and_changes_its_role(sign_in, live_server):
     with page.expect_response(lambda r: r.request.method == "POST"):
         page.locator("form.token-form button[type=submit]").click()
     user = User.objects.get(username="newcomer")
+    role = page.locator(f"#role-{user.id}")
+    role.wait_for()  # the table drawn again with the new row, settled
+    page.wait_for_function("() => !document.querySelector('.htmx-settling, .htmx-swapping')")
     with page.expect_response(lambda r: r.request.method == "POST" and f"/{user.id}/" in r.url):
-        page.select_option(f"#role-{user.id}", "operator")
+        role.select_option("operator")
     assert user.groups.get().name == "operator"
     assert page.errors == []
