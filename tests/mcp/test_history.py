@@ -13,28 +13,8 @@ from memadmin.accounts import roles, tokens
 from memories.models import Revision
 from memories.reads.agent_view import agent_view
 from tests.conftest import make_user
+from tests.mcp.in_process import call_tool as _tool
 from tests.pages.conftest import signed_in
-
-
-def _tool(token: str, tool: str, path: str = "/mcp", **arguments) -> dict:
-    answer = Client().post(
-        path,
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"name": tool, "arguments": arguments},
-            }
-        ),
-        content_type="application/json",
-        headers={
-            "Authorization": f"Bearer {token}",
-            "Accept": "application/json, text/event-stream",
-        },
-    )
-    assert answer.status_code == 200, answer.content
-    return answer.json()["result"]
 
 
 @pytest.fixture

@@ -1,10 +1,7 @@
 """Supersession over MCP: memory_write's `supersedes` through the real /mcp view, the
 superseded memory marked in memory_search and memory_read, and a refusal as a tool error."""
 
-import json
-
 import pytest
-from django.test import Client
 
 from memadmin.accounts import roles, tokens
 from memadmin.mcp.session import Session
@@ -13,27 +10,7 @@ from memories.models import ChangeSet, Memory
 from memories.reads.agent_view import agent_view
 from memories.rules.errors import InvalidField
 from tests.conftest import make_user
-
-
-def _tool(token: str, tool: str, path: str = "/mcp", **arguments) -> dict:
-    answer = Client().post(
-        path,
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"name": tool, "arguments": arguments},
-            }
-        ),
-        content_type="application/json",
-        headers={
-            "Authorization": f"Bearer {token}",
-            "Accept": "application/json, text/event-stream",
-        },
-    )
-    assert answer.status_code == 200, answer.content
-    return answer.json()["result"]
+from tests.mcp.in_process import call_tool as _tool
 
 
 @pytest.fixture
