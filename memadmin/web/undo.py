@@ -7,7 +7,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from memories.models import Revision, TrashedMemory
+from memories.models import TrashedMemory
+from memories.reads import history
 
 THEN_MEMORY = "memory"  # the restoring views' `then`: open the memory, not their own list
 
@@ -32,7 +33,7 @@ def undo_delete(request, entry: TrashedMemory) -> SafeString:
 def undo_edit(request, memory_id: int) -> SafeString:
     """Puts the memory back as its revision before the last left it (nothing when it has
     no earlier one)."""
-    earlier = Revision.objects.filter(memory_id=memory_id).order_by("-id").values_list("id")[1:2]
-    if not earlier:
+    earlier = history.revision_before_last(memory_id)
+    if earlier is None:
         return SafeString("")
-    return _button(request, reverse("history:restore_version", args=[earlier[0][0]]))
+    return _button(request, reverse("history:restore_version", args=[earlier]))

@@ -347,6 +347,14 @@ def revision(revision_id) -> Revision | None:
         return None
 
 
+def revision_before_last(memory_id: int) -> int | None:
+    """The id of a memory's revision before its latest (what its last change replaced), or
+    None when it has no earlier one."""
+    earlier = Revision.objects.filter(memory_id=memory_id).order_by("-id").values_list("id")
+    found = earlier[1:2]
+    return found[0][0] if found else None
+
+
 def change_sets(*, limit: int = DEFAULT_LIMIT, before: int | None = None) -> list[ChangeSet]:
     """The latest change sets with how many revisions each holds, and what undid them."""
     queryset = ChangeSet.objects.annotate(size=Count("revisions")).select_related(
