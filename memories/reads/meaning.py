@@ -28,6 +28,7 @@ What it offers the other reads: `similar_to(memory)`, `near_duplicate_pairs(tier
 modes.
 """
 
+import functools
 import logging
 import threading
 from collections import defaultdict
@@ -409,13 +410,28 @@ def query_vector(text: str) -> np.ndarray:
 
 
 def query_vectors(texts: list[str]) -> np.ndarray:
-    """Several search texts (synonyms), a unit vector a row; none when the encoder's files
-    are not sound (the system check says so), so a search finds by words alone."""
+    """Several search texts (synonyms), a unit vector a row (read-only); none when the
+    encoder's files are not sound (the system check says so), so a search finds by words
+    alone."""
     try:
-        return embedding.embed(list(texts))
+        return _encoded(embedding.model(), tuple(texts))
     except embedding.ModelUnavailable as error:
         logger.warning("Searching without meaning: %s", error)
         return np.zeros((0, embedding.DIMENSIONS), dtype=np.float32)
+
+
+# A question is asked again and again: each page of its results, each filter or sort changed
+# on the list, its export, an agent repeating itself; encoding one costs 3-5 ms of CPU
+# (bench/results/2026-12-05-routes-37), its vectors 1.5 KiB each.
+QUESTIONS_KEPT = 1024
+
+
+@functools.lru_cache(maxsize=QUESTIONS_KEPT)
+def _encoded(model, texts: tuple[str, ...]) -> np.ndarray:
+    """Keyed by the model too: one loaded again (its files changed) encodes afresh."""
+    vectors = embedding.embed(list(texts))
+    vectors.flags.writeable = False
+    return vectors
 
 
 def id_set(ids) -> RawSQL:

@@ -6,7 +6,14 @@ door marked it; its force ended then through its expiry, so the band and the ind
 leave it out.
 """
 
-from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory
+from memories.models import GLOBAL_TIER, Memory
+from memories.reads import rows
+
+# What a replaced memory is shown with: a link, its tier and its description.
+_REPLACED_ATTNAMES = tuple(
+    Memory._meta.get_field(name).attname
+    for name in ("id", "name", "description", "project", "tier", "superseded_by")
+)
 
 
 def below_successors(hits: list) -> list:
@@ -43,9 +50,10 @@ def below_successors(hits: list) -> list:
 
 
 def replaced_by(memory: Memory) -> list[Memory]:
-    """The memories of its tier that `memory` supersedes, in index order."""
-    return list(
-        Memory.objects.select_related("project")
-        .filter(superseded_by=memory.name, tier=memory.project_id or GLOBAL_TIER)
-        .order_by(*INDEX_ORDER)
+    """The memories of its tier that `memory` supersedes, in index order (read as a plain
+    statement: compiling the queryset cost more than the rest of a /v1 get)."""
+    return rows.select(
+        f'{rows.M}."superseded_by" = %s AND {rows.M}."tier" = %s',
+        [memory.name, memory.project_id or GLOBAL_TIER],
+        attnames=_REPLACED_ATTNAMES,
     )
