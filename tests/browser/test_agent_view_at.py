@@ -76,3 +76,56 @@ def test_last_weeks_view_then_what_changed_since(sign_in, a_week_of_history, liv
     page.wait_for_url(re.compile(r"/history/\?memory=old-deploys"))
     assert "deleted" in page.locator("main").inner_text()
     assert not page.errors
+
+
+@pytest.fixture
+def a_week_with_a_correction(transactional_db):
+    """A project written ten days ago; today bob corrects its deploy host by a note that
+    supersedes the old one."""
+    project_doors.add("webdev")
+    doors.write("old-deploys", project="webdev", description="Deploys go to host-3", priority=2)
+    ten_days_ago = timezone.now() - dt.timedelta(days=10)
+    Revision.objects.update(at=ten_days_ago)
+    ProjectRevision.objects.update(at=ten_days_ago)
+    Memory.objects.update(created_at=ten_days_ago, updated_at=ten_days_ago)
+    bob = make_user("bob", "operator")
+    with history.acting(door=history.PAGE, user=bob):
+        doors.write(
+            "deploys",
+            project="webdev",
+            description="Deploys go to host-7",
+            priority=2,
+            supersedes="old-deploys",
+        )
+
+
+def test_a_lead_diffs_last_week_with_today_and_follows_the_superseded_note_to_its_successor(
+    sign_in, a_week_with_a_correction, live_server
+):
+    page = sign_in("auditor", username="lena")
+    last_week = _local(timezone.now() - dt.timedelta(days=7))
+    page.goto(live_server.url + "/memories/_agent/?project=webdev")
+    page.fill("#as-of-at", last_week)
+    page.click("form.as-of button[type=submit]")
+    page.wait_for_url(re.compile(r"at="))
+    then = page.locator("#agent-text").inner_text()
+    assert "Deploys go to host-3" in then and "host-7" not in then
+
+    page.fill("#as-of-at", "")
+    page.fill("#as-of-since", last_week)
+    page.click("form.as-of button[type=submit]")
+    page.wait_for_url(re.compile(r"since="))
+    changes = page.locator(".view-changes > li")
+    texts = changes.all_inner_texts()
+    assert [t.split()[0] for t in texts] == ["deploys", "old-deploys"], texts
+    assert "created by bob" in texts[0]
+    page.screenshot(path=str(ARTIFACTS / "agent-view-correction-since.png"), full_page=True)
+
+    # The note that left the view is still there, superseded: its page leads to its successor.
+    page.locator(".view-changes > li > a", has_text="old-deploys").click()
+    page.wait_for_selector("#supersession")
+    assert page.inner_text("#supersession .superseded").startswith("Superseded by deploys")
+    page.click("#successor")
+    page.wait_for_url(re.compile(r"/memories/deploys/\?project=webdev"))
+    assert page.locator("#replaces a").all_inner_texts() == ["old-deploys"]
+    assert not page.errors
