@@ -38,6 +38,7 @@ class ImportEntry:
     verified_at: dt.datetime | None = None  # None: verified when created
     expires_at: dt.datetime | None = None
     read_count: int = 0
+    superseded_by: str | None = None  # the correction of its tier that ended its force
 
     @property
     def label(self) -> str:
@@ -169,6 +170,11 @@ def _clean_entry(entry: ImportEntry) -> ImportEntry:
         verified_at=created if entry.verified_at is None else _aware(entry.verified_at, "verified"),
         expires_at=expires or None,
         read_count=read_count,
+        superseded_by=(
+            None
+            if entry.superseded_by is None
+            else f.name(entry.superseded_by, field="superseded_by")
+        ),
     )
     secrets.check(vars(cleaned), allowed=False)
     return cleaned
@@ -279,11 +285,18 @@ def preview_import(entries: list[ImportEntry], *, force: bool = False) -> Import
     return _plan(entries, force=force, now=timezone.now())
 
 
-IMPORT_INSERT_COLUMNS = ("name", "project_id", *row_codec.CONTENT, *row_codec.STAMPS, "read_count")
+IMPORT_INSERT_COLUMNS = (
+    "name",
+    "project_id",
+    *row_codec.CONTENT,
+    *row_codec.STAMPS,
+    "read_count",
+    "superseded_by",
+)
 IMPORT_INSERT = row_codec.insert(IMPORT_INSERT_COLUMNS)
 # Only an import assigns created_at on an existing row: it restores the snapshot's stamp.
 IMPORT_OVERWRITE, IMPORT_OVERWRITE_COLUMNS = row_codec.update(
-    (*row_codec.CONTENT, *row_codec.STAMPS, "read_count")
+    (*row_codec.CONTENT, *row_codec.STAMPS, "read_count", "superseded_by")
 )
 
 IMPORT_BATCH = 500
@@ -320,6 +333,7 @@ def import_memories(
                 "verified_at": e.verified_at,
                 "expires_at": e.expires_at,
                 "read_count": e.read_count,
+                "superseded_by": e.superseded_by,
             }
             if p.action == OVERWRITE:
                 updates.append(row_codec.bound(row, IMPORT_OVERWRITE_COLUMNS))

@@ -2,7 +2,8 @@
 
 One `<name>.md` per memory: YAML frontmatter (description; project for a project's memory;
 priority and load when not the defaults; created; verified when it differs from created;
-expires; source; read_count; references and tags when set), then the body byte for byte.
+expires; source; read_count; references and tags when set; superseded_by for a memory a
+correction superseded), then the body byte for byte.
 The global tier is at the root, each project's memories in a folder of its name, and
 `export.toml` beside them carries the format_version. The dashboard's zip holds the same tree.
 
@@ -52,6 +53,7 @@ KEYS = (
     "read_count",
     "references",
     "tags",
+    "superseded_by",
 )
 FRONTMATTER = re.compile(rb"---\r?\n(.*?\n)?---(?:\r?\n|\Z)", re.S)
 RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
@@ -145,6 +147,8 @@ def render(memory: Memory) -> bytes:
         data["references"] = list(memory.references)
     if memory.tags:
         data["tags"] = list(memory.tags)
+    if memory.superseded_by:
+        data["superseded_by"] = memory.superseded_by
     return b"---\n" + _yaml(data).encode("utf-8") + b"---\n" + memory.body.encode("utf-8")
 
 
@@ -415,6 +419,11 @@ def parse(path: str, data: bytes) -> ImportEntry:
         verified_at=None if verified is None else _instant(verified, "verified", path),
         expires_at=expires,
         read_count=_whole(front.get("read_count", 0), "read_count", path),
+        superseded_by=(
+            None
+            if front.get("superseded_by") is None
+            else _text(front["superseded_by"], "superseded_by", path)
+        ),
     )
 
 

@@ -115,6 +115,29 @@ def test_frontmatter_carries_only_what_differs_from_the_defaults(write, tmp_path
     assert text == (f"---\ndescription: about plain\ncreated: {created}\nread_count: 0\n---\ntext")
 
 
+def test_a_superseded_memory_comes_back_superseded_by_its_correction(write, tmp_path):
+    write("db-host", body="db-1.internal")
+    write("db-host-2", body="db-2.internal", supersedes="db-host")
+    old = Memory.objects.get(name="db-host")
+    assert "\nsuperseded_by: db-host-2\n" in snapshot.render(old).decode()
+    assert "superseded_by" not in snapshot.render(Memory.objects.get(name="db-host-2")).decode()
+    stood = {m.name: (m.superseded_by, m.expires_at) for m in Memory.objects.all()}
+    snapshot.export_directory(tmp_path / "snap")
+    _empty_the_store()
+    imports.import_memories(snapshot.read_directory(tmp_path / "snap"))
+    assert {m.name: (m.superseded_by, m.expires_at) for m in Memory.objects.all()} == stood
+
+
+def test_a_successor_that_is_no_name_is_refused_by_the_import(db, tmp_path):
+    folder = tmp_path / "snap"
+    write_snapshot(folder, {"old.md": memory_file(superseded_by="no way")})
+    plan = imports.preview_import(snapshot.read_directory(folder))
+    assert [p.reason for p in plan.refused] == [
+        "A superseded_by starts with a letter or digit and holds only letters, digits, "
+        "'.', '_' and '-'."
+    ]
+
+
 def test_a_project_export_holds_that_tier_alone(run, awkward, tmp_path):
     run("memory", "export", "--directory", str(tmp_path / "odd"), "--project", "odd")
     files = sorted(
