@@ -62,7 +62,7 @@ def main() -> int:
     from django.db import connection
 
     from memories.models import MemoryVector
-    from memories.reads import search
+    from memories.reads import meaning, search
     from memories.reads.filters import MemoryFilters
 
     modes = options.modes.split(",")
@@ -82,6 +82,7 @@ def main() -> int:
             search.search(queries, filters, limit=PAGE, mode=mode)
         for _ in range(options.runs):
             for mode in modes:
+                meaning.forget_questions()
                 started = time.perf_counter()
                 result = search.search(queries, filters, limit=PAGE, mode=mode)
                 times[mode].append(time.perf_counter() - started)

@@ -419,6 +419,8 @@ def prepare_store(options, conversations, state) -> tuple[Api, dict]:
 
 def ask(api: Api, conversations, modes) -> tuple[dict, dict, dict]:
     """Each question in each mode: ranked dia_ids and seconds per request, by mode."""
+    from memories.reads import meaning
+
     ranked = {mode: {} for mode in modes}
     seconds = {mode: [] for mode in modes}
     senses = {mode: collections.Counter() for mode in modes}
@@ -442,6 +444,7 @@ def ask(api: Api, conversations, modes) -> tuple[dict, dict, dict]:
                     "mode": mode,
                     "limit": LIMIT,
                 }
+                meaning.forget_questions()  # as if asked for the first time
                 began = time.perf_counter()
                 response = api.get("/v1/memories", params)
                 seconds[mode].append(time.perf_counter() - began)

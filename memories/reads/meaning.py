@@ -434,6 +434,12 @@ def _encoded(model, texts: tuple[str, ...]) -> np.ndarray:
     return vectors
 
 
+def forget_questions() -> None:
+    """Encode every question afresh: what a question asked for the first time costs, as the
+    benchmarks time it."""
+    _encoded.cache_clear()
+
+
 def id_set(ids) -> RawSQL:
     """A set of ids bound as one parameter, whatever its size (for `id__in=`)."""
     return RawSQL(*engine.of(connection).statements.values(list(ids)))
