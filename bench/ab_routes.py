@@ -54,38 +54,6 @@ def facts_of(tree: Path, data: Path, memories: int) -> dict:
     return json.loads(output.strip().splitlines()[-1])
 
 
-class TreeServer(run.Server):
-    """run.Server, but gunicorn started in another tree (its code, its settings)."""
-
-    def __init__(self, tree: Path, data: Path, workers: int):
-        self.port = free_port()
-        self.log = data / "gunicorn-ab.log"
-        env = {**os.environ, "MEMADMIN_DATA_DIR": str(data), "MEMADMIN_DATABASE_URL": ""}
-        command = [
-            str(Path(sys.executable).parent / "gunicorn"),
-            "memadmin.wsgi",
-            "--bind",
-            f"127.0.0.1:{self.port}",
-            "--workers",
-            str(workers),
-            "--worker-class",
-            "sync",
-        ]
-        with self.log.open("w") as log:
-            self.process = subprocess.Popen(
-                command, cwd=tree, env=env, stdout=log, stderr=subprocess.STDOUT
-            )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if self.get("/sign-in/", {"Host": "127.0.0.1"})[0] == 200:
-                    return
-            except OSError:
-                time.sleep(0.2)
-        self.stop()
-        raise SystemExit(f"gunicorn in {tree} did not answer; see {self.log}")
-
-
 def in_turns(servers, headers, path: str, *, requests: int, seconds: float, warmup: int):
     """The latencies (ms) of `requests` requests to each server, taken in turns."""
     for server, sent in zip(servers, headers, strict=True):
@@ -124,7 +92,10 @@ def main() -> int:
     routes = run.routes(facts[1])
     if [r.path for r in run.routes(facts[0])] != [r.path for r in routes]:
         raise SystemExit("The two stores differ: their routes name other memories.")
-    servers = [TreeServer(t, d, options.workers) for t, d in zip(trees, datas, strict=True)]
+    servers = [
+        run.Server(free_port(), d, options.workers, tree=t)
+        for t, d in zip(trees, datas, strict=True)
+    ]
     load = [os.getloadavg()]
     rows = []
     try:

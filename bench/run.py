@@ -392,7 +392,7 @@ def run_statements(driver, statements: list[Statement]) -> list[float]:
 
 class Server:
     """gunicorn memadmin.wsgi on 127.0.0.1:port with the store's data dir (or, `floor`, the
-    minimal Django app of bench/floor.py on the same store)."""
+    minimal Django app of bench/floor.py on the same store); `tree`: the checkout it serves."""
 
     def __init__(
         self,
@@ -402,6 +402,7 @@ class Server:
         database_url: str = "",
         *,
         floor: bool = False,
+        tree: Path = ROOT,
     ):
         self.port = port
         self.log = data_dir / ("floor.log" if floor else "gunicorn.log")
@@ -426,7 +427,7 @@ class Server:
         ]
         with self.log.open("w") as log:
             self.process = subprocess.Popen(
-                command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+                command, cwd=tree, env=env, stdout=log, stderr=subprocess.STDOUT
             )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

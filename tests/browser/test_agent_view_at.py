@@ -15,6 +15,14 @@ from tests.conftest import make_user
 pytestmark = pytest.mark.browser
 
 
+def _ten_days_pass() -> None:
+    """What was written so far moved back ten days, as time passing would."""
+    ten_days_ago = timezone.now() - dt.timedelta(days=10)
+    Revision.objects.update(at=ten_days_ago)
+    ProjectRevision.objects.update(at=ten_days_ago)
+    Memory.objects.update(created_at=ten_days_ago, updated_at=ten_days_ago)
+
+
 @pytest.fixture
 def a_week_of_history(transactional_db):
     """A project written ten days ago (its history moved back, as time passing would), then
@@ -23,10 +31,7 @@ def a_week_of_history(transactional_db):
     doors.write("rule", description="answer in kind", body="Answer in kind.", load="inline")
     doors.write("old-deploys", project="webdev", description="Deploys go to host-3", priority=2)
     doors.write("stack", project="webdev", description="The stack is Django", priority=4)
-    ten_days_ago = timezone.now() - dt.timedelta(days=10)
-    Revision.objects.update(at=ten_days_ago)
-    ProjectRevision.objects.update(at=ten_days_ago)
-    Memory.objects.update(created_at=ten_days_ago, updated_at=ten_days_ago)
+    _ten_days_pass()
     bob = make_user("bob", "operator")
     with history.acting(door=history.PAGE, user=bob):
         doors.write("rule", body="Answer in the user's language.")
@@ -84,10 +89,7 @@ def a_week_with_a_correction(transactional_db):
     supersedes the old one."""
     project_doors.add("webdev")
     doors.write("old-deploys", project="webdev", description="Deploys go to host-3", priority=2)
-    ten_days_ago = timezone.now() - dt.timedelta(days=10)
-    Revision.objects.update(at=ten_days_ago)
-    ProjectRevision.objects.update(at=ten_days_ago)
-    Memory.objects.update(created_at=ten_days_ago, updated_at=ten_days_ago)
+    _ten_days_pass()
     bob = make_user("bob", "operator")
     with history.acting(door=history.PAGE, user=bob):
         doors.write(
