@@ -12,10 +12,10 @@ from memories.reads.filters import MemoryFilterForm
 from memories.rules import fields as f
 from memories.rules.errors import BadRequest
 from memories.rules.tiers import ANY_TIER
-from memories.writes import bulk, history
+from memories.writes import bulk, doors, history
 
-VALUES = ("priority", "shift", "load", "tag", "to")  # what an action sets, by action
-FIELDS = {"action", "memories", "matching", "reason", *VALUES}
+# The action, whom it takes, why, and the value each action sets.
+FIELDS = {"action", "memories", "matching", "reason", "priority", "shift", "load", "tag", "to"}
 NAMED = "memories is a list of memories, each a name or {name, project}."
 
 
@@ -29,13 +29,15 @@ def _named(item) -> tuple[str, object]:
     name = item["name"]
     if not isinstance(name, str):
         raise BadRequest(NAMED, field="memories")
-    project = item.get("project", ANY_TIER)
-    if project is not ANY_TIER and project is not None and not isinstance(project, str):
+    if "project" not in item:
+        return f.name(name), ANY_TIER
+    project = item["project"]
+    if project is not None and not isinstance(project, str):
         raise BadRequest(
             "A memory's project is a project's name, or null for the global tier.",
             field="memories",
         )
-    return f.name(name), f.project_name(project) if project else project or None
+    return f.name(name), f.project_name(project) if project else None
 
 
 def _targets(request: HttpRequest, data: dict) -> list[int]:
@@ -73,12 +75,15 @@ def _targets(request: HttpRequest, data: dict) -> list[int]:
 
 
 def _receipt(result: bulk.BulkResult) -> dict:
-    deleted = [outcome for outcome in result.outcomes if not hasattr(outcome, "memory")]
+    """What the action did: the memories as it left them (or those it deleted, with who
+    still cites each outside the batch), those it left alone, and its change set."""
+    deleted = [o for o in result.outcomes if isinstance(o, doors.DeleteResult)]
+    written = [o.memory for o in result.outcomes if isinstance(o, doors.WriteResult)]
     gone = {(outcome.name, outcome.project) for outcome in deleted}
     group = result.change_set_id and history_reads.change_set(result.change_set_id)
     return {
         "changed": len(result.targets),
-        "memories": [o.memory.to_dict() for o in result.outcomes if hasattr(o, "memory")],
+        "memories": [memory.to_dict() for memory in written],
         "deleted": [
             {
                 "deleted": outcome.name,

@@ -9,7 +9,7 @@ from memories.models import Memory
 from memories.reads.lookup import memories_by_id
 from memories.rules import fields as f
 from memories.rules import tiers
-from memories.rules.errors import BulkRefused, DomainError, InvalidField
+from memories.rules.errors import BulkRefused, DomainError, InlineBudgetExceeded, InvalidField
 from memories.writes import doors, history
 from projects.models import Project
 
@@ -56,15 +56,26 @@ class BulkResult:
             }
             for r in self.refused
         ]
-        named = "; ".join(
-            f"{tiers.memory_label(r.memory.name, r.memory.project_name)}: "
-            f"{r.error.message.rstrip('.')}"
-            for r in self.refused[:REFUSALS_NAMED]
-        )
-        more = len(self.refused) - REFUSALS_NAMED
+        # The rows one band's budget refuses share one sentence, the first's (in index order).
+        by_band: dict[str | None, list[BulkRefusal]] = {}
+        others = []
+        for r in self.refused:
+            if isinstance(r.error, InlineBudgetExceeded):
+                by_band.setdefault(r.error.band, []).append(r)
+            else:
+                others.append(r)
+
+        def said(r: BulkRefusal, more: int = 0) -> str:
+            after = f" and {more} more after it" if more else ""
+            label = tiers.memory_label(r.memory.name, r.memory.project_name)
+            return f"{label}{after}: {r.error.message.rstrip('.')}"
+
+        parts = [said(first, len(rest)) for first, *rest in by_band.values()]
+        parts += [said(r) for r in others[:REFUSALS_NAMED]]
+        more = len(others) - REFUSALS_NAMED
         return BulkRefused(
             f"Nothing was changed: {len(self.refused)} of {len(self.targets)} memories would be "
-            f"refused. {named}{f'; and {more} more' if more > 0 else ''}.",
+            f"refused. {'; '.join(parts)}{f'; and {more} more' if more > 0 else ''}.",
             status=max(r.error.status for r in self.refused),
             refused=rows,
         )

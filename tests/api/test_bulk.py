@@ -124,17 +124,27 @@ def test_delete_names_who_still_cites_them_and_trashes_them(store, api):
 def test_one_row_over_the_budget_refuses_the_whole_action(store, api, write, small_budget):
     write("big", body="x" * 60, load="index")
     write("bigger", body="y" * 60, load="index")
+    write("biggest", body="z" * 60, load="index")
     before = _state()
     sets = ChangeSet.objects.count()
     response = api(
-        "POST", "/v1/bulk", {"action": "set_load", "load": "inline", "memories": ["big", "bigger"]}
+        "POST",
+        "/v1/bulk",
+        {"action": "set_load", "load": "inline", "memories": ["big", "bigger", "biggest"]},
     )
     assert response.status_code == 409
     data = response.json()
-    assert data["error"].startswith("Nothing was changed: 1 of 2 memories would be refused.")
-    (refused,) = data["refused"]
-    assert (refused["name"], refused["status"], refused["budget_bytes"]) == ("big", 409, 100)
-    assert refused["total_bytes"] == 120
+    # In index order (newest first) biggest fits; the rows past the budget share one sentence.
+    assert data["error"].startswith(
+        "Nothing was changed: 2 of 3 memories would be refused. 'bigger' (global) and 1 more "
+        "after it: inline memories would total 0.1 KiB against the 0.1 KiB inline budget"
+    )
+    assert data["error"].count("inline budget") == 1
+    assert [(r["name"], r["status"], r["total_bytes"]) for r in data["refused"]] == [
+        ("bigger", 409, 120),
+        ("big", 409, 120),
+    ]
+    assert {r["budget_bytes"] for r in data["refused"]} == {100}
     assert _state() == before
     assert ChangeSet.objects.count() == sets
 
