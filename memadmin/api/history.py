@@ -125,7 +125,7 @@ def _change_set(change_set_id: int):
 
 @authorize(READ)
 def change_set_detail(request: HttpRequest, change_set_id: int):
-    """One change set and a page of its revisions, oldest last."""
+    """One change set and a page of its revisions, newest first."""
     group = _change_set(change_set_id)
     paging = _read(AuditFilterForm(request.GET))
     page = history_reads.log_page(AuditFilters(change_set=group.id), **paging)

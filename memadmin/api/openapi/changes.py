@@ -12,6 +12,7 @@ from memadmin.api.openapi.core import (
     LIST_PARAMETERS,
     MOMENT,
     NAME_PATTERN,
+    NO_NUL,
     NULLABLE_TEXT,
     PRECONDITION,
     TEXT,
@@ -37,6 +38,7 @@ from memories.writes.history import REASON_MAX
 REASON = {
     "type": ["string", "null"],
     "maxLength": REASON_MAX,
+    "pattern": NO_NUL,
     "description": "why: recorded with every revision of the change",
 }
 NAMED = _obj({"name": TEXT, "project": NULLABLE_TEXT})
