@@ -4,7 +4,7 @@ from django.http import HttpRequest
 from django.urls import path, re_path
 from django.views.decorators.csrf import csrf_exempt
 
-from memadmin.api import agent_view, budget, history, insights, memories, openapi, projects
+from memadmin.api import agent_view, budget, bulk, history, insights, memories, openapi, projects
 from memadmin.api.responses import error, methods
 
 app_name = "api"
@@ -36,6 +36,15 @@ urlpatterns = [
     route("memories/<str:name>/read", "memory-read", POST=memories.read_memory),
     route("memories/<str:name>/history", "memory-history", GET=history.memory_history),
     route("memories/<str:name>/graph", "memory-graph", GET=insights.memory_graph),
+    route("bulk", "bulk", POST=bulk.bulk_action),
+    route("revisions/<int:revision_id>", "revision", GET=history.revision_detail),
+    route("revisions/<int:revision_id>/restore", "revision-restore", POST=history.restore_version),
+    route("change-sets", "change-sets", GET=history.change_sets),
+    route("change-sets/<int:change_set_id>", "change-set", GET=history.change_set_detail),
+    route("change-sets/<int:change_set_id>/undo", "change-set-undo", POST=history.undo_change_set),
+    route("trash", "trash", GET=history.trash),
+    route("trash/<int:trashed_id>", "trashed", DELETE=history.trash_purge),
+    route("trash/<int:trashed_id>/restore", "trash-restore", POST=history.trash_restore),
     route("projects", "projects", GET=projects.list_projects, POST=projects.add_project),
     route(
         "projects/<str:name>",

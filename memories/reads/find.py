@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from memories.reads import listing, search, supersession
 from memories.reads.filters import MemoryFilterForm, MemoryFilters
+from memories.rules.errors import DomainError
 from memories.rules.fields import SEARCH_MODES
 
 DEFAULT_MODE = SEARCH_MODES[0]  # hybrid: words and meaning fused
@@ -268,3 +269,16 @@ def _listed(question: Question, page: Page, now, projects) -> Found:
         filters, limit=page.limit, offset=page.offset, sort=sort, now=now
     )
     return Found(question, listed.count, listed.memories, more=listed.more, now=now)
+
+
+def every_id(question: Question, *, limit: int) -> list[int]:
+    """The ids of every memory the question finds, across its pages (a search's hits), as a
+    bulk action's "every memory matching" takes them; more than `limit` (what a bulk action
+    takes) is refused."""
+    found = find(question, Page(limit=limit + 1, rows="ids"))
+    if found.count > limit:
+        raise DomainError(
+            f"{found.count:,} memories match; a bulk action takes at most {limit:,} "
+            "at a time: narrow the filters or the search."
+        )
+    return found.memories

@@ -365,6 +365,32 @@ def change_sets(*, limit: int = DEFAULT_LIMIT, before: int | None = None) -> lis
     return list(queryset.order_by("-id")[:limit])
 
 
+def _acted(row) -> dict:
+    """Who made a change set or a revision, through which door, and why."""
+    return {
+        "door": row.door,
+        "actor": row.actor,
+        "user": row.username or None,
+        "token": row.token_id,
+        "reason": row.reason,
+    }
+
+
+def change_set_dict(group: ChangeSet, size: int) -> dict:
+    """A change set as /v1 shows it: what it was, who made it, and what undid it or what
+    it undoes. `size`: the revisions it holds."""
+    undone_by = getattr(group, "undone_by", None)
+    return {
+        "id": group.id,
+        "at": rfc3339(group.at),
+        "summary": group.summary,
+        **_acted(group),
+        "size": size,
+        "undoes": group.undoes_id,
+        "undone_by": undone_by.id if undone_by is not None else None,
+    }
+
+
 def change_set(change_set_id) -> ChangeSet | None:
     try:
         key = int(change_set_id)
@@ -392,6 +418,23 @@ class TrashRow:
     @property
     def body_bytes(self) -> int:
         return len(self.state["body"].encode("utf-8"))
+
+    def to_dict(self) -> dict:
+        """The trashed memory as /v1 lists it: `id` restores it, `revision` is its deletion."""
+        state, revision = self.state, self.revision
+        return {
+            "id": self.entry.id,
+            "name": state["name"],
+            "project": self.project,
+            "description": state["description"],
+            "load": state["load"],
+            "priority": state["priority"],
+            "tags": state["tags"],
+            "body_bytes": self.body_bytes,
+            "deleted_at": rfc3339(revision.at),
+            "revision": revision.id,
+            **_acted(revision),
+        }
 
 
 def trash(*, limit: int = DEFAULT_LIMIT, before: int | None = None) -> tuple[list[TrashRow], int]:

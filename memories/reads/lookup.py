@@ -1,4 +1,5 @@
-"""Finding memories: one by name in a tier (refused when unknown or ambiguous), several by id."""
+"""Finding memories: one by name in a tier (refused when unknown or ambiguous), several by id
+or by name."""
 
 from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory
 from memories.reads import rows
@@ -53,3 +54,9 @@ def locate_in_band(name: str, project: str | None) -> Memory:
     if found is None:
         raise MemoryNotFound(name, project, band=True)
     return found
+
+
+def ids_named(named) -> list[int]:
+    """The ids of the memories (name, tier) pairs name, each found as `locate` finds it: an
+    unknown or ambiguous one refuses them all."""
+    return [locate(name, project).id for name, project in named]

@@ -250,6 +250,15 @@ class UndoRefused(DomainError):
         super().__init__(message, change_set=change_set, refused=refused)
 
 
+class BulkRefused(DomainError):
+    """A bulk action some of whose rows were refused: nothing of it lands. `refused` names
+    each row with its reason; the status is the gravest row's."""
+
+    def __init__(self, message: str, *, status: int, refused: list[dict]):
+        super().__init__(message, refused=refused)
+        self.status = status
+
+
 class BadRequest(DomainError):
     """A request /v1 cannot read: malformed JSON, a wrong type, a bad query parameter."""
 

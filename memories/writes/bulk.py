@@ -9,11 +9,12 @@ from memories.models import Memory
 from memories.reads.lookup import memories_by_id
 from memories.rules import fields as f
 from memories.rules import tiers
-from memories.rules.errors import DomainError, InvalidField
+from memories.rules.errors import BulkRefused, DomainError, InlineBudgetExceeded, InvalidField
 from memories.writes import doors, history
 from projects.models import Project
 
 BULK_LIMIT = f.BULK_LIMIT
+REFUSALS_NAMED = 5  # rows a refusal's sentence names; its `refused` lists every one
 
 
 @dataclass
@@ -40,6 +41,44 @@ class BulkResult:
     @property
     def applied(self) -> bool:
         return not self.refused
+
+    def refusal(self) -> BulkRefused:
+        """The refusal of a batch some of whose rows were refused: every row named (the memory
+        refused, whatever its refusal's details name) with its reason and details, at the
+        status of the gravest (the inline budget's 409 above a bad field's 400)."""
+        rows = [
+            {
+                **r.error.details,
+                "name": r.memory.name,
+                "project": r.memory.project_name,
+                "error": r.error.message,
+                "status": r.error.status,
+            }
+            for r in self.refused
+        ]
+        # The rows one band's budget refuses share one sentence, the first's (in index order).
+        by_band: dict[str | None, list[BulkRefusal]] = {}
+        others = []
+        for r in self.refused:
+            if isinstance(r.error, InlineBudgetExceeded):
+                by_band.setdefault(r.error.band, []).append(r)
+            else:
+                others.append(r)
+
+        def said(r: BulkRefusal, more: int = 0) -> str:
+            after = f" and {more} more after it" if more else ""
+            label = tiers.memory_label(r.memory.name, r.memory.project_name)
+            return f"{label}{after}: {r.error.message.rstrip('.')}"
+
+        parts = [said(first, len(rest)) for first, *rest in by_band.values()]
+        parts += [said(r) for r in others[:REFUSALS_NAMED]]
+        more = len(others) - REFUSALS_NAMED
+        return BulkRefused(
+            f"Nothing was changed: {len(self.refused)} of {len(self.targets)} memories would be "
+            f"refused. {'; '.join(parts)}{f'; and {more} more' if more > 0 else ''}.",
+            status=max(r.error.status for r in self.refused),
+            refused=rows,
+        )
 
 
 def _apply_to_each(
@@ -110,8 +149,12 @@ def shifted(memory: Memory, by: int) -> int:
 
 def shift_priority(ids, by) -> BulkResult:
     """Add `by` to each priority, held within 0 (most important) and 100."""
-    if isinstance(by, bool) or not isinstance(by, int):
-        raise InvalidField("shift", "Shift the priority by a whole number.")
+    by = f.whole(by)
+    if by is None or not -f.PRIORITY_MAX <= by <= f.PRIORITY_MAX:
+        raise InvalidField(
+            "shift",
+            f"Shift the priority by a whole number from {-f.PRIORITY_MAX} to {f.PRIORITY_MAX}.",
+        )
     return _apply_to_each(
         ids,
         lambda m: doors.write(m.name, project=_tier_of(m), priority=shifted(m, by)),
@@ -188,3 +231,38 @@ def move(ids, to) -> BulkResult:
 def delete(ids) -> BulkResult:
     """Delete each memory; the outcomes name who still references each one."""
     return _apply_to_each(ids, lambda m: doors.delete(m.name, project=_tier_of(m)), "Delete")
+
+
+# Each bulk action by name, with the value it takes from the request (a page's form, a /v1
+# body): what the list page's bulk bar and POST /v1/bulk offer alike.
+ACTIONS: dict[str, Callable[[list, dict], BulkResult]] = {
+    "set_priority": lambda ids, values: set_priority(ids, values.get("priority")),
+    "shift_priority": lambda ids, values: shift_priority(ids, values.get("shift")),
+    "set_load": lambda ids, values: set_load(ids, values.get("load")),
+    "add_tag": lambda ids, values: add_tag(ids, values.get("tag")),
+    "remove_tag": lambda ids, values: remove_tag(ids, values.get("tag")),
+    "verify": lambda ids, values: verify(ids),
+    "move": lambda ids, values: move(ids, _destination(values)),
+    "delete": lambda ids, values: delete(ids),
+}
+
+
+def _destination(values: dict) -> str | None:
+    """The tier a move goes to: `to` a project's name, or None (or "") the global tier;
+    left out, refused rather than read as the global tier."""
+    if "to" not in values:
+        raise InvalidField("to", "Move to which tier? Give to: a project's name, or null.")
+    to = values["to"]
+    if to is None:
+        return None
+    if not isinstance(to, str):
+        raise InvalidField("to", "to is a project's name, or null for the global tier.")
+    return f.project_name(to, field="to") if to else None
+
+
+def action(name) -> Callable[[list, dict], BulkResult]:
+    """The bulk action of this name (ACTIONS): called with the ids and the values."""
+    door = ACTIONS.get(name) if isinstance(name, str) else None
+    if door is None:
+        raise InvalidField("action", f"The action is one of {', '.join(ACTIONS)}.")
+    return door

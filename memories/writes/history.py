@@ -109,8 +109,8 @@ def current() -> Actor:
 
 
 def clean_reason(reason) -> str:
-    if not isinstance(reason, str):
-        raise InvalidField("reason", "The reason must be text.")
+    if not isinstance(reason, str) or "\x00" in reason:
+        raise InvalidField("reason", "The reason must be text (with no NUL character).")
     reason = " ".join(reason.split())
     if len(reason) > REASON_MAX:
         raise InvalidField("reason", f"A reason is at most {REASON_MAX} characters.")

@@ -167,10 +167,11 @@ def _revision(revision_id) -> Revision:
         raise RevisionNotFound(revision_id) from None
 
 
-def restore_version(revision_id) -> doors.WriteResult:
+def restore_version(revision_id, *, if_match: str | None = None) -> doors.WriteResult:
     """Make the memory again what revision `revision_id` left it: a new revision through the
     write door, so the budget and tier rules hold, and created_at, verified_at and
-    read_count stay as they are now."""
+    read_count stay as they are now. `if_match`: the memory's ETag as the caller read it
+    (a memory changed since is refused, as the write door refuses it)."""
     with transaction.atomic():
         revision = _revision(revision_id)
         if revision.purged:
@@ -213,6 +214,7 @@ def restore_version(revision_id) -> doors.WriteResult:
                 load=state["load"],
                 source=state["source"],
                 expires=_time(state["expires_at"]) or "",
+                if_match=if_match,
                 restoring=True,
             )
 

@@ -5,7 +5,8 @@ from django.contrib.auth.models import Group
 
 from memadmin.accounts import tokens
 from memadmin.accounts.roles import AUDITOR, OPERATOR
-from memories.models import Memory
+from memories.models import ChangeSet, Memory, Revision, TrashedMemory
+from memories.writes import bulk, doors
 from projects import writes as project_doors
 from projects.models import Project
 
@@ -19,6 +20,10 @@ READS = [
     ("GET", "/v1/budget", None, 200),
     ("GET", "/v1/memories/rule/history", None, 200),
     ("GET", "/v1/audit", None, 200),
+    ("GET", "/v1/change-sets", None, 200),
+    ("GET", "/v1/change-sets/{change_set}", None, 200),
+    ("GET", "/v1/trash", None, 200),
+    ("GET", "/v1/revisions/{revision}", None, 200),
 ]
 WRITES = [
     ("PUT", "/v1/memories/new", {"description": "A new memory"}, 201),
@@ -28,8 +33,13 @@ WRITES = [
     ("POST", "/v1/projects", {"name": "added"}, 201),
     ("PATCH", "/v1/projects/webdev", {"name": "renamed"}, 200),
     ("DELETE", "/v1/projects/empty", None, 200),
+    ("POST", "/v1/bulk", {"action": "verify", "memories": ["rule"]}, 200),
+    ("POST", "/v1/change-sets/{change_set}/undo", None, 200),
+    ("POST", "/v1/trash/{trashed}/restore", None, 200),
+    ("POST", "/v1/revisions/{revision}/restore", None, 200),
 ]
-ROUTES = READS + WRITES
+ADMIN_WRITES = [("DELETE", "/v1/trash/{trashed}", None, 200)]
+ROUTES = READS + WRITES + ADMIN_WRITES
 
 
 def _demoted(role: str | None) -> str:
@@ -75,14 +85,24 @@ def _snapshot():
     return (
         list(Memory.objects.order_by("id").values()),
         list(Project.objects.order_by("id").values_list("name", flat=True)),
+        list(TrashedMemory.objects.order_by("id").values_list("id", flat=True)),
+        ChangeSet.objects.count(),
     )
 
 
 @pytest.fixture
 def store(write):
+    """The ids the way back's routes name: a change set, a trash entry, a version to restore."""
     project_doors.add("webdev")
     project_doors.add("empty")
-    write("rule", body="one")
+    rule = write("rule", body="one").memory
+    write("gone")
+    doors.delete("gone")
+    return {
+        "change_set": bulk.set_priority([rule.id], 3).change_set_id,
+        "trashed": TrashedMemory.objects.get().id,
+        "revision": Revision.objects.filter(name="rule").earliest("id").id,
+    }
 
 
 @pytest.mark.parametrize("caller", CALLERS)
@@ -90,11 +110,16 @@ def store(write):
 def test_authorization_matrix(store, caller, method, path, body, success):
     api = Api(CALLERS[caller]())
     before = _snapshot()
-    response = api(method, path, body)
-    write_route = (method, path, body, success) in WRITES
+    response = api(method, path.format(**store), body)
+    route = (method, path, body, success)
+    write_route = route in WRITES or route in ADMIN_WRITES
     if caller in UNAUTHENTICATED:
         expected = 401
-    elif caller in NO_ROLE or (write_route and caller in READ_ONLY):
+    elif (
+        caller in NO_ROLE
+        or (write_route and caller in READ_ONLY)
+        or (route in ADMIN_WRITES and caller != "write token of an admin")
+    ):
         expected = 403
     else:
         expected = success

@@ -21,8 +21,9 @@ from schemathesis.checks import CHECKS as REGISTERED_CHECKS
 
 from memadmin.accounts import tokens
 from memadmin.wsgi import application
+from memories.models import ChangeSet, Memory, Revision, TrashedMemory
 from memories.rules.fields import NAME_RE
-from memories.writes import doors
+from memories.writes import bulk, doors
 from projects import writes as project_doors
 from tests.scale import LONG
 
@@ -46,12 +47,17 @@ STATE_REFUSALS = {
     "GET /v1/memories": ["400"],
     "GET /v1/audit": ["400"],
     "GET /v1/memories/{name}/history": ["400"],
+    "GET /v1/change-sets/{change_set_id}": ["400"],
     "GET /v1/hygiene": ["400"],
     # A moment to come, `since` not before `at`, or one before the history kept.
     "GET /v1/agent-view": ["400"],
     "GET /v1/graph": ["400"],
     # A cluster key is the plan it was drawn as: one naming a memory twice is refused.
     "POST /v1/hygiene/consolidation": ["400"],
+    # An action without the value it sets, a tag the tag rules refuse, or filters without
+    # matching: true (and matching: true with a list of memories).
+    "POST /v1/bulk": ["400"],
+    "POST /v1/revisions/{revision_id}/restore": ["412"],
 }
 CONFIG = schemathesis.Config.from_dict(
     {
@@ -82,8 +88,25 @@ SEARCHES = [["deploys"], ["deploym"], ["host-7"], ["kind", "rules"], ["東京"]]
 
 # Random names almost never meet a stored memory or project, so half of the generated
 # requests are pointed at ones the store holds: the success paths get fuzzed too.
+# The rows an id in a path names (a revision, a change set, a trash entry) as the store
+# fixture made them, so that the way back is fuzzed on rows there are; fixed for a test, as
+# hypothesis draws alike when it replays a case.
+ROWS = {"revision_id": Revision, "change_set_id": ChangeSet, "trashed_id": TrashedMemory}
+KNOWN_IDS: dict[str, list[int]] = {}
+
+
+def _known_ids(path_parameters):
+    (key,) = path_parameters
+    ids = KNOWN_IDS.get(key)
+    if not ids or not isinstance(path_parameters[key], int):
+        return st.just(path_parameters)
+    return st.one_of(st.just(path_parameters), st.sampled_from(ids).map(lambda found: {key: found}))
+
+
 @schema.hook
 def flatmap_path_parameters(context, path_parameters):
+    if path_parameters and set(path_parameters) <= set(ROWS):
+        return _known_ids(path_parameters)
     if not path_parameters or not NAME_RE.fullmatch(path_parameters.get("name", "")):
         # A name generated to break the pattern is left broken: negative data stays negative.
         return st.just(path_parameters)
@@ -160,6 +183,12 @@ def store(in_process, settings):
     doors.write("tokyo", description="Meeting place", body="会議は東京で行います")
     for project in PROJECTS:
         doors.write("notes", project=project, description=f"Notes of {project}", body="a a")
+    # A change set to undo, a memory in the trash to restore or purge, versions to restore.
+    bulk.set_priority(list(Memory.objects.filter(name="notes").values_list("id", flat=True)), 4)
+    doors.write("old-note", description="Gone", body="was here")
+    doors.delete("old-note")
+    for key, model in ROWS.items():
+        KNOWN_IDS[key] = list(model.objects.order_by("id").values_list("id", flat=True)[:20])
 
 
 # The fuzzing admin's token, known before the cases are generated (at collection): the

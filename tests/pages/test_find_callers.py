@@ -20,9 +20,9 @@ from memadmin.mcp.tools import TOOLS
 from memadmin.pages.memories import listing
 from memadmin.pages.memories.forms import MemoryListForm
 from memories.models import Memory
-from memories.reads import facets
+from memories.reads import facets, find
 from memories.reads.filters import BY_KEY, MemoryFilters
-from memories.writes import doors
+from memories.writes import bulk, doors
 from tests.api.conftest import Api
 from tests.conftest import make_user
 from tests.pages.test_list import names
@@ -64,7 +64,8 @@ def test_every_caller_of_a_hybrid_search_returns_the_rows_the_page_showed(audito
     form = MemoryListForm(QueryDict(QUERY))
     assert form.is_valid()
     by_id = dict(Memory.objects.values_list("id", "name"))
-    assert [by_id[i] for i in listing._matching_ids(form)] == shown
+    every = find.every_id(find.Question.of(form), limit=bulk.BULK_LIMIT)
+    assert [by_id[i] for i in every] == shown
 
     found = TOOLS["memory_search"].call(Session(None), {"queries": ["deploy release"]})
     entries = [entry.split(":")[0][2:] for entry in found.split("\n\n")[1:]]
@@ -73,6 +74,12 @@ def test_every_caller_of_a_hybrid_search_returns_the_rows_the_page_showed(audito
     out = io.StringIO()
     call_command("memory", "search", "deploy release", "--format", "json", stdout=out)
     assert [memory["name"] for memory in json.loads(out.getvalue())["memories"]] == shown
+
+    # Last: a bulk action changes what it finds (verified_at, which freshness ranks by).
+    writer = Api(tokens.create_token(make_user("bulk-script", "operator"), "write")[1])
+    verify = {"action": "verify", "matching": True}
+    verified = writer("POST", "/v1/bulk", verify, q="deploy release")
+    assert sorted(memory["name"] for memory in verified.json()["memories"]) == sorted(shown)
 
 
 def test_never_read_is_one_filter_everywhere(auditor, operator, store):

@@ -5,7 +5,7 @@ from functools import cache
 
 from django.http import HttpRequest
 
-from memadmin.api.openapi import core, insights
+from memadmin.api.openapi import changes, core, insights
 from memadmin.api.responses import ok
 
 
@@ -14,9 +14,9 @@ def document() -> dict:
     return {
         "openapi": "3.1.0",
         "info": {"title": "memadmin", "version": "1", "description": core.DESCRIPTION},
-        "paths": {**core.PATHS, **insights.PATHS},
+        "paths": {**core.PATHS, **changes.PATHS, **insights.PATHS},
         "components": {
-            "schemas": {**core.SCHEMAS, **insights.SCHEMAS},
+            "schemas": {**core.SCHEMAS, **changes.SCHEMAS, **insights.SCHEMAS},
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer", "description": "an API token"}
             },

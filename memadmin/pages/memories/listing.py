@@ -439,18 +439,6 @@ def memory_row(request: HtmxHttpRequest, name: str) -> HttpResponse:
     return _row_answer(request, name, project, notice="" if result.changed else result.notes[0])
 
 
-BULK_DOORS = {
-    "set_priority": lambda ids, data: bulk.set_priority(ids, data["priority"]),
-    "shift_priority": lambda ids, data: bulk.shift_priority(ids, data["shift"]),
-    "set_load": lambda ids, data: bulk.set_load(ids, data["load"]),
-    "verify": lambda ids, data: bulk.verify(ids),
-    "move": lambda ids, data: bulk.move(ids, data["to"]),
-    "delete": lambda ids, data: bulk.delete(ids),
-    "add_tag": lambda ids, data: bulk.add_tag(ids, data["tag"]),
-    "remove_tag": lambda ids, data: bulk.remove_tag(ids, data["tag"]),
-}
-
-
 def _done_sentence(action: str, data: dict, result: bulk.BulkResult) -> SafeString:
     """What a bulk action changed, what it left as it was, and the way back."""
     count = len(result.targets)
@@ -550,17 +538,6 @@ def _refused_sentence(result: bulk.BulkResult) -> tuple[SafeString, dict[int, Sa
     return sentence, refusals
 
 
-def _matching_ids(form: MemoryListForm) -> list[int]:
-    """Every memory the list shows across its pages: the search's hits when it is a search."""
-    found = find.find(find.Question.of(form), find.Page(limit=bulk.BULK_LIMIT + 1, rows="ids"))
-    if found.count > bulk.BULK_LIMIT:
-        raise DomainError(
-            f"{found.count:,} memories match; a bulk action takes at most {bulk.BULK_LIMIT:,} "
-            "at a time: narrow the filters or the search."
-        )
-    return found.memories
-
-
 @require_POST
 @requires_role()
 def memory_bulk(request: HtmxHttpRequest) -> HttpResponse:
@@ -579,13 +556,13 @@ def memory_bulk(request: HtmxHttpRequest) -> HttpResponse:
         if not filters_form.is_valid():
             return _bulk_answer(request, params, filters_form.first_error(), status=400)
         with on_refusal(refused):
-            ids = _matching_ids(filters_form)
+            ids = find.every_id(find.Question.of(filters_form), limit=bulk.BULK_LIMIT)
     else:
         ids = data["id"]
     if data["action"] == "delete" and not data["confirm"]:
         return _confirm_delete(request, params, ids, data["scope"])
     with on_refusal(refused):
-        result = BULK_DOORS[data["action"]](ids, data)
+        result = bulk.action(data["action"])(ids, data)
     if result.refused:
         sentence, refusals = _refused_sentence(result)
         status = max(r.error.status for r in result.refused)
