@@ -168,10 +168,16 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "memadmin.accounts.backends.ModelBackend",
 ]
-# Failed sign-ins are counted per account and per address (memadmin.accounts.sign_ins).
+# Failed sign-ins lock an account from one address at AXES_FAILURE_LIMIT, and an address
+# alone or an account alone only at the much higher MEMADMIN_SIGN_IN_WIDE_FAILURES
+# (memadmin.accounts.sign_ins).
 AXES_FAILURE_LIMIT = env_int("MEMADMIN_SIGN_IN_FAILURES", 10, minimum=1)
+MEMADMIN_SIGN_IN_WIDE_FAILURES = env_int(
+    "MEMADMIN_SIGN_IN_WIDE_FAILURES", 10 * AXES_FAILURE_LIMIT, minimum=AXES_FAILURE_LIMIT
+)
 AXES_COOLOFF_TIME = dt.timedelta(minutes=env_int("MEMADMIN_SIGN_IN_LOCK_MINUTES", 15, minimum=1))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_HANDLER = "memadmin.accounts.sign_ins.SignInHandler"
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "username", "ip_address"]
 # A success clears nothing: else anyone with an account of their own could sign in between
 # guesses at another's from the same address and start the count again.
 AXES_RESET_ON_SUCCESS = False

@@ -79,7 +79,11 @@ class ActiveForm(FirstErrorMixin, forms.Form):
 
 
 class UnlockForm(FirstErrorMixin, forms.Form):
-    """One locked account or address, as its row's Unlock button sends it."""
+    """One locked account from an address, account or address, as its row's Unlock button
+    sends it."""
 
-    kind = forms.ChoiceField(choices=[(sign_ins.ACCOUNT, "account"), (sign_ins.ADDRESS, "address")])
-    value = forms.CharField(max_length=255)
+    kind = forms.ChoiceField(
+        choices=[(kind, kind) for kind in (sign_ins.PAIR, sign_ins.ACCOUNT, sign_ins.ADDRESS)]
+    )
+    username = forms.CharField(max_length=255, required=False)
+    address = forms.CharField(max_length=255, required=False)

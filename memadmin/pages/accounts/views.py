@@ -92,6 +92,7 @@ def _accounts_page(request: HtmxHttpRequest, status: int = 200, **extra) -> Http
         "form": AccountForm(),
         "locks": sign_ins.locks(),
         "failure_limit": sign_ins.failure_limit(),
+        "wide_failure_limit": sign_ins.wide_failure_limit(),
         "lock_minutes": sign_ins.lock_minutes(),
         **extra,
     }
@@ -147,13 +148,22 @@ def _answer_accounts(request: HtmxHttpRequest, sentence: str) -> HttpResponse:
 @require_POST
 @requires_role(read=roles.ADMIN)
 def sign_in_unlock(request: HtmxHttpRequest) -> HttpResponse:
-    """Admins: let a locked account, or a locked address, sign in again at once."""
+    """Admins: let a locked account from an address, a locked account or a locked address
+    sign in again at once."""
     form = UnlockForm(request.POST)
     if not form.is_valid():
         return _accounts_page(request, status=InvalidField.status, unlock_error=form.first_error())
-    kind, value = form.cleaned_data["kind"], form.cleaned_data["value"]
-    sign_ins.unlock(kind, value)
-    return _answer_accounts(request, f"The {kind} '{value}' may sign in again.")
+    kind, username, address = (form.cleaned_data[name] for name in ("kind", "username", "address"))
+    with on_refusal(
+        lambda error: _accounts_page(request, status=error.status, unlock_error=error.message)
+    ):
+        sign_ins.unlock(kind, username, address)
+    who = {
+        sign_ins.PAIR: f"The account '{username}' from {address}",
+        sign_ins.ACCOUNT: f"The account '{username}'",
+        sign_ins.ADDRESS: f"The address {address}",
+    }[kind]
+    return _answer_accounts(request, f"{who} may sign in again.")
 
 
 def sign_in_locked(request, original_response=None, credentials=None) -> HttpResponse:
