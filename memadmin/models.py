@@ -48,3 +48,50 @@ class ApiToken(models.Model):
             "last_used_at": rfc3339(self.last_used_at),
             "revoked_at": rfc3339(self.revoked_at),
         }
+
+
+class OidcIdentity(models.Model):
+    """An account's identity at an OpenID Connect provider: its issuer and subject (`sub`),
+    the one claim a provider promises never to reassign."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="oidc_identities"
+    )
+    issuer = models.CharField(max_length=500)
+    subject = models.CharField(max_length=255)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["issuer", "subject"], name="oidc_identity_unique")
+        ]
+
+
+class OidcRoleMapping(models.Model):
+    """A value of the provider's groups claim and the role its holders get here.
+
+    `tier` is for the grants of tiers to come: NULL is the whole store (the only rows counted
+    today), a project's name or "" (the global tier) a grant on that tier alone.
+    """
+
+    group = models.CharField(max_length=200)
+    role = models.CharField(max_length=8)
+    tier = models.CharField(max_length=100, null=True, blank=True)
+
+    class Meta:
+        ordering = ["group", "tier"]
+        constraints = [
+            models.UniqueConstraint(fields=["group", "tier"], name="oidc_mapping_unique"),
+            models.UniqueConstraint(
+                fields=["group"],
+                condition=models.Q(tier__isnull=True),
+                name="oidc_mapping_unique_store_wide",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(role__in=["auditor", "operator", "admin"]),
+                name="oidc_mapping_role",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.group} → {self.role}"

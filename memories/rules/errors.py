@@ -283,3 +283,15 @@ class AccountNotFound(DomainError):
 
     def __init__(self, user_id):
         super().__init__(f"There is no account {user_id}.")
+
+
+class SignInRefused(DomainError):
+    """An OpenID Connect sign-in refused: the provider's answer, its state or code, or a user
+    whose groups map to no role here."""
+
+    status = 403
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        if status is not None:
+            self.status = status

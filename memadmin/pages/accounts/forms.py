@@ -9,7 +9,7 @@ null characters) would answer first, with sentences of their own.
 from django import forms
 from django.contrib.auth import get_user_model
 
-from memadmin.accounts import roles, sign_ins, tokens, users
+from memadmin.accounts import oidc, roles, sign_ins, tokens, users
 from memadmin.web.forms import RefusalsMixin
 from memories.reads.params import FirstErrorMixin
 from memories.rules.errors import InvalidField
@@ -51,6 +51,21 @@ class AccountForm(RefusalsMixin, forms.Form):
     def clean_password(self):
         username = self.cleaned_data.get("username") or self.data.get("username", "")
         return _by_rule(users.account_password, self.cleaned_data["password"], username)
+
+    def clean_role(self):
+        return _by_rule(users.account_role, self.cleaned_data["role"])
+
+
+class GroupRoleForm(RefusalsMixin, forms.Form):
+    """A value of the provider's groups claim and the role its members get."""
+
+    group = forms.Field(required=False)
+    role = forms.Field(required=False, initial=roles.AUDITOR)
+
+    group_max_chars = oidc.GROUP_MAX_CHARS
+
+    def clean_group(self):
+        return _by_rule(oidc.mapping_group, self.cleaned_data["group"])
 
     def clean_role(self):
         return _by_rule(users.account_role, self.cleaned_data["role"])

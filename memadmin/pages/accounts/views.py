@@ -1,16 +1,16 @@
 """Accounts: your API tokens and, for admins, every account and its role."""
 
 from django.contrib import messages
-from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_http_methods, require_POST
 
-from memadmin.accounts import roles, sign_ins, tokens, users
+from memadmin.accounts import oidc, roles, sign_ins, tokens, users
 from memadmin.pages.accounts.forms import (
     AccountForm,
     ActiveForm,
+    GroupRoleForm,
     RoleForm,
     TokenForm,
     UnlockForm,
@@ -94,6 +94,9 @@ def _accounts_page(request: HtmxHttpRequest, status: int = 200, **extra) -> Http
         "failure_limit": sign_ins.failure_limit(),
         "wide_failure_limit": sign_ins.wide_failure_limit(),
         "lock_minutes": sign_ins.lock_minutes(),
+        "oidc": oidc.configured(),
+        "mappings": oidc.mappings(),
+        "mapping_form": GroupRoleForm(),
         **extra,
     }
     return render_page(request, "memadmin/users.html", context, fragment="accounts", status=status)
@@ -166,13 +169,27 @@ def sign_in_unlock(request: HtmxHttpRequest) -> HttpResponse:
     return _answer_accounts(request, f"{who} may sign in again.")
 
 
-def sign_in_locked(request, original_response=None, credentials=None) -> HttpResponse:
-    """The sign-in page of a locked account or address (django-axes' lockout answer)."""
-    form = AuthenticationForm(request, data=request.POST or None)
-    form.errors.clear()
-    context = {
-        "form": form,
-        "next": request.POST.get("next", ""),
-        "locked": sign_ins.locked_sentence(),
-    }
-    return render(request, "registration/login.html", context, status=429)
+@require_POST
+@requires_role(read=roles.ADMIN)
+def group_roles(request: HtmxHttpRequest) -> HttpResponse:
+    """Admins: a group of the provider's groups claim mapped to a role."""
+    form = GroupRoleForm(request.POST)
+    if not form.is_valid():
+        return _accounts_page(request, status=InvalidField.status, mapping_form=form)
+    with on_refusal(
+        lambda error: _accounts_page(request, status=error.status, mapping_form=form), form=form
+    ):
+        mapping = oidc.map_group(**form.cleaned_data)
+    return _answer_accounts(
+        request, f"Members of '{mapping.group}' sign in as an {mapping.role} from now on."
+    )
+
+
+@require_POST
+@requires_role(read=roles.ADMIN)
+def group_role_remove(request: HtmxHttpRequest, mapping_id: int) -> HttpResponse:
+    """Admins: a group mapped to no role any more (its members keep their role until their
+    next sign-in)."""
+    with on_refusal(lambda error: _accounts_page(request, status=error.status)):
+        mapping = oidc.unmap(mapping_id)
+    return _answer_accounts(request, f"The group '{mapping.group}' maps to no role now.")
