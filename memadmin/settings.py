@@ -226,6 +226,8 @@ if not MEMADMIN_PASSWORD_SIGN_IN and not MEMADMIN_OIDC_CLIENT_ID:
         "MEMADMIN_PASSWORD_SIGN_IN is off and no OpenID Connect provider is set "
         "(MEMADMIN_OIDC_CLIENT_ID): nobody could sign in."
     )
+# How long a rotated API token's old secret is still accepted (memadmin.accounts.tokens).
+MEMADMIN_TOKEN_ROTATION_GRACE_MINUTES = env_int("MEMADMIN_TOKEN_ROTATION_GRACE_MINUTES", 60)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"

@@ -265,11 +265,17 @@ class TokenRefused(DomainError):
     status = 403
 
 
+class TokenUnauthorized(DomainError):
+    """No usable API token: none sent, or one unknown, revoked, expired, paused or replaced."""
+
+    status = 401
+
+
 class TokenNotFound(DomainError):
     status = 404
 
     def __init__(self, token_id):
-        super().__init__(f"There is no API token {token_id} you may revoke.", token=token_id)
+        super().__init__(f"There is no API token {token_id} you may change.", token=token_id)
 
 
 class AccountRefused(DomainError):

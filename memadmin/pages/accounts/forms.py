@@ -25,6 +25,7 @@ def _by_rule(rule, *values):
 class TokenForm(RefusalsMixin, forms.Form):
     label = forms.Field(required=False)
     scope = forms.Field(required=False)
+    expires = forms.Field(required=False)
 
     label_max_chars = tokens.LABEL_MAX_CHARS
 
@@ -33,6 +34,18 @@ class TokenForm(RefusalsMixin, forms.Form):
 
     def clean_scope(self):
         return _by_rule(tokens.token_scope, self.cleaned_data["scope"])
+
+    def clean_expires(self):
+        return _by_rule(tokens.token_expiry, self.cleaned_data["expires"] or None)
+
+
+class PauseForm(FirstErrorMixin, forms.Form):
+    """Pause a token (`true`) or resume it (anything else), as its row's button sends it."""
+
+    paused = forms.Field(required=False)
+
+    def clean_paused(self) -> bool:
+        return self.cleaned_data["paused"] == "true"
 
 
 class AccountForm(RefusalsMixin, forms.Form):

@@ -6,6 +6,8 @@ from memadmin.pages.accounts import sign_in, views
 urlpatterns = [
     path("tokens/", views.api_tokens, name="tokens"),
     path("tokens/<int:token_id>/revoke/", views.api_token_revoke, name="token-revoke"),
+    path("tokens/<int:token_id>/pause/", views.api_token_pause, name="token-pause"),
+    path("tokens/<int:token_id>/rotate/", views.api_token_rotate, name="token-rotate"),
     path("accounts/", views.accounts, name="accounts"),
     path("accounts/<int:user_id>/", views.account_change, name="account-change"),
     path("accounts/unlock/", views.sign_in_unlock, name="sign-in-unlock"),

@@ -3,6 +3,7 @@
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect
+from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -11,6 +12,7 @@ from memadmin.pages.accounts.forms import (
     AccountForm,
     ActiveForm,
     GroupRoleForm,
+    PauseForm,
     RoleForm,
     TokenForm,
     UnlockForm,
@@ -30,6 +32,10 @@ def _tokens_context(request: HtmxHttpRequest, **extra) -> dict:
         "secret": "",
         "error": "",
         "revoked": None,
+        "rotated": False,  # the secret shown is a rotated token's
+        "grace_minutes": tokens.rotation_grace().total_seconds() // 60,
+        "done": "",
+        "now": timezone.now(),
         "confirming": None,  # the id of the token whose revocation is asked about
         "everyone": None,
         **extra,
@@ -61,9 +67,7 @@ def api_tokens(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _tokens_page(request, status=InvalidField.status, form=form)
     with on_refusal(lambda error: _tokens_page(request, status=error.status, form=form), form=form):
-        token, secret = tokens.create_token(
-            request.user, form.cleaned_data["scope"], form.cleaned_data["label"]
-        )
+        token, secret = tokens.create_token(request.user, **form.cleaned_data)
     return _tokens_page(request, status=201, created=token, secret=secret)
 
 
@@ -82,6 +86,36 @@ def api_token_revoke(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
         messages.success(request, f"Revoked {token.prefix}….")
         return redirect("tokens")
     return _tokens_page(request, revoked=token)
+
+
+@require_POST
+@requires_role(write=roles.AUDITOR)
+def api_token_pause(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
+    """Pause one of your tokens (an admin, anyone's), or resume it."""
+    form = PauseForm(request.POST)
+    form.is_valid()  # any value but `true` resumes
+    paused = form.cleaned_data["paused"]
+    with on_refusal(lambda error: _tokens_page(request, status=error.status, error=error.message)):
+        token = tokens.pause_token(request.user, token_id, paused)
+    done = "paused: calls with it are refused until it is resumed" if paused else "resumed"
+    return _answer_tokens(request, f"{token.prefix}… is {done}.")
+
+
+@require_POST
+@requires_role(write=roles.AUDITOR)
+def api_token_rotate(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
+    """A new secret for one of your tokens (an admin, anyone's), shown once; the old one is
+    accepted for the grace period more."""
+    with on_refusal(lambda error: _tokens_page(request, status=error.status, error=error.message)):
+        token, secret = tokens.rotate_token(request.user, token_id)
+    return _tokens_page(request, created=token, secret=secret, rotated=True)
+
+
+def _answer_tokens(request: HtmxHttpRequest, sentence: str) -> HttpResponse:
+    if not request.htmx:
+        messages.success(request, sentence)
+        return redirect("tokens")
+    return _tokens_page(request, done=sentence)
 
 
 def _accounts_page(request: HtmxHttpRequest, status: int = 200, **extra) -> HttpResponse:
