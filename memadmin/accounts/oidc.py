@@ -48,8 +48,8 @@ def provider_name() -> str:
 
 
 def issuer() -> str:
-    """Who vouches for an identity: the issuer, or the authorization endpoint where the
-    endpoints are given one by one."""
+    """Who vouches for an identity when an ID token names no issuer: the issuer set, or the
+    authorization endpoint where the endpoints are given one by one."""
     return settings.MEMADMIN_OIDC_ISSUER or settings.MEMADMIN_OIDC_AUTHORIZATION_ENDPOINT
 
 
@@ -110,11 +110,26 @@ class _Backend(OIDCAuthenticationBackend):
 
     get_settings = staticmethod(_setting)
 
+    def verify_token(self, token, **kwargs):
+        """The ID token's signature and nonce (mozilla-django-oidc's checks), and its
+        audience and issuer, which it leaves unchecked."""
+        payload = super().verify_token(token, **kwargs)
+        audience = payload.get("aud")
+        audiences = audience if isinstance(audience, list) else [audience]
+        if settings.MEMADMIN_OIDC_CLIENT_ID not in audiences:
+            raise SuspiciousOperation("The ID token is not meant for this client.")
+        if settings.MEMADMIN_OIDC_ISSUER and payload.get("iss") != settings.MEMADMIN_OIDC_ISSUER:
+            raise SuspiciousOperation("The ID token is not the configured issuer's.")
+        return payload
+
     def get_or_create_user(self, access_token, id_token, payload):
         claims = self.get_userinfo(access_token, id_token, payload)
         if claims.get("sub") != payload.get("sub"):
-            raise SuspiciousOperation("The userinfo's subject is not the ID token's.")
-        return person(claims)
+            raise SignInRefused(
+                "The provider's userinfo names someone else than its ID token; " + START_AGAIN,
+                status=400,
+            )
+        return person(claims, payload.get("iss") or issuer())
 
 
 def role_for(groups) -> str | None:
@@ -127,9 +142,10 @@ def role_for(groups) -> str | None:
     return roles.strongest(get_user_model()(), set(mapped))
 
 
-def person(claims: dict):
-    """The account of the person the claims describe, made on their first sign-in, holding
-    the role their groups map to; SignInRefused when they map to none."""
+def person(claims: dict, issued_by: str):
+    """The account of the person the claims (vouched for by the issuer `issued_by`) describe,
+    made on their first sign-in, holding the role their groups map to; SignInRefused when
+    they map to none."""
     subject = claims.get("sub")
     if not isinstance(subject, str) or not subject:
         raise SignInRefused("The provider's answer names nobody (no `sub` claim); " + START_AGAIN)
@@ -144,10 +160,10 @@ def person(claims: dict):
     with transaction.atomic():
         found = (
             OidcIdentity.objects.select_related("user")
-            .filter(issuer=issuer(), subject=subject)
+            .filter(issuer=issued_by, subject=subject)
             .first()
         )
-        user = found.user if found is not None else _new_account(claims, subject)
+        user = found.user if found is not None else _new_account(claims, issued_by, subject)
         if not user.is_active:
             raise SignInRefused(f"The account '{user.get_username()}' is turned off here.")
         if not user.is_superuser:
@@ -155,7 +171,7 @@ def person(claims: dict):
     return user
 
 
-def _new_account(claims: dict, subject: str):
+def _new_account(claims: dict, issued_by: str, subject: str):
     wanted = claims.get(settings.MEMADMIN_OIDC_USERNAME_CLAIM) or claims.get("email") or subject
     try:
         username = users.account_username(str(wanted))
@@ -170,7 +186,7 @@ def _new_account(claims: dict, subject: str):
         )
     user = users.create_external_account(username, email=claims.get("email") or "")
     OidcIdentity.objects.create(
-        user=user, issuer=issuer(), subject=subject, created_at=timezone.now()
+        user=user, issuer=issued_by, subject=subject, created_at=timezone.now()
     )
     return user
 

@@ -169,18 +169,36 @@ def test_provider_sign_ins_are_not_counted_by_the_throttle(oidc, mapped):
     assert not AccessAttempt.objects.exists()
 
 
-def test_endpoints_given_one_by_one_serve_as_well_as_discovery(oidc, mapped, settings):
-    settings.MEMADMIN_OIDC_ISSUER = ""
+def _endpoints_one_by_one(settings, issuer: str) -> None:
     for name, path in [
         ("AUTHORIZATION", "authorize/"),
         ("TOKEN", "token/"),
         ("USERINFO", "userinfo/"),
         ("JWKS", ".well-known/jwks.json"),
     ]:
-        setattr(settings, f"MEMADMIN_OIDC_{name}_ENDPOINT", f"{oidc.issuer}/{path}")
+        setattr(settings, f"MEMADMIN_OIDC_{name}_ENDPOINT", f"{issuer}/{path}")
+
+
+def test_endpoints_given_one_by_one_serve_as_well_as_discovery(oidc, mapped, settings):
     client = Client()
-    assert client.get(_answer(client, "ada")).status_code == 302
+    client.get(_answer(client, "ada"))  # through discovery
+    settings.MEMADMIN_OIDC_ISSUER = ""
+    _endpoints_one_by_one(settings, oidc.issuer)
+    again = Client()
+    assert again.get(_answer(again, "ada")).status_code == 302
     assert _role("ada") == roles.OPERATOR
+    # The same person: known by the ID token's issuer and subject, however the endpoints came.
+    assert OidcIdentity.objects.get().issuer == oidc.issuer
+
+
+def test_an_id_token_of_another_issuer_is_refused(oidc, mapped, settings):
+    _endpoints_one_by_one(settings, oidc.issuer)
+    settings.MEMADMIN_OIDC_ISSUER = "https://sso.example.org"
+    client = Client()
+    refused = client.get(_answer(client, "ada"))
+    assert refused.status_code == 400
+    assert "The provider's answer could not be verified" in _text(refused)
+    assert not User.objects.filter(username="ada").exists()
 
 
 def test_an_unreachable_provider_is_a_sentence(settings, db):
