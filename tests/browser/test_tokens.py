@@ -27,12 +27,14 @@ def test_pause_resume_and_rotate_a_token_on_the_page(sign_in, live_server):
     assert _status(secret) == 200
 
     row.get_by_role("button", name=f"Pause {token.prefix}…").click()
-    page.get_by_text("is paused: calls with it are refused").wait_for()
+    row.get_by_role("button", name=f"Resume {token.prefix}…").wait_for()
+    assert "is paused: calls with it are refused" in page.locator("[role=status]").inner_text()
     assert row.locator(".token-state").inner_text().startswith("paused")
     assert _status(secret) == 401
 
     row.get_by_role("button", name=f"Resume {token.prefix}…").click()
-    page.get_by_text("is resumed.").wait_for()
+    row.get_by_role("button", name=f"Pause {token.prefix}…").wait_for()
+    assert page.locator("[role=status]").inner_text().endswith("is resumed.")
     assert row.locator(".token-state").inner_text() == "live"
     assert _status(secret) == 200
 
