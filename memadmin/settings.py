@@ -168,20 +168,66 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "memadmin.accounts.backends.ModelBackend",
 ]
-# Failed sign-ins are counted per account and per address (memadmin.accounts.sign_ins).
+# Failed sign-ins lock an account from one address at AXES_FAILURE_LIMIT, and an address
+# alone or an account alone only at the much higher MEMADMIN_SIGN_IN_WIDE_FAILURES
+# (memadmin.accounts.sign_ins).
 AXES_FAILURE_LIMIT = env_int("MEMADMIN_SIGN_IN_FAILURES", 10, minimum=1)
+MEMADMIN_SIGN_IN_WIDE_FAILURES = env_int(
+    "MEMADMIN_SIGN_IN_WIDE_FAILURES", 10 * AXES_FAILURE_LIMIT, minimum=AXES_FAILURE_LIMIT
+)
 AXES_COOLOFF_TIME = dt.timedelta(minutes=env_int("MEMADMIN_SIGN_IN_LOCK_MINUTES", 15, minimum=1))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_HANDLER = "memadmin.accounts.sign_ins.SignInHandler"
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "username", "ip_address"]
 # A success clears nothing: else anyone with an account of their own could sign in between
 # guesses at another's from the same address and start the count again.
 AXES_RESET_ON_SUCCESS = False
-AXES_LOCKOUT_CALLABLE = "memadmin.pages.accounts.views.sign_in_locked"
+AXES_LOCKOUT_CALLABLE = "memadmin.pages.accounts.sign_in.sign_in_locked"
 AXES_CLIENT_IP_CALLABLE = "memadmin.web.access.client_address"
 AXES_DISABLE_ACCESS_LOG = True
 AXES_ENABLE_ADMIN = False
 AXES_VERBOSE = False
 # Proxies whose X-Forwarded-For names the client (their own address is the same for all).
 MEMADMIN_TRUSTED_PROXIES = env_list("MEMADMIN_TRUSTED_PROXIES", "")
+# Sign-in with OpenID Connect (memadmin.accounts.oidc), on when a client id is set: the
+# provider's endpoints found from its issuer's discovery document, or each given.
+MEMADMIN_OIDC_ISSUER = env_str("MEMADMIN_OIDC_ISSUER", "").rstrip("/")
+MEMADMIN_OIDC_AUTHORIZATION_ENDPOINT = env_str("MEMADMIN_OIDC_AUTHORIZATION_ENDPOINT", "")
+MEMADMIN_OIDC_TOKEN_ENDPOINT = env_str("MEMADMIN_OIDC_TOKEN_ENDPOINT", "")
+MEMADMIN_OIDC_USERINFO_ENDPOINT = env_str("MEMADMIN_OIDC_USERINFO_ENDPOINT", "")
+MEMADMIN_OIDC_JWKS_ENDPOINT = env_str("MEMADMIN_OIDC_JWKS_ENDPOINT", "")
+MEMADMIN_OIDC_CLIENT_ID = env_str("MEMADMIN_OIDC_CLIENT_ID", "")
+MEMADMIN_OIDC_CLIENT_SECRET = env_str("MEMADMIN_OIDC_CLIENT_SECRET", "")
+MEMADMIN_OIDC_SCOPES = env_str("MEMADMIN_OIDC_SCOPES", "openid email profile")
+MEMADMIN_OIDC_GROUPS_CLAIM = env_str("MEMADMIN_OIDC_GROUPS_CLAIM", "groups")
+MEMADMIN_OIDC_USERNAME_CLAIM = env_str("MEMADMIN_OIDC_USERNAME_CLAIM", "preferred_username")
+MEMADMIN_OIDC_PROVIDER_NAME = env_str("MEMADMIN_OIDC_PROVIDER_NAME", "single sign-on")
+if MEMADMIN_OIDC_CLIENT_ID:
+    _endpoints = (
+        MEMADMIN_OIDC_AUTHORIZATION_ENDPOINT,
+        MEMADMIN_OIDC_TOKEN_ENDPOINT,
+        MEMADMIN_OIDC_USERINFO_ENDPOINT,
+        MEMADMIN_OIDC_JWKS_ENDPOINT,
+    )
+    if not MEMADMIN_OIDC_ISSUER and not all(_endpoints):
+        raise ImproperlyConfigured(
+            "MEMADMIN_OIDC_CLIENT_ID is set: set MEMADMIN_OIDC_ISSUER too (its discovery "
+            "document names the endpoints), or each of MEMADMIN_OIDC_AUTHORIZATION_ENDPOINT, "
+            "_TOKEN_ENDPOINT, _USERINFO_ENDPOINT and _JWKS_ENDPOINT."
+        )
+    if not MEMADMIN_OIDC_CLIENT_SECRET:
+        raise ImproperlyConfigured(
+            "MEMADMIN_OIDC_CLIENT_ID is set: set MEMADMIN_OIDC_CLIENT_SECRET."
+        )
+# Password sign-in: on for the first admin; switched off once everyone signs in through the
+# provider (never while no provider is set, or nobody could sign in).
+MEMADMIN_PASSWORD_SIGN_IN = env_bool("MEMADMIN_PASSWORD_SIGN_IN", True)
+if not MEMADMIN_PASSWORD_SIGN_IN and not MEMADMIN_OIDC_CLIENT_ID:
+    raise ImproperlyConfigured(
+        "MEMADMIN_PASSWORD_SIGN_IN is off and no OpenID Connect provider is set "
+        "(MEMADMIN_OIDC_CLIENT_ID): nobody could sign in."
+    )
+# How long a rotated API token's old secret is still accepted (memadmin.accounts.tokens).
+MEMADMIN_TOKEN_ROTATION_GRACE_MINUTES = env_int("MEMADMIN_TOKEN_ROTATION_GRACE_MINUTES", 60)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"

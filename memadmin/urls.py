@@ -29,11 +29,6 @@ urlpatterns = [
     path("v1", not_found),
     path("mcp", mcp_endpoint, name="mcp"),
     path("", overview.overview, name="overview"),
-    path(
-        "sign-in/",
-        auth_views.LoginView.as_view(redirect_authenticated_user=True),
-        name="login",
-    ),
     path("sign-out/", auth_views.LogoutView.as_view(), name="logout"),
     path("memories/", include("memadmin.pages.memories.urls")),
     # The agent view by its short address, as an auditor would type it.

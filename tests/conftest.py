@@ -214,3 +214,29 @@ def dated(describe: str = "about {name}", write=None) -> None:
             last_read_at=moment,
             expires_at=now + dt.timedelta(days=days),
         )
+
+
+@pytest.fixture(scope="session")
+def oidc_provider(tmp_path_factory):
+    """A real OpenID Connect provider (tests/oidc_provider) serving on 127.0.0.1, for the test
+    client (testserver) and the browser suite (127.0.0.1, any port: RFC 8252's loopback)."""
+    from tests.oidc_provider.process import running
+
+    callbacks = [
+        "http://testserver/sign-in/oidc/callback/",
+        "http://127.0.0.1/sign-in/oidc/callback/",
+    ]
+    with running(tmp_path_factory.mktemp("oidc-provider"), callbacks) as provider:
+        yield provider
+
+
+@pytest.fixture
+def oidc(settings, oidc_provider):
+    """memadmin set to sign in through the test provider, found by its issuer's discovery."""
+    from tests.oidc_provider.process import CLIENT_ID, CLIENT_SECRET
+
+    settings.MEMADMIN_OIDC_ISSUER = oidc_provider.issuer
+    settings.MEMADMIN_OIDC_CLIENT_ID = CLIENT_ID
+    settings.MEMADMIN_OIDC_CLIENT_SECRET = CLIENT_SECRET
+    settings.MEMADMIN_OIDC_PROVIDER_NAME = "the test provider"
+    return oidc_provider

@@ -109,6 +109,9 @@ def test_processes_starting_together_on_a_new_data_dir_share_one_key(tmp_path):
         ("MEMADMIN_DATABASE_URL", "mysql://db.internal/memadmin"),
         ("MEMADMIN_DATABASE_URL", "postgres://db.internal:port/memadmin"),
         ("MEMADMIN_DATABASE_URL", "postgres://db.internal"),
+        ("MEMADMIN_PASSWORD_SIGN_IN", "false"),  # and no provider: nobody could sign in
+        ("MEMADMIN_OIDC_CLIENT_ID", "memadmin"),  # and no issuer, endpoints or secret
+        ("MEMADMIN_SIGN_IN_WIDE_FAILURES", "5"),  # below MEMADMIN_SIGN_IN_FAILURES
     ],
 )
 def test_a_bad_setting_stops_the_process_naming_the_variable(tmp_path, variable, value):

@@ -1,8 +1,14 @@
-"""API tokens: made, listed, revoked and checked here, by the dashboard, the command and /v1.
+"""API tokens: made, listed, paused, resumed, rotated, revoked and checked here, by the
+dashboard, the command, /v1 and MCP.
 
 A token is `mem_` and 43 URL-safe characters (256 bits from `secrets`). Only its SHA-256 is
 stored, so a copy of the database lets nobody call the API; the plaintext is returned once,
-at creation, and a short prefix is kept to tell tokens apart in listings.
+at creation or rotation, and a short prefix is kept to tell tokens apart in listings.
+
+A token may expire (`expires_at`), be paused and resumed, and be rotated: a new secret, the
+old one still accepted for MEMADMIN_TOKEN_ROTATION_GRACE_MINUTES (60 by default) so the
+agents using it can be given the new one, then refused. A token that cannot be used is
+answered 401 with a sentence saying why (paused, expired, revoked, replaced).
 """
 
 import datetime as dt
@@ -11,14 +17,21 @@ import secrets
 import threading
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import OperationalError, connection, transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from memadmin.accounts import roles
 from memadmin.models import ApiToken
 from memories import engine
-from memories.rules.errors import InvalidField, TokenNotFound, TokenRefused
+from memories.rules import fields
+from memories.rules.errors import (
+    InvalidField,
+    TokenNotFound,
+    TokenRefused,
+    TokenUnauthorized,
+)
 
 TOKEN_PREFIX = "mem_"
 DISPLAY_PREFIX_LENGTH = len(TOKEN_PREFIX) + 8
@@ -28,8 +41,24 @@ LABEL_MAX_CHARS = 100
 # token nobody uses, and reads stay reads.
 LAST_USED_RESOLUTION = dt.timedelta(minutes=1)
 READ, WRITE = ApiToken.Scope.READ, ApiToken.Scope.WRITE
-# What an endpoint answers (401) to a request with no live token.
+# What an endpoint answers (401) to a request with no token it knows.
 TOKEN_REQUIRED = "A valid API token is required: send Authorization: Bearer <token>."
+PAUSED = "This API token is paused: its owner or an admin can resume it on the API tokens page."
+REVOKED = "This API token was revoked; create a new one on the API tokens page."
+EXPIRED = "This API token expired at {when}; create a new one on the API tokens page."
+REPLACED = (
+    "This API token was rotated and its old secret stopped working at {when}; use the new secret."
+)
+TURNED_OFF = "The account '{name}' of this API token is turned off."
+
+
+def rotation_grace() -> dt.timedelta:
+    """How long a rotated token's old secret is still accepted."""
+    return dt.timedelta(minutes=settings.MEMADMIN_TOKEN_ROTATION_GRACE_MINUTES)
+
+
+def _when(moment) -> str:
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _hash(secret: str) -> str:
@@ -52,10 +81,31 @@ def token_label(label) -> str:
     return label
 
 
-def create_token(user, scope: str, label: str = "") -> tuple[ApiToken, str]:
+def token_expiry(value):
+    """An expiry as a memory's is given (RFC 3339, or YYYY-MM-DD: the whole of that day in
+    MEMADMIN_TIME_ZONE), in the future; None (or "") for a token that does not expire."""
+    try:
+        moment = fields.expires(value)
+    except InvalidField as error:
+        raise InvalidField("expires", error.message) from None
+    if moment in (None, ""):
+        return None
+    if moment <= timezone.now():
+        raise InvalidField("expires", "A new token's expiry must be in the future.")
+    return moment
+
+
+def _new_secret() -> tuple[str, str, str]:
+    """A secret, its hash and its shown prefix."""
+    secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    return secret, _hash(secret), secret[:DISPLAY_PREFIX_LENGTH]
+
+
+def create_token(user, scope: str, label: str = "", expires=None) -> tuple[ApiToken, str]:
     """A new token for `user` and its plaintext, which is never available again."""
     scope = token_scope(scope)
     label = token_label(label)
+    expires_at = token_expiry(expires)
     name = user.get_username()
     if not roles.can_read(user):
         raise TokenRefused(
@@ -70,14 +120,15 @@ def create_token(user, scope: str, label: str = "") -> tuple[ApiToken, str]:
             user=name,
             field="scope",
         )
-    secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    secret, key_hash, prefix = _new_secret()
     token = ApiToken.objects.create(
         user=user,
         label=label,
         scope=scope,
-        key_hash=_hash(secret),
-        prefix=secret[:DISPLAY_PREFIX_LENGTH],
+        key_hash=key_hash,
+        prefix=prefix,
         created_at=timezone.now(),
+        expires_at=expires_at,
     )
     return token, secret
 
@@ -116,56 +167,118 @@ def revoke_token(user, token_id: int) -> ApiToken:
         return revoke(revocable_token(user, token_id))
 
 
+def _unrevoked(token: ApiToken, doing: str) -> ApiToken:
+    if token.revoked:
+        raise TokenRefused(f"The token {token.prefix}… is revoked, so it cannot be {doing}.")
+    return token
+
+
+def pause(token: ApiToken, paused: bool = True) -> ApiToken:
+    """Pause a token (refused with PAUSED until resumed) or resume it; either twice is the
+    same as once."""
+    _unrevoked(token, "paused" if paused else "resumed")
+    if token.paused != paused:
+        token.paused_at = timezone.now() if paused else None
+        token.save(update_fields=["paused_at"])
+    return token
+
+
+def pause_token(user, token_id: int, paused: bool = True) -> ApiToken:
+    """A user pauses or resumes one of their own tokens; an admin anyone's."""
+    with transaction.atomic():
+        return pause(revocable_token(user, token_id), paused)
+
+
+def rotate(token: ApiToken) -> tuple[ApiToken, str]:
+    """A new secret for the token, and its plaintext; the secret it replaces is accepted for
+    rotation_grace() more (a secret replaced before, still in its grace, is refused at once).
+    The token keeps its id, label, scope, expiry and pause."""
+    _unrevoked(token, "rotated")
+    now = timezone.now()
+    secret, key_hash, prefix = _new_secret()
+    token.previous_key_hash, token.previous_valid_until = token.key_hash, now + rotation_grace()
+    token.key_hash, token.prefix, token.rotated_at = key_hash, prefix, now
+    token.save(
+        update_fields=[
+            "previous_key_hash",
+            "previous_valid_until",
+            "key_hash",
+            "prefix",
+            "rotated_at",
+        ]
+    )
+    return token, secret
+
+
+def rotate_token(user, token_id: int) -> tuple[ApiToken, str]:
+    """A user rotates one of their own tokens; an admin anyone's."""
+    with transaction.atomic():
+        return rotate(revocable_token(user, token_id))
+
+
 @dataclass(frozen=True)
 class Caller:
-    """Who a live token speaks for: the token (its user with it) and the user's role."""
+    """Who a token speaks for: the token (its user with it), the user's role, and whether the
+    secret sent was the one a rotation replaced."""
 
     token: ApiToken
     role: str | None
+    by_replaced_secret: bool = False
 
 
-def caller(raw_header_value) -> Caller | None:
-    """The live token an `Authorization: Bearer ...` value carries and its user's role, or
-    None for a missing or malformed header, an unknown or revoked token, or an inactive user.
+def caller(raw_header_value) -> Caller:
+    """The live token an `Authorization: Bearer ...` value carries and its user's role;
+    TokenUnauthorized (401) saying why not: no token, or one unknown, revoked, expired,
+    paused, replaced by a rotation past its grace, or of an account turned off.
 
     Kept per database connection while the store's change counter stands still: any commit
-    since (a revocation, a user deactivated or given another role, by any process) reads
-    them again. A repeated call then costs one statement that reads no table.
+    since (a pause, a revocation, a user deactivated or given another role, by any process)
+    reads them again. A repeated call then costs one statement that reads no table; the
+    expiries are held to the clock at every call.
     """
     if not isinstance(raw_header_value, str):
-        return None
+        raise TokenUnauthorized(TOKEN_REQUIRED)
     scheme, _, secret = raw_header_value.strip().partition(" ")
     secret = secret.strip()
     if scheme.lower() != "bearer" or not secret or len(secret) > MAX_TOKEN_LENGTH:
-        return None
+        raise TokenUnauthorized(TOKEN_REQUIRED)
     key_hash = _hash(secret)
     # Read before the token, so that a commit landing in between reads it again next time.
     counter = engine.of(connection).config.change_counter(connection)
     kept = {} if counter is None else _kept(counter)
     found = kept.get(key_hash)
     if found is None:
-        # An unknown token is read again each time: only live ones are kept, so what is kept
-        # is bounded by the tokens there are, not by what callers send.
+        # An unknown token is read again each time: only usable ones are kept, so what is
+        # kept is bounded by the tokens there are, not by what callers send.
         found = _read_caller(key_hash)
-        if found is not None:
-            kept[key_hash] = found
-    if found is not None:
-        now = timezone.now()
-        token = found.token
-        if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
-            _stamp_last_used(token, now)
-            token.last_used_at = now
+        kept[key_hash] = found
+    now = timezone.now()
+    token = found.token
+    if token.expired(now):
+        raise TokenUnauthorized(EXPIRED.format(when=_when(token.expires_at)))
+    if found.by_replaced_secret and token.previous_valid_until <= now:
+        raise TokenUnauthorized(REPLACED.format(when=_when(token.previous_valid_until)))
+    if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
+        _stamp_last_used(token, now)
+        token.last_used_at = now
     return found
 
 
-def _read_caller(key_hash: str) -> Caller | None:
-    try:
-        token = ApiToken.objects.select_related("user").get(key_hash=key_hash)
-    except ApiToken.DoesNotExist:
-        return None
-    if token.revoked_at is not None or not token.user.is_active:
-        return None
-    return Caller(token, roles.role_of(token.user))
+def _read_caller(key_hash: str) -> Caller:
+    found = (
+        ApiToken.objects.select_related("user")
+        .filter(Q(key_hash=key_hash) | Q(previous_key_hash=key_hash))
+        .first()
+    )
+    if found is None:
+        raise TokenUnauthorized(TOKEN_REQUIRED)
+    if found.revoked:
+        raise TokenUnauthorized(REVOKED)
+    if found.paused:
+        raise TokenUnauthorized(PAUSED)
+    if not found.user.is_active:
+        raise TokenUnauthorized(TURNED_OFF.format(name=found.user.get_username()))
+    return Caller(found, roles.role_of(found.user), found.key_hash != key_hash)
 
 
 def _kept(counter) -> dict:

@@ -79,6 +79,21 @@ def create_account(username, password, role):
     return user
 
 
+def create_external_account(username: str, email: str = ""):
+    """An account that signs in elsewhere (an OpenID Connect provider): no usable password,
+    no role until it is given one."""
+    return get_user_model().objects.create_user(username=username, email=email, password=None)
+
+
+def hold_role(user, role: str) -> None:
+    """The user holds exactly this role (one group of the three)."""
+    current = set(user.groups.filter(name__in=roles.ROLES).values_list("name", flat=True))
+    if current == {role}:
+        return
+    user.groups.remove(*Group.objects.filter(name__in=roles.ROLES))
+    user.groups.add(Group.objects.get_or_create(name=role)[0])
+
+
 def _other_account(actor, user_id):
     users = get_user_model()
     try:
@@ -101,8 +116,7 @@ def set_role(actor, user_id, role):
             raise AccountRefused(
                 f"'{user.get_username()}' is a superuser, an admin whatever their role here."
             )
-        user.groups.remove(*Group.objects.filter(name__in=roles.ROLES))
-        user.groups.add(Group.objects.get_or_create(name=role)[0])
+        hold_role(user, role)
     return user
 
 

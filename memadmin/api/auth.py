@@ -8,6 +8,7 @@ from django.http import HttpRequest
 
 from memadmin.accounts import tokens
 from memadmin.api.responses import error, refuse_unknown_query
+from memories.rules.errors import TokenUnauthorized
 from memories.writes import history
 
 READ, WRITE = tokens.READ, tokens.WRITE
@@ -16,16 +17,18 @@ READ, WRITE = tokens.READ, tokens.WRITE
 def authorize(scope: str) -> Callable:
     """Require a live token of `scope` (read or write) whose user may do that.
 
-    No token, an unknown or a revoked one: 401. A read token writing, or a token whose user
-    lacks the role (an auditor's token writing, a user with no role at all): 403.
+    No token, an unknown, revoked, expired or paused one: 401, saying which. A read token
+    writing, or a token whose user lacks the role (an auditor's token writing, a user with no
+    role at all): 403.
     """
 
     def decorator(view: Callable) -> Callable:
         @wraps(view)
         def wrapper(request: HttpRequest, **kwargs):
-            found = tokens.caller(request.headers.get("Authorization"))
-            if found is None:
-                response = error(tokens.TOKEN_REQUIRED, 401)
+            try:
+                found = tokens.caller(request.headers.get("Authorization"))
+            except TokenUnauthorized as refusal:
+                response = error(refusal.message, 401)
                 response["WWW-Authenticate"] = 'Bearer realm="memadmin"'
                 return response
             token, user = found.token, found.token.user

@@ -25,7 +25,7 @@ from memadmin.accounts import roles, tokens
 from memadmin.mcp import session
 from memadmin.mcp.server import SERVER
 from memories.reads.params import session_project
-from memories.rules.errors import DomainError
+from memories.rules.errors import DomainError, TokenUnauthorized
 from memories.writes import history
 
 TOO_LARGE = "The request body is larger than this server accepts."
@@ -57,9 +57,10 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         )
         response["Allow"] = "POST"
         return response
-    found = tokens.caller(request.headers.get("Authorization"))
-    if found is None:
-        response = _refused(401, tokens.TOKEN_REQUIRED)
+    try:
+        found = tokens.caller(request.headers.get("Authorization"))
+    except TokenUnauthorized as refusal:
+        response = _refused(401, refusal.message)
         response["WWW-Authenticate"] = 'Bearer realm="memadmin"'
         return response
     token, role = found.token, found.role

@@ -26,6 +26,13 @@ register = template.Library()
 register.filter("tier_words", tiers.label)  # the tier in words: 'global' or the project's name
 register.filter("verified_since_recorded", verified_since_recorded)
 
+
+@register.filter
+def token_state(token, now) -> str:
+    """An API token's state at `now`: live, paused, expired or revoked."""
+    return token.state(now)
+
+
 # Django's escape() and conditional_escape() do this escaping (html.escape) behind a
 # lazy-string check (keep_lazy) that costs several times the escaping: format_html, which
 # runs them on every value, made the rows of a 50-row list page take three times as long.

@@ -274,11 +274,17 @@ class TokenRefused(DomainError):
     status = 403
 
 
+class TokenUnauthorized(DomainError):
+    """No usable API token: none sent, or one unknown, revoked, expired, paused or replaced."""
+
+    status = 401
+
+
 class TokenNotFound(DomainError):
     status = 404
 
     def __init__(self, token_id):
-        super().__init__(f"There is no API token {token_id} you may revoke.", token=token_id)
+        super().__init__(f"There is no API token {token_id} you may change.", token=token_id)
 
 
 class AccountRefused(DomainError):
@@ -292,3 +298,15 @@ class AccountNotFound(DomainError):
 
     def __init__(self, user_id):
         super().__init__(f"There is no account {user_id}.")
+
+
+class SignInRefused(DomainError):
+    """An OpenID Connect sign-in refused: the provider's answer, its state or code, or a user
+    whose groups map to no role here."""
+
+    status = 403
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        if status is not None:
+            self.status = status

@@ -122,7 +122,8 @@ def acting(*, door=None, user=None, token=None, label=None, reason=None) -> Iter
     """Record the writes inside as done by `user` (and `token`) through `door`, for `reason`.
 
     What is not given is kept from the enclosing context, so a view can add a reason to the
-    actor its middleware set. `token` is an API token (its id and prefix are kept).
+    actor its middleware set. `token` is an API token (its id kept, its label and prefix
+    named in the actor's label).
     """
     actor = _actor.get()
     changes: dict = {}
@@ -141,7 +142,9 @@ def acting(*, door=None, user=None, token=None, label=None, reason=None) -> Iter
     elif user is not None or token is not None:
         who = changes.get("username") or actor.username
         if token is not None:
-            who = f"{who} (token {getattr(token, 'prefix', token.pk)}…)".strip()
+            label = getattr(token, "label", "")
+            named = f"“{label}” " if label else ""
+            who = f"{who} (token {named}{getattr(token, 'prefix', token.pk)}…)".strip()
         changes["label"] = who[:200]
     actor = replace(actor, **changes)
     reset = _actor.set(actor)

@@ -16,7 +16,7 @@ from django.utils import timezone
 from memadmin.accounts import roles, tokens
 from memadmin.accounts.roles import AUDITOR
 from memadmin.models import ApiToken
-from memories.rules.errors import InvalidField, TokenNotFound, TokenRefused
+from memories.rules.errors import InvalidField, TokenNotFound, TokenRefused, TokenUnauthorized
 from memories.writes import doors
 from tests.conftest import make_user as shared_make_user
 
@@ -68,7 +68,8 @@ def test_a_user_revokes_their_own_and_an_admin_anyones(operator, auditor, admin)
         tokens.revoke_token(operator, 99999)
     revoked = tokens.revoke_token(operator, mine.id)
     assert revoked.revoked_at is not None
-    assert tokens.caller(f"Bearer {secret}") is None
+    with pytest.raises(TokenUnauthorized, match="revoked"):
+        tokens.caller(f"Bearer {secret}")
     again = tokens.revoke_token(operator, mine.id)
     assert again.revoked_at == revoked.revoked_at
     assert tokens.revoke_token(admin, theirs.id).revoked
@@ -142,11 +143,12 @@ def test_command_list_and_revoke(operator, auditor):
         "CREATED",
         "LAST",
         "USED",
-        "STATUS",
+        "EXPIRES",
+        "STATE",
         "LABEL",
     ]
     listed = _run("list", "--user", "otto")
-    assert token.prefix in listed and "deploy bot" in listed and "active" in listed
+    assert token.prefix in listed and "deploy bot" in listed and " live " in listed
     assert "audrey" not in listed
     assert f"Revoked token {token.id}" in _run("revoke", str(token.id))
     assert "already revoked" in _run("revoke", str(token.id))

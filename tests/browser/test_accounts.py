@@ -14,7 +14,7 @@ def test_an_admin_creates_an_account(sign_in, live_server):
     page.fill("#account-password", "a long enough password 42")
     page.select_option("#account-role", "auditor")
     with page.expect_response(lambda r: r.request.method == "POST"):
-        page.locator("form.token-form button[type=submit]").click()
+        page.get_by_role("button", name="Make the account").click()
     page.locator("#accounts").get_by_text("newcomer").first.wait_for()
     assert User.objects.get(username="newcomer").groups.get().name == "auditor"
     assert page.errors == []

@@ -40,7 +40,7 @@ def test_the_audit_log_and_the_history_tab_show_the_mcp_door(token, auditor_page
     auditor = auditor_page
     log = auditor.get("/history/?door=mcp").content.decode()
     assert log.count('<td data-label="Door">MCP</td>') == 2
-    assert "agent (token mem_" in log
+    assert "agent (token “laptop” mem_" in log  # the user and the token's label
     tab = auditor.get("/memories/tz/history/?project=webdev").content.decode()
     assert tab.count("through the MCP door") == 2
     assert 'value="mcp" selected' in log

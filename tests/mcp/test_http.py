@@ -252,7 +252,7 @@ def test_a_token_that_may_not_write_searches_and_reads_only(live, token, refusal
     ("token", "project", "refusal"),
     [
         (None, None, tokens.TOKEN_REQUIRED),
-        ("revoked", None, tokens.TOKEN_REQUIRED),
+        ("revoked", None, tokens.REVOKED),
         ("roleless", None, "The account 'former' has no role, so its tokens can do nothing."),
         ("writer", "nope", "There is no project named 'nope'."),
         ("writer", "../etc", "A project starts with a letter or digit"),
@@ -462,4 +462,4 @@ def test_the_audit_log_shows_the_mcp_door_and_the_tokens_user(live):
     )
     revisions = answer.json()["revisions"]
     assert [(r["action"], r["door"], r["user"]) for r in revisions] == [("create", "mcp", "agent")]
-    assert revisions[0]["actor"].startswith("agent (token mem_")
+    assert revisions[0]["actor"].startswith("agent (token “mcp tests” mem_")

@@ -78,7 +78,7 @@ def test_nobody_revokes_another_users_token_but_an_admin(operator, auditor, admi
     assert refused.status_code == 404
     refused = operator.post(f"/tokens/{token.id}/revoke/", {"confirm": "true"})
     assert refused.status_code == 404
-    assert f"There is no API token {token.id} you may revoke." in refused.content.decode()
+    assert f"There is no API token {token.id} you may change." in refused.content.decode()
     assert "Every other user" not in operator.get("/tokens/").content.decode()
     everyone = admin.get("/tokens/").content.decode()
     assert "Every other user's tokens" in everyone and "alice" in everyone
@@ -132,7 +132,87 @@ def test_a_refusal_sits_under_the_input_it_is_about(operator, auditor, db):
 
 def test_the_form_keeps_a_label_as_the_door_does():
     form = TokenForm({"scope": "read", "label": "  nightly \t job  "})
-    assert form.is_valid() and form.cleaned_data == {"scope": "read", "label": "nightly job"}
+    assert form.is_valid()
+    assert form.cleaned_data == {"scope": "read", "label": "nightly job", "expires": None}
     assert TokenForm({"scope": "read", "label": "a\x00b"}).errors == {
         "label": ["The label must be text."]
     }
+
+
+def _row(html: str, token) -> str:
+    """The table row of one token, its cells' text joined by spaces."""
+    from html.parser import HTMLParser
+
+    class Rows(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.rows, self.inside = {}, None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "tr" and dict(attrs).get("data-token"):
+                self.inside = dict(attrs)["data-token"]
+                self.rows[self.inside] = []
+
+        def handle_endtag(self, tag):
+            if tag == "tr":
+                self.inside = None
+
+        def handle_data(self, data):
+            if self.inside and data.strip():
+                self.rows[self.inside].append(data.strip())
+
+    parser = Rows()
+    parser.feed(html)
+    return " ".join(parser.rows[str(token.id)])
+
+
+def test_a_token_shows_owner_label_scope_dates_expiry_and_state(operator, db):
+    created = operator.post(
+        "/tokens/", {"scope": "read", "label": "nightly job", "expires": "2099-03-04"}
+    )
+    assert created.status_code == 201
+    token = ApiToken.objects.get()
+    row = _row(operator.get("/tokens/").content.decode(), token)
+    owner = token.user.get_username()
+    for shown in (token.prefix, owner, "nightly job", "read", "never", "2099-03-05", "live"):
+        assert shown in row, shown
+
+
+def test_a_past_expiry_is_refused_under_its_input(operator, db):
+    refused = operator.post("/tokens/", {"scope": "read", "expires": "2001-01-01"})
+    assert refused.status_code == 400
+    assert "A new token&#x27;s expiry must be in the future." in refused.content.decode()
+    assert not ApiToken.objects.exists()
+
+
+def test_pause_resume_and_rotate_from_the_page(operator, db, htmx):
+    secret = secret_in(create(operator).content.decode())
+    token = ApiToken.objects.get()
+    paused = operator.post(f"/tokens/{token.id}/pause/", {"paused": "true"}, **htmx)
+    assert paused.status_code == 200
+    assert "is paused: calls with it are refused until it is resumed" in paused.content.decode()
+    assert "paused" in _row(paused.content.decode(), token)
+    api = Client().get("/v1/projects", HTTP_AUTHORIZATION=f"Bearer {secret}")
+    assert api.status_code == 401 and "paused" in api.json()["error"]
+    resumed = operator.post(f"/tokens/{token.id}/pause/", {"paused": "false"}, **htmx)
+    assert "is resumed." in resumed.content.decode()
+    rotated = operator.post(f"/tokens/{token.id}/rotate/", **htmx)
+    html = rotated.content.decode()
+    new = secret_in(html)
+    assert new != secret and "The old secret is still accepted until" in html
+    assert "old secret until" in _row(html, ApiToken.objects.get())
+    for key in (secret, new):
+        ok = Client().get("/v1/projects", HTTP_AUTHORIZATION=f"Bearer {key}")
+        assert ok.status_code == 200
+
+
+def test_another_users_token_is_not_paused_or_rotated(operator, auditor, admin, db):
+    create(auditor)
+    token = ApiToken.objects.get()
+    for action in ("pause", "rotate"):
+        refused = operator.post(f"/tokens/{token.id}/{action}/", {"paused": "true"})
+        assert refused.status_code == 404
+        assert f"There is no API token {token.id} you may change." in refused.content.decode()
+    assert not ApiToken.objects.get().paused
+    assert admin.post(f"/tokens/{token.id}/pause/", {"paused": "true"}).status_code == 302
+    assert ApiToken.objects.get().paused

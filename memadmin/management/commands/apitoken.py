@@ -1,13 +1,16 @@
-"""`manage.py apitoken create|list|revoke`: API tokens from the shell.
+"""`manage.py apitoken create|list|pause|resume|rotate|revoke`: API tokens from the shell.
 
-`create` prints the token as the last line of its output, so a script can take it with
-`tail -n 1`.
+`create` and `rotate` print the secret as the last line of their output, so a script can
+take it with `tail -n 1`.
 """
+
+import datetime as dt
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import CommandError
 from django.db import transaction
+from django.utils import timezone
 
 from memadmin.accounts import roles, tokens
 from memadmin.cli.faults import StoreCommand
@@ -15,8 +18,19 @@ from memadmin.models import ApiToken
 from memories.rules.errors import DomainError
 
 
+def _minute(moment) -> str:
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _state(token: ApiToken, now) -> str:
+    state = token.state(now)
+    if state == "revoked":
+        return "revoked " + token.revoked_at.strftime("%Y-%m-%d")
+    return state
+
+
 class Command(StoreCommand):
-    help = "Create, list and revoke API tokens for /v1."
+    help = "Create, list, pause, resume, rotate and revoke API tokens for /v1 and MCP."
 
     def add_arguments(self, parser):
         actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -24,6 +38,10 @@ class Command(StoreCommand):
         create.add_argument("user", metavar="USER")
         create.add_argument("--scope", choices=ApiToken.Scope.values, required=True)
         create.add_argument("--label", default="")
+        create.add_argument(
+            "--expires",
+            help="when it stops working: YYYY-MM-DD (the end of that day) or RFC 3339",
+        )
         create.add_argument(
             "--create-user",
             action="store_true",
@@ -37,8 +55,17 @@ class Command(StoreCommand):
         )
         listing = actions.add_parser("list", help="every token, newest first")
         listing.add_argument("--user", help="only this user's tokens")
-        revoke = actions.add_parser("revoke", help="revoke a token by its id")
-        revoke.add_argument("id", type=int, metavar="ID")
+        for name, doing in [
+            ("pause", "pause a token by its id: refused (401) until resumed"),
+            ("resume", "resume a paused token by its id"),
+            (
+                "rotate",
+                "a new secret for a token by its id (printed, last line); the old one "
+                "is accepted for MEMADMIN_TOKEN_ROTATION_GRACE_MINUTES more",
+            ),
+            ("revoke", "revoke a token by its id"),
+        ]:
+            actions.add_parser(name, help=doing).add_argument("id", type=int, metavar="ID")
 
     def handle(self, *args, action, **options):
         try:
@@ -46,7 +73,7 @@ class Command(StoreCommand):
         except DomainError as error:
             raise CommandError(error.message) from None
 
-    def handle_create(self, *, user, scope, label, create_user, role, **options):
+    def handle_create(self, *, user, scope, label, expires, create_user, role, **options):
         users = get_user_model()
         with transaction.atomic():
             account = users.objects.filter(username=user).first()
@@ -58,7 +85,7 @@ class Command(StoreCommand):
                 account = users.objects.create_user(username=user)
                 account.groups.add(Group.objects.get(name=role))
                 self.stdout.write(f"Created user '{user}' ({role}).")
-            token, secret = tokens.create_token(account, scope, label)
+            token, secret = tokens.create_token(account, scope, label, expires)
         self.stdout.write(
             f"Created {scope} token {token.id} ({token.prefix}…) for '{user}'. "
             "It is shown this once; keep it somewhere safe:"
@@ -69,15 +96,17 @@ class Command(StoreCommand):
         queryset = tokens.all_tokens()
         if user:
             queryset = queryset.filter(user__username=user)
+        now = timezone.now()
         rows = [
             (
                 str(t.id),
                 t.user.get_username(),
                 t.scope,
                 t.prefix + "…",
-                t.created_at.strftime("%Y-%m-%d %H:%M"),
-                t.last_used_at.strftime("%Y-%m-%d %H:%M") if t.last_used_at else "never",
-                "revoked " + t.revoked_at.strftime("%Y-%m-%d") if t.revoked_at else "active",
+                _minute(t.created_at),
+                _minute(t.last_used_at) if t.last_used_at else "never",
+                _minute(t.expires_at) if t.expires_at else "never",
+                _state(t, now),
                 t.label,
             )
             for t in queryset
@@ -85,18 +114,47 @@ class Command(StoreCommand):
         if not rows:
             self.stdout.write("No API tokens.")
             return
-        header = ("ID", "USER", "SCOPE", "PREFIX", "CREATED", "LAST USED", "STATUS", "LABEL")
+        header = (
+            "ID",
+            "USER",
+            "SCOPE",
+            "PREFIX",
+            "CREATED",
+            "LAST USED",
+            "EXPIRES",
+            "STATE",
+            "LABEL",
+        )
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
         for row in [header, *rows]:
             self.stdout.write(
                 "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
             )
 
-    def handle_revoke(self, *, id, **options):
+    def _token(self, id) -> ApiToken:
         try:
-            token = tokens.all_tokens().get(id=id)
+            return tokens.all_tokens().get(id=id)
         except ApiToken.DoesNotExist:
             raise CommandError(f"There is no API token {id}.") from None
+
+    def handle_pause(self, *, id, **options):
+        token = tokens.pause(self._token(id))
+        self.stdout.write(f"Paused token {id} ({token.prefix}…) of '{token.user}'.")
+
+    def handle_resume(self, *, id, **options):
+        token = tokens.pause(self._token(id), paused=False)
+        self.stdout.write(f"Resumed token {id} ({token.prefix}…) of '{token.user}'.")
+
+    def handle_rotate(self, *, id, **options):
+        token, secret = tokens.rotate(self._token(id))
+        self.stdout.write(
+            f"Rotated token {id} of '{token.user}': its old secret is accepted until "
+            f"{_minute(token.previous_valid_until)}. The new one is shown this once:"
+        )
+        self.stdout.write(secret)
+
+    def handle_revoke(self, *, id, **options):
+        token = self._token(id)
         was_revoked = token.revoked
         tokens.revoke(token)
         if was_revoked:

@@ -9,7 +9,7 @@ null characters) would answer first, with sentences of their own.
 from django import forms
 from django.contrib.auth import get_user_model
 
-from memadmin.accounts import roles, sign_ins, tokens, users
+from memadmin.accounts import oidc, roles, sign_ins, tokens, users
 from memadmin.web.forms import RefusalsMixin
 from memories.reads.params import FirstErrorMixin
 from memories.rules.errors import InvalidField
@@ -25,6 +25,7 @@ def _by_rule(rule, *values):
 class TokenForm(RefusalsMixin, forms.Form):
     label = forms.Field(required=False)
     scope = forms.Field(required=False)
+    expires = forms.Field(required=False)
 
     label_max_chars = tokens.LABEL_MAX_CHARS
 
@@ -33,6 +34,18 @@ class TokenForm(RefusalsMixin, forms.Form):
 
     def clean_scope(self):
         return _by_rule(tokens.token_scope, self.cleaned_data["scope"])
+
+    def clean_expires(self):
+        return _by_rule(tokens.token_expiry, self.cleaned_data["expires"] or None)
+
+
+class PauseForm(FirstErrorMixin, forms.Form):
+    """Pause a token (`true`) or resume it (anything else), as its row's button sends it."""
+
+    paused = forms.Field(required=False)
+
+    def clean_paused(self) -> bool:
+        return self.cleaned_data["paused"] == "true"
 
 
 class AccountForm(RefusalsMixin, forms.Form):
@@ -51,6 +64,21 @@ class AccountForm(RefusalsMixin, forms.Form):
     def clean_password(self):
         username = self.cleaned_data.get("username") or self.data.get("username", "")
         return _by_rule(users.account_password, self.cleaned_data["password"], username)
+
+    def clean_role(self):
+        return _by_rule(users.account_role, self.cleaned_data["role"])
+
+
+class GroupRoleForm(RefusalsMixin, forms.Form):
+    """A value of the provider's groups claim and the role its members get."""
+
+    group = forms.Field(required=False)
+    role = forms.Field(required=False, initial=roles.AUDITOR)
+
+    group_max_chars = oidc.GROUP_MAX_CHARS
+
+    def clean_group(self):
+        return _by_rule(oidc.mapping_group, self.cleaned_data["group"])
 
     def clean_role(self):
         return _by_rule(users.account_role, self.cleaned_data["role"])
@@ -79,7 +107,11 @@ class ActiveForm(FirstErrorMixin, forms.Form):
 
 
 class UnlockForm(FirstErrorMixin, forms.Form):
-    """One locked account or address, as its row's Unlock button sends it."""
+    """One locked account from an address, account or address, as its row's Unlock button
+    sends it."""
 
-    kind = forms.ChoiceField(choices=[(sign_ins.ACCOUNT, "account"), (sign_ins.ADDRESS, "address")])
-    value = forms.CharField(max_length=255)
+    kind = forms.ChoiceField(
+        choices=[(kind, kind) for kind in (sign_ins.PAIR, sign_ins.ACCOUNT, sign_ins.ADDRESS)]
+    )
+    username = forms.CharField(max_length=255, required=False)
+    address = forms.CharField(max_length=255, required=False)

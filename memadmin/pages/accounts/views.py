@@ -1,16 +1,18 @@
 """Accounts: your API tokens and, for admins, every account and its role."""
 
 from django.contrib import messages
-from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
+from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_http_methods, require_POST
 
-from memadmin.accounts import roles, sign_ins, tokens, users
+from memadmin.accounts import oidc, roles, sign_ins, tokens, users
 from memadmin.pages.accounts.forms import (
     AccountForm,
     ActiveForm,
+    GroupRoleForm,
+    PauseForm,
     RoleForm,
     TokenForm,
     UnlockForm,
@@ -30,6 +32,10 @@ def _tokens_context(request: HtmxHttpRequest, **extra) -> dict:
         "secret": "",
         "error": "",
         "revoked": None,
+        "rotated": False,  # the secret shown is a rotated token's
+        "grace_minutes": tokens.rotation_grace().total_seconds() // 60,
+        "done": "",
+        "now": timezone.now(),
         "confirming": None,  # the id of the token whose revocation is asked about
         "everyone": None,
         **extra,
@@ -61,9 +67,7 @@ def api_tokens(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _tokens_page(request, status=InvalidField.status, form=form)
     with on_refusal(lambda error: _tokens_page(request, status=error.status, form=form), form=form):
-        token, secret = tokens.create_token(
-            request.user, form.cleaned_data["scope"], form.cleaned_data["label"]
-        )
+        token, secret = tokens.create_token(request.user, **form.cleaned_data)
     return _tokens_page(request, status=201, created=token, secret=secret)
 
 
@@ -84,6 +88,36 @@ def api_token_revoke(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
     return _tokens_page(request, revoked=token)
 
 
+@require_POST
+@requires_role(write=roles.AUDITOR)
+def api_token_pause(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
+    """Pause one of your tokens (an admin, anyone's), or resume it."""
+    form = PauseForm(request.POST)
+    form.is_valid()  # any value but `true` resumes
+    paused = form.cleaned_data["paused"]
+    with on_refusal(lambda error: _tokens_page(request, status=error.status, error=error.message)):
+        token = tokens.pause_token(request.user, token_id, paused)
+    done = "paused: calls with it are refused until it is resumed" if paused else "resumed"
+    return _answer_tokens(request, f"{token.prefix}… is {done}.")
+
+
+@require_POST
+@requires_role(write=roles.AUDITOR)
+def api_token_rotate(request: HtmxHttpRequest, token_id: int) -> HttpResponse:
+    """A new secret for one of your tokens (an admin, anyone's), shown once; the old one is
+    accepted for the grace period more."""
+    with on_refusal(lambda error: _tokens_page(request, status=error.status, error=error.message)):
+        token, secret = tokens.rotate_token(request.user, token_id)
+    return _tokens_page(request, created=token, secret=secret, rotated=True)
+
+
+def _answer_tokens(request: HtmxHttpRequest, sentence: str) -> HttpResponse:
+    if not request.htmx:
+        messages.success(request, sentence)
+        return redirect("tokens")
+    return _tokens_page(request, done=sentence)
+
+
 def _accounts_page(request: HtmxHttpRequest, status: int = 200, **extra) -> HttpResponse:
     context = {
         "accounts": users.accounts(),
@@ -92,7 +126,11 @@ def _accounts_page(request: HtmxHttpRequest, status: int = 200, **extra) -> Http
         "form": AccountForm(),
         "locks": sign_ins.locks(),
         "failure_limit": sign_ins.failure_limit(),
+        "wide_failure_limit": sign_ins.wide_failure_limit(),
         "lock_minutes": sign_ins.lock_minutes(),
+        "oidc": oidc.configured(),
+        "mappings": oidc.mappings(),
+        "mapping_form": GroupRoleForm(),
         **extra,
     }
     return render_page(request, "memadmin/users.html", context, fragment="accounts", status=status)
@@ -147,22 +185,45 @@ def _answer_accounts(request: HtmxHttpRequest, sentence: str) -> HttpResponse:
 @require_POST
 @requires_role(read=roles.ADMIN)
 def sign_in_unlock(request: HtmxHttpRequest) -> HttpResponse:
-    """Admins: let a locked account, or a locked address, sign in again at once."""
+    """Admins: let a locked account from an address, a locked account or a locked address
+    sign in again at once."""
     form = UnlockForm(request.POST)
     if not form.is_valid():
         return _accounts_page(request, status=InvalidField.status, unlock_error=form.first_error())
-    kind, value = form.cleaned_data["kind"], form.cleaned_data["value"]
-    sign_ins.unlock(kind, value)
-    return _answer_accounts(request, f"The {kind} '{value}' may sign in again.")
+    kind, username, address = (form.cleaned_data[name] for name in ("kind", "username", "address"))
+    with on_refusal(
+        lambda error: _accounts_page(request, status=error.status, unlock_error=error.message)
+    ):
+        sign_ins.unlock(kind, username, address)
+    who = {
+        sign_ins.PAIR: f"The account '{username}' from {address}",
+        sign_ins.ACCOUNT: f"The account '{username}'",
+        sign_ins.ADDRESS: f"The address {address}",
+    }[kind]
+    return _answer_accounts(request, f"{who} may sign in again.")
 
 
-def sign_in_locked(request, original_response=None, credentials=None) -> HttpResponse:
-    """The sign-in page of a locked account or address (django-axes' lockout answer)."""
-    form = AuthenticationForm(request, data=request.POST or None)
-    form.errors.clear()
-    context = {
-        "form": form,
-        "next": request.POST.get("next", ""),
-        "locked": sign_ins.locked_sentence(),
-    }
-    return render(request, "registration/login.html", context, status=429)
+@require_POST
+@requires_role(read=roles.ADMIN)
+def group_roles(request: HtmxHttpRequest) -> HttpResponse:
+    """Admins: a group of the provider's groups claim mapped to a role."""
+    form = GroupRoleForm(request.POST)
+    if not form.is_valid():
+        return _accounts_page(request, status=InvalidField.status, mapping_form=form)
+    with on_refusal(
+        lambda error: _accounts_page(request, status=error.status, mapping_form=form), form=form
+    ):
+        mapping = oidc.map_group(**form.cleaned_data)
+    return _answer_accounts(
+        request, f"Members of '{mapping.group}' sign in as an {mapping.role} from now on."
+    )
+
+
+@require_POST
+@requires_role(read=roles.ADMIN)
+def group_role_remove(request: HtmxHttpRequest, mapping_id: int) -> HttpResponse:
+    """Admins: a group mapped to no role any more (its members keep their role until their
+    next sign-in)."""
+    with on_refusal(lambda error: _accounts_page(request, status=error.status)):
+        mapping = oidc.unmap(mapping_id)
+    return _answer_accounts(request, f"The group '{mapping.group}' maps to no role now.")
