@@ -11,14 +11,16 @@ import secrets
 import threading
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
 from django.db import OperationalError, connection, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from memadmin.accounts import roles
+from memadmin.accounts import grants, roles
 from memadmin.models import ApiToken
 from memories import engine
-from memories.rules.errors import InvalidField, TokenNotFound, TokenRefused
+from memories.rules.errors import InvalidField, NotPermitted, TokenNotFound, TokenRefused
+from memories.rules.reach import EVERYWHERE, Reach
 
 TOKEN_PREFIX = "mem_"
 DISPLAY_PREFIX_LENGTH = len(TOKEN_PREFIX) + 8
@@ -52,8 +54,11 @@ def token_label(label) -> str:
     return label
 
 
-def create_token(user, scope: str, label: str = "") -> tuple[ApiToken, str]:
-    """A new token for `user` and its plaintext, which is never available again."""
+def create_token(user, scope: str, label: str = "", places=None) -> tuple[ApiToken, str]:
+    """A new token for `user` and its plaintext, which is never available again.
+
+    `places` (None: the global tier, else a project's name) limits it to those tiers, each
+    one the user holds a grant on; none given, it reaches what its owner does."""
     scope = token_scope(scope)
     label = token_label(label)
     name = user.get_username()
@@ -71,14 +76,16 @@ def create_token(user, scope: str, label: str = "") -> tuple[ApiToken, str]:
             field="scope",
         )
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    token = ApiToken.objects.create(
-        user=user,
-        label=label,
-        scope=scope,
-        key_hash=_hash(secret),
-        prefix=secret[:DISPLAY_PREFIX_LENGTH],
-        created_at=timezone.now(),
-    )
+    with transaction.atomic():
+        token = ApiToken.objects.create(
+            user=user,
+            label=label,
+            scope=scope,
+            key_hash=_hash(secret),
+            prefix=secret[:DISPLAY_PREFIX_LENGTH],
+            created_at=timezone.now(),
+        )
+        grants.limit_token(token, places or ())
     return token, secret
 
 
@@ -118,10 +125,12 @@ def revoke_token(user, token_id: int) -> ApiToken:
 
 @dataclass(frozen=True)
 class Caller:
-    """Who a live token speaks for: the token (its user with it) and the user's role."""
+    """Who a live token speaks for: the token (its user with it), the user's role and what
+    the token may see and change (its tiers within its owner's grants)."""
 
     token: ApiToken
     role: str | None
+    reach: Reach = EVERYWHERE
 
 
 def caller(raw_header_value) -> Caller | None:
@@ -165,7 +174,8 @@ def _read_caller(key_hash: str) -> Caller | None:
         return None
     if token.revoked_at is not None or not token.user.is_active:
         return None
-    return Caller(token, roles.role_of(token.user))
+    held = roles.holdings(token.user)
+    return Caller(token, held.role, grants.token_reach(token, held))
 
 
 def _kept(counter) -> dict:
@@ -210,3 +220,15 @@ def refusal(user, role: str | None, scope: str, *, token: ApiToken | None = None
         if role not in roles.WRITERS:
             return f"The account '{name}' is an {role} and cannot write."
     return None
+
+
+def account_named(username: str):
+    """The account a command or a stdio session acts as: it must exist and hold some role;
+    else refused in one sentence."""
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise InvalidField("user", f"There is no account named '{username}'.")
+    refused = refusal(user, roles.role_of(user), READ)
+    if refused is not None:
+        raise NotPermitted(refused)
+    return user

@@ -99,7 +99,9 @@ def test_an_unknown_account(admin, db):
 def test_a_fixed_number_of_queries(admin, db, django_assert_num_queries):
     for number in range(6):
         make_user(f"user{number}", roles.AUDITOR)
-    with django_assert_num_queries(7):  # 5, and the locked accounts and addresses
+    with django_assert_num_queries(
+        9
+    ):  # 5, the grants, the projects, the locked accounts and addresses
         admin.get("/accounts/")
 
 
