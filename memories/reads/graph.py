@@ -431,7 +431,9 @@ class _Wiring:
             if node > 0 and (row := memories.get(node)) is not None and not held.sees(row[-1]):
                 # A memory past the caller's grants: a reference into it is drawn, never its
                 # name, tier or anything else of it.
-                nodes[node] = Node(f"x{node}", OUTSIDE, OUTSIDE_LABEL, degrees[node], cluster[node])
+                nodes[node] = Node(
+                    f"x{node}", OUTSIDE, OUTSIDE_LABEL, degrees[node], cluster[node], node
+                )
             elif node < 0:
                 target = text[node]
                 nodes[node] = Node(

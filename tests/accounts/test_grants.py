@@ -1,8 +1,11 @@
 """Grants: roles on named tiers for people and tokens, and what they narrow."""
 
+import json
+
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.test import Client
 
 from memadmin.accounts import grants, roles, tokens
 from memories.models import GLOBAL_TIER, Memory
@@ -15,6 +18,7 @@ from projects import writes as project_doors
 from projects.models import Project
 from tests.api.conftest import Api
 from tests.conftest import make_user
+from tests.mcp.in_process import call_tool
 from tests.pages.conftest import signed_in
 
 MARK = "SECRETMARK-4471"
@@ -199,3 +203,58 @@ def test_the_cli_with_user_reads_and_writes_within_their_grants(store, capsys):
             "memory", "--user", "otto", "add", "w2", "--project", "webdev", "--description", "two"
         )
     assert Memory.objects.get(name="w2").project.name == "webdev"
+
+
+def test_a_reference_from_a_tier_out_of_reach_is_drawn_without_its_name(store):
+    doors.write("w-cites", project="webdev", description="cites", references=["g-note"])
+    doors.write("v-cites", project="vault", description="vault cites", references=["g-note"])
+    user = make_user("otto", None)
+    grants.grant(None, user, roles.AUDITOR, "webdev")
+    client = signed_in(user)
+    data = client.get("/graph/data/").json()
+    outside = [node for node in data["nodes"] if node["kind"] == "outside"]
+    assert [node["label"] for node in outside] == ["outside your reach"]
+    drawn = json.dumps(data)
+    assert "vault" not in drawn and MARK not in drawn and "vault note" not in drawn
+    around = client.get("/graph/around/g-note/data/?project=").json()
+    assert "outside" in {node["kind"] for node in around["nodes"]}
+    assert "vault" not in json.dumps(around)
+
+
+def test_an_mcp_session_on_a_tier_past_the_tokens_grants_is_refused_before_any_tool(store):
+    user = make_user("otto", roles.OPERATOR)
+    secret = tokens.create_token(user, "write", places=["webdev"])[1]
+    for project in ("vault", "nowhere"):  # alike, whether a project holds the name or not
+        answer = Client().post(
+            f"/mcp?project={project}",
+            json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+            content_type="application/json",
+            headers={"Authorization": f"Bearer {secret}", "Accept": "application/json"},
+        )
+        assert answer.status_code == 403
+        assert answer.json()["error"]["message"] == (
+            f"This token holds no grant on project '{project}', so it cannot open a session there."
+        )
+    found = call_tool(secret, "memory_search", "/mcp?project=webdev", queries=["note"])
+    text = json.dumps(found)
+    assert "w-note" in text and "v-note" not in text
+
+
+def test_the_accounts_page_grants_and_revokes(store):
+    admin = make_user("ada", roles.ADMIN)
+    otto = make_user("otto", roles.AUDITOR)
+    client = signed_in(admin)
+    done = client.post(f"/accounts/{otto.id}/grants/", {"role": "operator", "tier": "webdev"})
+    assert done.status_code == 302
+    assert grants.reach_of(otto).changes(Project.objects.get(name="webdev").id)
+    client.post(f"/accounts/{otto.id}/", {"role": "none"})
+    page = client.get("/accounts/").content.decode()
+    assert "operator on project &#x27;webdev&#x27;" in page
+    assert not grants.reach_of(otto).sees(Project.objects.get(name="vault").id)
+    client.post(f"/accounts/{otto.id}/grants/", {"tier": "webdev", "revoke": "true"})
+    assert grants.reach_of(otto) == reach.NOWHERE
+    refused = client.post(f"/accounts/{otto.id}/grants/", {"role": "root", "tier": ""})
+    assert refused.status_code == 400
+    assert "The role is auditor, operator or admin." in refused.content.decode()
+    own = client.post(f"/accounts/{admin.id}/grants/", {"role": "auditor", "tier": ""})
+    assert own.status_code == 409
