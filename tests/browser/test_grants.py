@@ -61,7 +61,7 @@ def test_an_operator_granted_one_project_sees_that_tier_and_the_global_one(
         facets = page.locator("#facets").inner_text()
         assert "webdev" in facets and "global" in facets
         _shows_no_vault(page.locator("body").inner_text())
-        assert [o for o in page.locator("#f-project option").all_inner_texts()] == [
+        assert page.locator("#f-project option").all_inner_texts() == [
             "every tier",
             "global",
             "webdev",
