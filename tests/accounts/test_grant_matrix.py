@@ -112,6 +112,8 @@ def calls(ids: dict) -> list[Call]:
         Call("memories:list", "GET", "/memories/?format=csv"),
         Call("memories:list", "GET", "/memories/?format=json"),
         Call("memories:list", "GET", "/memories/?q=k3&mode=words"),
+        Call("memories:list", "GET", "/memories/?q=body+marker"),
+        Call("memories:list", "GET", "/memories/?q=vault+body&mode=meaning"),
         Call("memories:list", "GET", f"/memories/{vq}", tier="vault"),
         Call("memories:bulk", "POST", "/memories/_bulk/", {"action": "verify", "id": ids["v"]}),
         Call("memories:facets", "GET", "/memories/_facets/"),
@@ -177,6 +179,8 @@ def calls(ids: dict) -> list[Call]:
     api = [
         Call("api:memories", "GET", "/v1/memories"),
         Call("api:memories", "GET", "/v1/memories?q=k3&mode=words"),
+        Call("api:memories", "GET", "/v1/memories?q=body+marker"),
+        Call("api:memories", "GET", "/v1/memories?q=vault+body&mode=meaning"),
         Call("api:memories", "GET", f"/v1/memories{vq}", tier="vault"),
         Call("api:memory", "GET", f"/v1/memories/{g}{gq}", tier=GLOBAL),
         Call("api:memory", "GET", f"/v1/memories/{v}", tier="vault"),
@@ -201,30 +205,38 @@ def calls(ids: dict) -> list[Call]:
         Call("v1", "GET", "/v1"),
         Call("v1/^.*$", "GET", "/v1/nope"),
     ]
-    tool = {"name": v, "project": VAULT}
+    tool = {"name": v}  # on a session on the vault's project: past the grants, 403 first
     mcp = [
-        Call("mcp", "TOOL", "/mcp", {"name": "memory_search", "arguments": {"query": "k3"}}),
-        Call("mcp", "TOOL", "/mcp", {"name": "memory_read", "arguments": tool}, "vault"),
+        Call("mcp", "TOOL", "/mcp", {"name": "memory_search", "arguments": {"queries": ["k3"]}}),
+        Call("mcp", "TOOL", "/mcp", {"name": "memory_read", "arguments": {"name": g}}, GLOBAL),
         Call(
             "mcp",
             "TOOL",
-            "/mcp",
+            f"/mcp{aq}",
+            {"name": "memory_search", "arguments": {"queries": ["body marker"]}},
+            "alpha",
+        ),
+        Call("mcp", "TOOL", f"/mcp{vq}", {"name": "memory_read", "arguments": tool}, "vault"),
+        Call(
+            "mcp",
+            "TOOL",
+            f"/mcp{vq}",
             {"name": "memory_write", "arguments": {**tool, "description": "x"}},
             "vault",
         ),
         Call(
             "mcp",
             "TOOL",
-            "/mcp",
+            f"/mcp{vq}",
             {"name": "memory_edit", "arguments": {**tool, "old_string": "V", "new_string": "W"}},
             "vault",
         ),
         Call("mcp", "RESOURCE", "/mcp", {"uri": "memory://index"}),
-        Call("mcp", "TOOL", f"/mcp{vq}", {"name": "memory_search", "arguments": {}}, "vault"),
+        Call("mcp", "RESOURCE", f"/mcp{vq}", {"uri": "memory://index"}, "vault"),
         Call("mcp", "LIST", "/mcp", {"method": "tools/list"}),
         Call("mcp", "LIST", "/mcp", {"method": "resources/list"}),
         # Last: it deletes the vault's memory for whoever may.
-        Call("mcp", "TOOL", "/mcp", {"name": "memory_delete", "arguments": tool}, "vault"),
+        Call("mcp", "TOOL", f"/mcp{vq}", {"name": "memory_delete", "arguments": tool}, "vault"),
     ]
     return page + api + mcp
 

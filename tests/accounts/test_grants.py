@@ -258,3 +258,12 @@ def test_the_accounts_page_grants_and_revokes(store):
     assert "The role is auditor, operator or admin." in refused.content.decode()
     own = client.post(f"/accounts/{admin.id}/grants/", {"role": "auditor", "tier": ""})
     assert own.status_code == 409
+
+
+def test_an_mcp_stdio_session_as_a_user_stays_within_their_grants(store):
+    user = make_user("otto", None)
+    grants.grant(None, user, roles.OPERATOR, "webdev")
+    with pytest.raises(CommandError, match="'otto' holds no grant on project 'vault'"):
+        call_command("mcp", "--project", "vault", "--user", "otto")
+    with pytest.raises(CommandError, match="There is no project named 'nowhere'"):
+        call_command("mcp", "--project", "nowhere", "--user", "otto")
