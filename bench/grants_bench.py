@@ -81,12 +81,15 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--requests", type=int, default=15)
+    parser.add_argument("--only", help="only the routes whose label holds this")
     parser.add_argument("--out", type=Path)
     options = parser.parse_args()
     generate.ensure_store(options.memories, options.data_dir, options.seed)
     principals = _principals()
     results = {"memories": options.memories, "load_before": os.getloadavg(), "routes": {}}
     for label, path, api in _routes():
+        if options.only and options.only not in label:
+            continue
         cpu = {name: [] for name in principals}
         wall = {name: [] for name in principals}
         counts = {}

@@ -615,7 +615,14 @@ class _Filtering:
     def active(self) -> bool:
         """Whether any filter narrows the store (the global tier, project None, does), or the
         caller's reach does."""
-        if self.band is not ANY_TIER or not reach.current().whole:
+        return self.asks_anything or not reach.current().whole
+
+    @property
+    def asks_anything(self) -> bool:
+        """Whether any filter or a session's band narrows the store, whatever the caller's
+        reach: a count kept for every tier (memories.reads.tallies) is summed over the tiers
+        the reach sees, so it answers for filters that ask nothing."""
+        if self.band is not ANY_TIER:
             return True
         return any(getattr(self, flt.key) != flt.default for flt in FILTERS)
 

@@ -6,10 +6,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
+from django.utils import timezone
 
 from memadmin.accounts import grants, roles, tokens
 from memories.models import GLOBAL_TIER, Memory
-from memories.reads import find
+from memories.reads import facets, find, overview
 from memories.reads.filters import MemoryFilters
 from memories.rules import reach
 from memories.rules.errors import MemoryNotFound, OutsideGrants, TokenRefused, UnknownProject
@@ -267,3 +268,21 @@ def test_an_mcp_stdio_session_as_a_user_stays_within_their_grants(store):
         call_command("mcp", "--project", "vault", "--user", "otto")
     with pytest.raises(CommandError, match="There is no project named 'nowhere'"):
         call_command("mcp", "--project", "nowhere", "--user", "otto")
+
+
+def test_the_counts_of_facets_and_overview_hold_only_what_the_grants_reach(store):
+    doors.write("v-two", project="vault", description="another", tags=["ops"], load="inline")
+    doors.write("w-two", project="webdev", description="second", tags=["ops"])
+    user = make_user("otto", None)
+    grants.grant(None, user, roles.OPERATOR, "webdev")
+    now = timezone.now()
+    with reach.within(grants.reach_of(user)):
+        found = {facet.key: facet for facet in facets.facets(MemoryFilters(), now)}
+        tiers = {value.label: value.count for value in found["project"].values}
+        assert tiers == {"global": 1, "webdev": 2}
+        assert {value.label: value.count for value in found["tag"].values} == {"ops": 1}
+        shown = overview.overview(now)
+        assert shown.total == 3
+        assert [tier.project for tier in shown.tiers] == [None, "webdev"]
+        tagged = {f.key: f for f in facets.facets(MemoryFilters(tag="ops"), now)}
+        assert {v.label: v.count for v in tagged["project"].values} == {"webdev": 1}
