@@ -52,6 +52,8 @@ def test_an_operator_granted_one_project_sees_that_tier_and_the_global_one(
         has_text="operator on project 'webdev'"
     ).wait_for()
     assert grants.holdings_of(otto)[0].words == "operator on project 'webdev'"
+    ARTIFACTS.mkdir(exist_ok=True)
+    admin.screenshot(path=ARTIFACTS / "grants-accounts.png", full_page=True)
 
     context, page = _signed_in_as(chromium, live_server, "otto")
     try:
@@ -79,7 +81,6 @@ def test_an_operator_granted_one_project_sees_that_tier_and_the_global_one(
         outside = [n for n in data["nodes"] if n["kind"] == "outside"]
         assert [n["label"] for n in outside] == ["outside your reach"]  # v-other, unnamed
         _shows_no_vault(str(data) + page.locator("body").inner_text())
-        ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=ARTIFACTS / "grants-graph.png", full_page=True)
 
         page.goto(live_server.url + "/memories/v-secret/?project=vault")
