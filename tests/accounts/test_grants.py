@@ -13,7 +13,13 @@ from memories.models import GLOBAL_TIER, Memory
 from memories.reads import facets, find, overview
 from memories.reads.filters import MemoryFilters
 from memories.rules import reach
-from memories.rules.errors import MemoryNotFound, OutsideGrants, TokenRefused, UnknownProject
+from memories.rules.errors import (
+    InlineBudgetExceeded,
+    MemoryNotFound,
+    OutsideGrants,
+    TokenRefused,
+    UnknownProject,
+)
 from memories.writes import bulk, doors, history, undo
 from projects import writes as project_doors
 from projects.models import Project
@@ -286,3 +292,14 @@ def test_the_counts_of_facets_and_overview_hold_only_what_the_grants_reach(store
         assert [tier.project for tier in shown.tiers] == [None, "webdev"]
         tagged = {f.key: f for f in facets.facets(MemoryFilters(tag="ops"), now)}
         assert {v.label: v.count for v in tagged["project"].values} == {"webdev": 1}
+
+
+def test_a_budget_refusal_names_nothing_past_the_writers_grants(store, small_budget):
+    doors.write("v-big", project="vault", description="big", body="x" * 60, load="inline")
+    user = make_user("gil", None)
+    grants.grant(None, user, roles.OPERATOR, None)
+    with reach.within(grants.reach_of(user)), pytest.raises(InlineBudgetExceeded) as refused:
+        doors.write("g-big", description="big", body="y" * 60, load="inline")
+    said = refused.value.message + json.dumps(refused.value.details, default=str)
+    assert "a memory outside your reach" in said
+    assert "vault" not in said and "v-big" not in said
