@@ -2,6 +2,10 @@ from django.conf import settings
 from django.db import models
 
 from memories.rules.fields import rfc3339
+from memories.rules.tiers import GLOBAL_TIER
+
+# The roles a grant gives (memadmin.accounts.roles.ROLES, which the models cannot import).
+ROLE_NAMES = ("auditor", "operator", "admin")
 
 
 class ApiToken(models.Model):
@@ -119,3 +123,64 @@ class OidcRoleMapping(models.Model):
 
     def __str__(self) -> str:
         return f"{self.group} → {self.role}"
+
+
+class Grant(models.Model):
+    """A role a person holds on one tier, or a tier an API token may reach.
+
+    A person's row (`user`) gives `role` on the tier; a token's row (`token`, no role) adds
+    the tier to those the token may reach, within its owner's grants. `project` None is the
+    global tier. A role on the whole store is the person's role group
+    (memadmin.accounts.roles), not a row here.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="tier_grants",
+    )
+    token = models.ForeignKey(
+        ApiToken, null=True, blank=True, on_delete=models.CASCADE, related_name="tier_grants"
+    )
+    role = models.CharField(max_length=8, blank=True, default="")
+    project = models.ForeignKey(
+        "projects.Project", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    models.Q(user__isnull=False, token__isnull=True, role__in=ROLE_NAMES)
+                    | models.Q(user__isnull=True, token__isnull=False, role="")
+                ),
+                name="grant_holder_and_role",
+            ),
+            models.UniqueConstraint(
+                fields=["user", "project"],
+                condition=models.Q(project__isnull=False),
+                name="grant_user_project",
+            ),
+            models.UniqueConstraint(
+                fields=["user"],
+                condition=models.Q(project__isnull=True, user__isnull=False),
+                name="grant_user_global",
+            ),
+            models.UniqueConstraint(
+                fields=["token", "project"],
+                condition=models.Q(project__isnull=False),
+                name="grant_token_project",
+            ),
+            models.UniqueConstraint(
+                fields=["token"],
+                condition=models.Q(project__isnull=True, token__isnull=False),
+                name="grant_token_global",
+            ),
+        ]
+
+    @property
+    def tier(self) -> int:
+        """The tier key (memories.rules.tiers.GLOBAL_TIER or the project's id)."""
+        return self.project_id or GLOBAL_TIER

@@ -12,7 +12,7 @@ from django.utils import timezone
 from memories.engine.lookups import name_shape
 from memories.rules.fields import rfc3339
 from memories.rules.tiers import GLOBAL_TIER
-from projects.models import Project
+from projects.models import Project, Reached
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 # A memory's view reversed once with this for the name serves every memory of a page: a
@@ -84,6 +84,9 @@ class Load(models.TextChoices):
 
 class Memory(models.Model):
     """One durable note, written only through the doors (memories.writes); see the seed."""
+
+    objects = Reached("tier")  # what the caller's grants reach (projects.models.Reached)
+    every = models.Manager()  # the whole store, for the rules that span it
 
     name = models.CharField(max_length=128)
     project = models.ForeignKey(
@@ -617,6 +620,9 @@ class Revision(Acted):
     plain number, not a key: the history outlives the row, and a restored memory keeps its id.
     """
 
+    objects = Reached("tier", "previous_tier?")
+    every = models.Manager()
+
     at = models.DateTimeField()
     memory_id = models.BigIntegerField()
     name = models.CharField(max_length=128)
@@ -680,6 +686,9 @@ class ProjectRevision(Acted):
     history outlives the project.
     """
 
+    objects = Reached("project_id")
+    every = models.Manager()
+
     at = models.DateTimeField()
     project_id = models.BigIntegerField()
     name = models.CharField(max_length=64)  # the project's name after the change (a removal's)
@@ -695,6 +704,9 @@ class ProjectRevision(Acted):
 
 class TrashedMemory(models.Model):
     """A deleted memory, restorable until purged: its state is its deletion's `before`."""
+
+    objects = Reached("revision__tier")
+    every = models.Manager()
 
     revision = models.OneToOneField(Revision, on_delete=models.PROTECT, related_name="trashed")
     memory_id = models.BigIntegerField(unique=True)

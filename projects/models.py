@@ -1,24 +1,59 @@
 from django.db import models
 
 from memories.engine.lookups import name_shape
+from memories.rules import reach
 from memories.rules.errors import UnknownProject
 from memories.rules.fields import rfc3339
 
 
+class Reached(models.Manager):
+    """The default manager of the rows of tiers: narrowed to the tiers the caller's reach sees
+    (memories.rules.reach), so every ordinary read of the store stops at a grant's edge
+    without saying so. `lookups` are the row's tier keys, each of which must be seen.
+    A model's `every` manager reads past it, for the rules that span the store (a name
+    once across tiers, a project's name once)."""
+
+    def __init__(self, *lookups: str):
+        super().__init__()
+        self.lookups = lookups
+
+    def deconstruct(self):
+        name, path, args, kwargs = super().deconstruct()
+        return name, path, self.lookups, kwargs
+
+    def get_queryset(self) -> models.QuerySet:
+        found = super().get_queryset()
+        seen = reach.current().seen
+        if seen is None:
+            return found
+        for lookup in self.lookups:
+            nullable = lookup.endswith("?")
+            lookup = lookup.rstrip("?")
+            kept = models.Q(**{f"{lookup}__in": seen})
+            found = found.filter(
+                kept | models.Q(**{f"{lookup}__isnull": True}) if nullable else kept
+            )
+        return found
+
+
 class ProjectQuerySet(models.QuerySet):
     def names(self) -> list[str]:
-        """Every project's name, in name order: the tier pickers' choices."""
+        """Every project's name the caller's reach sees, in name order: the tier pickers'
+        choices."""
         return list(self.order_by("name").values_list("name", flat=True))
 
     def names_by_id(self) -> dict[int, str]:
         return dict(self.values_list("id", "name"))
 
     def named(self, name: str) -> "Project":
-        """The project of this name; a name no project has is refused (UnknownProject)."""
+        """The project of this name; a name no project has is refused (UnknownProject), and
+        so, through `Project.objects`, is one the caller's reach does not see: a grant's edge
+        tells nothing of what lies past it."""
         try:
-            return self.get(name=name)
+            project = self.get(name=name)
         except self.model.DoesNotExist:
             raise UnknownProject(name) from None
+        return project
 
 
 class Project(models.Model):
@@ -27,7 +62,8 @@ class Project(models.Model):
     name = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField()
 
-    objects = ProjectQuerySet.as_manager()
+    objects = Reached.from_queryset(ProjectQuerySet)("id")
+    every = ProjectQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]

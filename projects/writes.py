@@ -5,7 +5,7 @@ doors record theirs."""
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from memories.rules import fields
+from memories.rules import fields, reach, tiers
 from memories.rules.errors import ProjectExists, ProjectNotEmpty
 from memories.writes import history
 from projects.models import Project
@@ -13,8 +13,9 @@ from projects.models import Project
 
 def add(name: str) -> Project:
     name = fields.project_name(name, field="name")
+    reach.refuse_store_change("add a project")
     with transaction.atomic():
-        if Project.objects.filter(name=name).exists():
+        if Project.every.filter(name=name).exists():
             raise ProjectExists(name)
         try:
             project = Project.objects.create(name=name, created_at=timezone.now())
@@ -29,9 +30,10 @@ def rename(name: str, new_name: str) -> Project:
     new_name = fields.project_name(new_name, field="name")
     with transaction.atomic():
         project = Project.objects.named(name)
+        reach.refuse_change(project.id, tiers.phrase(project.name))
         if new_name == project.name:
             return project
-        if Project.objects.filter(name=new_name).exists():
+        if Project.every.filter(name=new_name).exists():
             raise ProjectExists(new_name)
         previous_name = project.name
         project.name = new_name
@@ -43,6 +45,7 @@ def rename(name: str, new_name: str) -> Project:
 def remove(name: str) -> None:
     with transaction.atomic():
         project = Project.objects.named(name)
+        reach.refuse_change(project.id, tiers.phrase(project.name))
         count = project.memories.count()
         if count:
             raise ProjectNotEmpty(name, count)

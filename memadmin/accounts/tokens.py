@@ -18,20 +18,23 @@ import threading
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import OperationalError, connection, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from memadmin.accounts import roles
+from memadmin.accounts import grants, roles
 from memadmin.models import ApiToken
 from memories import engine
 from memories.rules import fields
 from memories.rules.errors import (
     InvalidField,
+    NotPermitted,
     TokenNotFound,
     TokenRefused,
     TokenUnauthorized,
 )
+from memories.rules.reach import EVERYWHERE, Reach
 
 TOKEN_PREFIX = "mem_"
 DISPLAY_PREFIX_LENGTH = len(TOKEN_PREFIX) + 8
@@ -101,8 +104,13 @@ def _new_secret() -> tuple[str, str, str]:
     return secret, _hash(secret), secret[:DISPLAY_PREFIX_LENGTH]
 
 
-def create_token(user, scope: str, label: str = "", expires=None) -> tuple[ApiToken, str]:
-    """A new token for `user` and its plaintext, which is never available again."""
+def create_token(
+    user, scope: str, label: str = "", expires=None, places=None
+) -> tuple[ApiToken, str]:
+    """A new token for `user` and its plaintext, which is never available again.
+
+    `places` (None: the global tier, else a project's name) limits it to those tiers, each
+    one the user holds a grant on; none given, it reaches what its owner does."""
     scope = token_scope(scope)
     label = token_label(label)
     expires_at = token_expiry(expires)
@@ -121,15 +129,17 @@ def create_token(user, scope: str, label: str = "", expires=None) -> tuple[ApiTo
             field="scope",
         )
     secret, key_hash, prefix = _new_secret()
-    token = ApiToken.objects.create(
-        user=user,
-        label=label,
-        scope=scope,
-        key_hash=key_hash,
-        prefix=prefix,
-        created_at=timezone.now(),
-        expires_at=expires_at,
-    )
+    with transaction.atomic():
+        token = ApiToken.objects.create(
+            user=user,
+            label=label,
+            scope=scope,
+            key_hash=key_hash,
+            prefix=prefix,
+            created_at=timezone.now(),
+            expires_at=expires_at,
+        )
+        grants.limit_token(token, places or ())
     return token, secret
 
 
@@ -218,11 +228,13 @@ def rotate_token(user, token_id: int) -> tuple[ApiToken, str]:
 
 @dataclass(frozen=True)
 class Caller:
-    """Who a token speaks for: the token (its user with it), the user's role, and whether the
-    secret sent was the one a rotation replaced."""
+    """Who a token speaks for: the token (its user with it), the user's role, what the token
+    may see and change (its tiers within its owner's grants), and whether the secret sent was
+    the one a rotation replaced."""
 
     token: ApiToken
     role: str | None
+    reach: Reach = EVERYWHERE
     by_replaced_secret: bool = False
 
 
@@ -278,7 +290,8 @@ def _read_caller(key_hash: str) -> Caller:
         raise TokenUnauthorized(PAUSED)
     if not found.user.is_active:
         raise TokenUnauthorized(TURNED_OFF.format(name=found.user.get_username()))
-    return Caller(found, roles.role_of(found.user), found.key_hash != key_hash)
+    held = roles.holdings(found.user)
+    return Caller(found, held.role, grants.token_reach(found, held), found.key_hash != key_hash)
 
 
 def _kept(counter) -> dict:
@@ -323,3 +336,15 @@ def refusal(user, role: str | None, scope: str, *, token: ApiToken | None = None
         if role not in roles.WRITERS:
             return f"The account '{name}' is an {role} and cannot write."
     return None
+
+
+def account_named(username: str):
+    """The account a command or a stdio session acts as: it must exist and hold some role;
+    else refused in one sentence."""
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise InvalidField("user", f"There is no account named '{username}'.")
+    refused = refusal(user, roles.role_of(user), READ)
+    if refused is not None:
+        raise NotPermitted(refused)
+    return user

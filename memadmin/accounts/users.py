@@ -94,7 +94,8 @@ def hold_role(user, role: str) -> None:
     user.groups.add(Group.objects.get_or_create(name=role)[0])
 
 
-def _other_account(actor, user_id):
+def other_account(actor, user_id):
+    """Another account than the actor's, by id (AccountNotFound, AccountRefused)."""
     users = get_user_model()
     try:
         user = users.objects.get(id=user_id)
@@ -111,7 +112,7 @@ def set_role(actor, user_id, role):
     """Give the account exactly this role."""
     role = account_role(role)
     with transaction.atomic():
-        user = _other_account(actor, user_id)
+        user = other_account(actor, user_id)
         if user.is_superuser:
             raise AccountRefused(
                 f"'{user.get_username()}' is a superuser, an admin whatever their role here."
@@ -123,7 +124,7 @@ def set_role(actor, user_id, role):
 def set_active(actor, user_id, active: bool):
     """Turn an account off (it can neither sign in nor use its tokens) or back on."""
     with transaction.atomic():
-        user = _other_account(actor, user_id)
+        user = other_account(actor, user_id)
         user.is_active = bool(active)
         user.save(update_fields=["is_active"])
     return user

@@ -8,6 +8,7 @@ from django.http import HttpRequest
 
 from memadmin.accounts import tokens
 from memadmin.api.responses import error, refuse_unknown_query
+from memories.rules import reach
 from memories.rules.errors import TokenUnauthorized
 from memories.writes import history
 
@@ -41,7 +42,10 @@ def authorize(scope: str) -> Callable:
             accepted = getattr(request, "accepted_query", None)
             if accepted is not None:
                 refuse_unknown_query(request, accepted)
-            with history.acting(door=history.API, user=user, token=token):
+            with (
+                history.acting(door=history.API, user=user, token=token),
+                reach.within(found.reach),
+            ):
                 return view(request, **kwargs)
 
         wrapper.authorizes = True

@@ -25,7 +25,9 @@ from memadmin.accounts import roles, tokens
 from memadmin.mcp import session
 from memadmin.mcp.server import SERVER
 from memories.reads.params import session_project
-from memories.rules.errors import DomainError, TokenUnauthorized
+from memories.rules import reach, tiers
+from memories.rules.errors import DomainError, TokenUnauthorized, UnknownProject
+from memories.rules.tiers import GLOBAL_TIER
 from memories.writes import history
 
 TOO_LARGE = "The request body is larger than this server accepts."
@@ -68,12 +70,20 @@ def endpoint(request: HttpRequest) -> HttpResponse:
     if refused is not None:
         return _refused(403, refused)
     try:
-        project = session_project(request.GET)
+        with reach.within(found.reach):
+            project = session_project(request.GET)
         body = request.body
+    except UnknownProject as refusal:
+        # Past the token's grants, a name is refused alike whether a project holds it or not.
+        if found.reach.whole:
+            return _refused(refusal.status, refusal.message)
+        return _refused(403, outside_grants(request.GET.get("project")))
     except DomainError as refusal:
         return _refused(refusal.status, refusal.message)
     except RequestDataTooBig:
         return _refused(413, TOO_LARGE)
+    if project is None and not found.reach.sees(GLOBAL_TIER):
+        return _refused(403, outside_grants(None))
     opened = session.Session(
         project,
         write_refusal=tokens.refusal(token.user, role, tokens.WRITE, token=token),
@@ -82,6 +92,7 @@ def endpoint(request: HttpRequest) -> HttpResponse:
     with (
         session.opened(opened),
         history.acting(door=history.MCP, user=token.user, token=token),
+        reach.within(found.reach),
     ):
         status, headers, content = async_to_sync(_exchange)(_scope(request), body)
     if status >= 400:
@@ -91,6 +102,13 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         if name.lower() != b"content-length":
             response[name.decode("latin-1")] = value.decode("latin-1")
     return response
+
+
+def outside_grants(project: str | None) -> str:
+    """Why a session on a tier past the token's grants is refused."""
+    return (
+        f"This token holds no grant on {tiers.phrase(project)}, so it cannot open a session there."
+    )
 
 
 def _in_one_sentence(content: bytes) -> bytes:

@@ -7,14 +7,14 @@ auditor's may not); without one, the session may do what the commands may, recor
 """
 
 import anyio
-from django.contrib.auth import get_user_model
 from mcp.server.stdio import stdio_server
 
 from memadmin.accounts import roles, tokens
 from memadmin.mcp import session
 from memadmin.mcp.server import SERVER
-from memories.rules import fields
-from memories.rules.errors import InvalidField, NotPermitted
+from memories.rules import fields, reach, tiers
+from memories.rules.errors import NotPermitted
+from memories.rules.tiers import GLOBAL_TIER
 from memories.writes import history
 from projects.models import Project
 
@@ -27,20 +27,23 @@ def serve(project: str | None, username: str | None) -> None:
     tier = fields.tier(project, absent=None)
     # Without an account the session may do what the commands may, allowing a secret too.
     opened = session.Session(Project.objects.named(tier) if tier else None, admin=True)
-    user = None
+    user, held = None, reach.EVERYWHERE
     if username is not None:
-        user = get_user_model().objects.filter(username=username).first()
-        if user is None:
-            raise InvalidField("user", f"There is no account named '{username}'.")
-        role = roles.role_of(user)
-        refused = tokens.refusal(user, role, tokens.READ)
-        if refused is not None:
-            raise NotPermitted(refused)
+        user = tokens.account_named(username)
+        holdings = roles.holdings(user)
+        held = holdings.reach()
+        tier_key = opened.project.id if opened.project else GLOBAL_TIER
+        if not held.sees(tier_key):
+            raise NotPermitted(
+                f"'{username}' holds no grant on {tiers.phrase(tier)}, so no session there."
+            )
         opened = session.Session(
-            opened.project, tokens.refusal(user, role, tokens.WRITE), admin=role == roles.ADMIN
+            opened.project,
+            tokens.refusal(user, holdings.role, tokens.WRITE),
+            admin=holdings.role == roles.ADMIN,
         )
     acting = history.acting(door=history.MCP, user=user, label=None if user else LABEL)
-    with session.opened(opened), acting:
+    with session.opened(opened), acting, reach.within(held):
         anyio.run(_serve)
 
 

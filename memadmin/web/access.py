@@ -19,7 +19,7 @@ from memadmin.web import acting
 from memadmin.web.responses import error_response
 from memories.writes import history
 
-RANK = {roles.AUDITOR: 1, roles.OPERATOR: 2, roles.ADMIN: 3}
+RANK = roles.RANK
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 REFUSALS = {
     roles.AUDITOR: "Your account has no role yet: ask an admin to make you an auditor.",
@@ -42,10 +42,8 @@ def client_address(request: HttpRequest) -> str | None:
 
 
 def request_role(request: HttpRequest) -> str | None:
-    """The signed-in user's role, looked up once per request."""
-    if not hasattr(request, "_memadmin_role"):
-        request._memadmin_role = roles.role_of(request.user)
-    return request._memadmin_role
+    """The signed-in user's strongest role, looked up once per request."""
+    return acting.request_holdings(request).role
 
 
 def has_role(request: HttpRequest, least: str) -> bool:

@@ -9,6 +9,7 @@ from django.db import connection
 
 from memories import engine
 from memories.reads.rows import db_time
+from memories.rules import reach
 from memories.rules.budget import (
     Band,
     InlineContribution,
@@ -59,6 +60,11 @@ def bands(now: dt.datetime, projects: list[Project] | None = None) -> list[Band]
     return found
 
 
+# What a budget refusal names in place of what lies past the caller's grants.
+OUTSIDE_REACH = "a memory outside your reach"
+OUTSIDE_PROJECT = "a project outside your reach"
+
+
 def largest_inline(tiers, now, *, limit=3, replacing=(), adding=()) -> list[dict]:
     """The largest inline memories of the tiers, as they would stand after a change."""
     skip = {c.memory_id for c in replacing if c.memory_id is not None}
@@ -70,16 +76,19 @@ def largest_inline(tiers, now, *, limit=3, replacing=(), adding=()) -> list[dict
     expires_at = statements.unindexed("m.expires_at")
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT m.id, m.name, p.name, {statements.byte_length('m.body')} AS size "
+            f"SELECT m.id, m.name, p.name, {statements.byte_length('m.body')} AS size, m.tier "
             "FROM memories_memory m LEFT JOIN projects_project p ON p.id = m.project_id "
             f"WHERE m.load = 'inline' AND m.tier IN ({placeholders}) AND m.body != '' "
             f"AND ({expires_at} IS NULL OR {expires_at} > %s) "
             "ORDER BY size DESC LIMIT %s",
             [*tiers, db_time(now), limit + len(skip)],
         )
+        held = reach.current()
         rows = [
             {"name": name, "project": project, "bytes": size}
-            for memory_id, name, project, size in cursor.fetchall()
+            if held.sees(tier)
+            else {"name": OUTSIDE_REACH, "project": None, "bytes": size}
+            for memory_id, name, project, size, tier in cursor.fetchall()
             if memory_id not in skip
         ]
     rows += [
@@ -112,7 +121,14 @@ def refuse_if_past_budget(
         return
     largest = largest_inline(found.tiers, now, replacing=before, adding=after)
     band_tier = found.tiers[-1]
-    band = None if band_tier == GLOBAL_TIER else Project.objects.get(id=band_tier).name
+    if band_tier == GLOBAL_TIER:
+        band = None
+    elif reach.current().sees(band_tier):
+        band = Project.objects.get(id=band_tier).name
+    else:
+        # A global write fills the fullest project's band too, which may lie past the
+        # writer's grants: its size is told, never its name.
+        band = OUTSIDE_PROJECT
     raise InlineBudgetExceeded(
         refusal_sentence(found.total, budget, largest, band=band, was=found.was),
         total_bytes=found.total,

@@ -71,7 +71,8 @@ def priority_histograms(projects=None) -> list[Histogram]:
     for project_id, name in ((project.id, project.name) for project in projects):
         histograms[project_id] = Histogram(name)
     for tier, priority, count in tallies.priorities():
-        histograms[tier].counts[priority] = count
+        if tier in histograms:  # a tier past the caller's reach is not among the projects
+            histograms[tier].counts[priority] = count
     return list(histograms.values())
 
 

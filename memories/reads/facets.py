@@ -195,8 +195,9 @@ def _read_facet(never_read: int) -> Facet:
 
 
 def _tally_kept(filters: MemoryFilters) -> bool:
-    """Whether the tallies count what `filters` admit: every tier, or one tier, unfiltered."""
-    return not replace(filters, project=ANY_TIER).active
+    """Whether the tallies count what `filters` admit: every tier (the caller's reach sees),
+    or one tier, unfiltered."""
+    return not replace(filters, project=ANY_TIER).asks_anything
 
 
 def _span_bounds(now: dt.datetime) -> list[tuple[str, dt.datetime, dt.datetime]]:

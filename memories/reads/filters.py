@@ -25,7 +25,7 @@ from memories.engine.hints import Unindexed, likelihood
 from memories.models import Memory, Reference, Revision, Tag
 from memories.reads.params import FirstErrorMixin
 from memories.rules import fields as memory_fields
-from memories.rules import tiers
+from memories.rules import reach, tiers
 from memories.rules.errors import InvalidField
 from memories.rules.tiers import ANY_TIER
 from projects.models import Project
@@ -532,7 +532,17 @@ class _Filtering:
         return self.__dict__["_project_id"]
 
     def band_tiers(self) -> tuple[int, ...] | None:
-        """The tier keys of `band`, or None when no session's band narrows the store."""
+        """The tier keys of `band` within the caller's reach (memories.rules.reach), or None
+        when neither a session's band nor a reach narrows the store."""
+        band = self._session_tiers()
+        seen = reach.current().seen
+        if seen is None:
+            return band
+        if band is None:
+            return tuple(sorted(seen))
+        return tuple(tier for tier in band if tier in seen)
+
+    def _session_tiers(self) -> tuple[int, ...] | None:
         if self.band is ANY_TIER:
             return None
         if self.band is None:
@@ -603,7 +613,15 @@ class _Filtering:
 
     @property
     def active(self) -> bool:
-        """Whether any filter narrows the store (the global tier, project None, does)."""
+        """Whether any filter narrows the store (the global tier, project None, does), or the
+        caller's reach does."""
+        return self.asks_anything or not reach.current().whole
+
+    @property
+    def asks_anything(self) -> bool:
+        """Whether any filter or a session's band narrows the store, whatever the caller's
+        reach: a count kept for every tier (memories.reads.tallies) is summed over the tiers
+        the reach sees, so it answers for filters that ask nothing."""
         if self.band is not ANY_TIER:
             return True
         return any(getattr(self, flt.key) != flt.default for flt in FILTERS)

@@ -27,7 +27,7 @@ from memories.reads import tallies
 from memories.reads.filters import MemoryFilters
 from memories.reads.meaning import id_set
 from memories.reads.rows import db_time
-from memories.rules import tiers
+from memories.rules import reach, tiers
 from memories.rules.errors import InvalidField
 from memories.rules.fields import NAME_RE
 
@@ -42,6 +42,8 @@ SCOPE_LOOKUP = 5000
 SCOPE_CHUNK = 500
 SCOPE_CHUNK_MOST = 8000
 MEMORY = "memory"
+OUTSIDE = "outside"  # a memory in a tier the caller holds no grant on
+OUTSIDE_LABEL = "outside your reach"
 DANGLING_KINDS = ("name", "path", "url", "id")
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://|mailto:|www\.")
@@ -424,8 +426,15 @@ class _Wiring:
         page = reverse("memories:detail", args=[NAME_SLOT])
         degrees, text = self.degrees, self.text
         nodes = {}
+        held = reach.current()
         for node in kept:
-            if node < 0:
+            if node > 0 and (row := memories.get(node)) is not None and not held.sees(row[-1]):
+                # A memory past the caller's grants: a reference into it is drawn, never its
+                # name, tier or anything else of it.
+                nodes[node] = Node(
+                    f"x{node}", OUTSIDE, OUTSIDE_LABEL, degrees[node], cluster[node], node
+                )
+            elif node < 0:
                 target = text[node]
                 nodes[node] = Node(
                     "t" + target, target_kind(target), target, degrees[node], cluster[node]
@@ -433,7 +442,7 @@ class _Wiring:
             elif (row := memories.get(node)) is None:  # deleted since its references were read
                 nodes[node] = Node(f"m{node}", MEMORY, "", degrees[node], cluster[node], node)
             else:
-                _, name, project, description, load, priority, read_count, expired = row
+                _, name, project, description, load, priority, read_count, expired, _tier = row
                 nodes[node] = Node(
                     f"m{node}",
                     MEMORY,
@@ -467,7 +476,7 @@ class _Wiring:
 # expiry), cost more than the fill's own work (bench/results/2026-12-01-graph-6).
 _MEMORIES = """
 SELECT m.id, m.name, p.name, m.description, m.load, m.priority, m.read_count,
-    m.expires_at <= %s
+    m.expires_at <= %s, m.tier
 FROM memories_memory m
 LEFT JOIN projects_project p ON p.id = m.project_id
 WHERE m.id IN ({ids})
@@ -476,7 +485,7 @@ WHERE m.id IN ({ids})
 
 def _memories(memory_ids: list[int], now: dt.datetime) -> dict[int, tuple]:
     """What the nodes show of these memories (one query): id -> (id, name, project,
-    description, load, priority, read count, expired)."""
+    description, load, priority, read count, expired, tier)."""
     ids, params = engine.of(connection).statements.values(memory_ids)
     with connection.cursor() as cursor:
         cursor.execute(

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, fields
 
 from django import forms
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from memories.models import (
     GLOBAL_TIER,
@@ -20,7 +20,7 @@ from memories.models import (
     TrashedMemory,
 )
 from memories.reads.params import TierForm
-from memories.rules import diffs, tiers
+from memories.rules import diffs, reach, tiers
 from memories.rules import fields as memory_fields
 from memories.rules.errors import InvalidField
 from memories.rules.fields import rfc3339
@@ -355,11 +355,22 @@ def revision_before_last(memory_id: int) -> int | None:
     return found[0][0] if found else None
 
 
+def _within_reach(queryset: QuerySet) -> QuerySet:
+    """The change sets all of whose revisions the caller's reach sees: one that touched a
+    tier past it is not shown at all, its summary counting what it changed there."""
+    seen = reach.current().seen
+    if seen is None:
+        return queryset
+    outside = Revision.every.filter(change_set=OuterRef("id")).filter(
+        ~Q(tier__in=seen) | (Q(previous_tier__isnull=False) & ~Q(previous_tier__in=seen))
+    )
+    return queryset.filter(~Exists(outside))
+
+
 def change_sets(*, limit: int = DEFAULT_LIMIT, before: int | None = None) -> list[ChangeSet]:
     """The latest change sets with how many revisions each holds, and what undid them."""
-    queryset = ChangeSet.objects.annotate(size=Count("revisions")).select_related(
-        "undoes", "undone_by"
-    )
+    queryset = _within_reach(ChangeSet.objects.all()).annotate(size=Count("revisions"))
+    queryset = queryset.select_related("undoes", "undone_by")
     if before is not None:
         queryset = queryset.filter(id__lt=before)
     return list(queryset.order_by("-id")[:limit])
@@ -396,7 +407,8 @@ def change_set(change_set_id) -> ChangeSet | None:
         key = int(change_set_id)
     except (TypeError, ValueError):
         return None
-    return ChangeSet.objects.select_related("undoes", "undone_by").filter(id=key).first()
+    found = _within_reach(ChangeSet.objects.filter(id=key))
+    return found.select_related("undoes", "undone_by").first()
 
 
 @dataclass

@@ -1,16 +1,31 @@
 """Finding memories: one by name in a tier (refused when unknown or ambiguous), several by id
 or by name."""
 
+from django.db.models import QuerySet
+
 from memories.models import GLOBAL_TIER, INDEX_ORDER, Memory
 from memories.reads import rows
+from memories.rules import reach
 from memories.rules.errors import AmbiguousName, MemoryNotFound
 from memories.rules.tiers import ANY_TIER
 from projects.models import Project
 
 
 def memories_by_id(ids) -> list[Memory]:
-    """The memories of these ids that still exist, in index order."""
-    return list(Memory.objects.select_related("project").filter(id__in=ids).order_by(*INDEX_ORDER))
+    """The memories of these ids that still exist and the caller's reach sees, in index
+    order."""
+    found = Memory.objects.select_related("project").filter(id__in=ids)
+    return list(seen(found).order_by(*INDEX_ORDER))
+
+
+def seen(memories: QuerySet) -> QuerySet:
+    """`memories` narrowed to the tiers the caller's reach sees."""
+    tiers = reach.current().seen
+    return memories if tiers is None else memories.filter(tier__in=tiers)
+
+
+def _seen_rows(found: list[Memory]) -> list[Memory]:
+    return [memory for memory in found if reach.current().sees(memory.tier)]
 
 
 def locate(name: str, project=ANY_TIER) -> Memory:
@@ -21,7 +36,7 @@ def locate(name: str, project=ANY_TIER) -> Memory:
     """
     where, params = f'{rows.M}."name" = %s', [name]
     if project is ANY_TIER:
-        found = rows.select(where, params, order=(), limit=50)
+        found = _seen_rows(rows.select(where, params, order=(), limit=50))
         if not found:
             raise MemoryNotFound(name, anywhere=True)
         if len(found) > 1:
@@ -33,7 +48,7 @@ def locate(name: str, project=ANY_TIER) -> Memory:
         # One query for the usual case; the project is looked up alone only to tell an
         # unknown project from a memory missing from a known one.
         where, params = f'{where} AND {rows.PROJECTS}."name" = %s', [*params, project]
-    found = rows.select(where, params, order=(), limit=1)
+    found = _seen_rows(rows.select(where, params, order=(), limit=1))
     if found:
         return found[0]
     if project is not None:
@@ -50,6 +65,7 @@ def locate_in_band(name: str, project: str | None) -> Memory:
     tiers = [GLOBAL_TIER]
     if project is not None:
         tiers.append(Project.objects.only("id").named(project).id)
+    tiers = reach.current().seen_of(tiers)
     found = Memory.objects.select_related("project").filter(name=name, tier__in=tiers).first()
     if found is None:
         raise MemoryNotFound(name, project, band=True)

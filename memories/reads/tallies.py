@@ -21,6 +21,7 @@ from memories import engine
 from memories.engine.sql import NEVER_READ
 from memories.engine.tables import (
     BAND_TALLY,
+    DANGLING_TALLY,
     DANGLING_TARGET,
     DANGLING_TOTAL,
     MEMORY_TABLE,
@@ -34,6 +35,7 @@ from memories.models import BandTally, Load, Memory, TagTally
 from memories.reads.filters import SPARSE, MemoryFilters
 from memories.reads.rows import db_time
 from memories.rules import fields as memory_fields
+from memories.rules import reach
 from memories.rules.tiers import ANY_TIER
 
 
@@ -180,12 +182,15 @@ def more_tagged_than(filters, bound: int) -> bool:
 
 
 def priorities() -> list[tuple[int, int, int]]:
-    """(tier, priority, memories) of every tier, expired memories counted (written out, as
-    tier_tallies is: its queryset's SQL cost the budget page four times running it)."""
+    """(tier, priority, memories) of every tier the caller's reach sees, expired memories
+    counted (written out, as tier_tallies is: its queryset's SQL cost the budget page four
+    times running it)."""
+    where, params = _of_tier(None)
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT tier, priority, CAST(SUM(memories) AS BIGINT) FROM {BAND_TALLY} "
-            "GROUP BY tier, priority"
+            f"WHERE 1 = 1{where} GROUP BY tier, priority",
+            params,
         )
         return cursor.fetchall()
 
@@ -311,7 +316,16 @@ def _rest_of_day(moment: dt.datetime) -> tuple[dt.datetime, dt.datetime]:
 
 
 def _of_tier(tier: int | None, column: str = "tier") -> tuple[str, list]:
-    return ("", []) if tier is None else (f" AND {column} = %s", [tier])
+    """The condition that a row is of `tier`, or (None) of every tier the caller's reach
+    sees (memories.rules.reach)."""
+    if tier is not None:
+        return f" AND {column} = %s", [tier]
+    seen = reach.current().seen
+    if seen is None:
+        return "", []
+    if not seen:
+        return " AND 1 = 0", []
+    return f" AND {column} IN ({', '.join(['%s'] * len(seen))})", sorted(seen)
 
 
 def _db_day(moment: dt.datetime):
@@ -359,7 +373,10 @@ def add_dangling(batch: Batch, top: int) -> tuple[str, str]:
     are and how many targets they name, and the `top` most cited targets with their counts.
     Read off the totals' one row (none: nothing dangles) and the first `top` entries of the
     targets' index, which the triggers keep: the cost follows neither the references nor the
-    targets."""
+    targets. A caller whose reach is narrowed gets them of the tiers it sees, summed off the
+    tiers' own tallies."""
+    if not reach.current().whole:
+        return _add_dangling_within_reach(batch, top)
     totals = batch.add(
         "dangling",
         f"{_NO_TIER}, {_NO_TEXT}, CAST(coalesce(sum(targets), 0) AS TEXT),"
@@ -372,6 +389,28 @@ def add_dangling(batch: Batch, top: int) -> tuple[str, str]:
         f"(SELECT target, refs FROM {DANGLING_TARGET} ORDER BY refs DESC, target LIMIT %s)"
         " AS ranked",
         [top],
+    )
+    return totals, ranked
+
+
+def _add_dangling_within_reach(batch: Batch, top: int) -> tuple[str, str]:
+    where, params = _of_tier(None)
+    per_target = (
+        f"(SELECT target, SUM(refs) AS refs FROM {DANGLING_TALLY} WHERE refs > 0{where}"
+        " GROUP BY target)"
+    )
+    totals = batch.add(
+        "dangling",
+        f"{_NO_TIER}, {_NO_TEXT}, CAST(count(*) AS TEXT), CAST(coalesce(sum(refs), 0) AS BIGINT)",
+        f"{per_target} AS targets",
+        params,
+    )
+    ranked = batch.add(
+        "most_cited",
+        f"{_NO_TIER}, {_NO_TEXT}, target, refs",
+        f"(SELECT target, refs FROM {per_target} AS targets ORDER BY refs DESC, target LIMIT %s)"
+        " AS ranked",
+        [*params, top],
     )
     return totals, ranked
 

@@ -211,6 +211,11 @@ class NotPermitted(DomainError):
     status = 403
 
 
+class OutsideGrants(NotPermitted):
+    """A change to a tier the one asking may see but holds no grant to change; a change
+    touching one such memory (a bulk action, an undo) is refused whole."""
+
+
 class NotInTrash(DomainError):
     status = 404
 

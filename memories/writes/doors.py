@@ -22,7 +22,7 @@ from memories.reads import budget, meaning
 from memories.reads.backlinks import referenced_by
 from memories.reads.lookup import locate
 from memories.rules import fields as f
-from memories.rules import secrets, tiers, versions
+from memories.rules import reach, secrets, tiers, versions
 from memories.rules.budget import InlineContribution
 from memories.rules.captions import read_caption
 from memories.rules.errors import (
@@ -125,13 +125,15 @@ class _State:
 
 def _clash_across_tiers(name: str, project_id: int | None, exclude_id: int | None) -> str | None:
     """The tier that would share the name with this one, against the cross-tier rule."""
-    others = Memory.objects.filter(name=name).select_related("project")
+    others = Memory.every.filter(name=name).select_related("project")
     if exclude_id is not None:
         others = others.exclude(id=exclude_id)
     others = others.filter(project__isnull=project_id is not None)
     other = others.first()
     if other is None:
         return None
+    if not reach.current().sees(other.tier):
+        return "a tier outside your reach"
     return tiers.noun(other.project_name)
 
 
@@ -146,7 +148,7 @@ def refuse_name_clash(
     """Refuse a name the target tier already holds (when `same_tier`), or one a tier on
     the other side of the global/project line holds."""
     if same_tier:
-        holders = Memory.objects.filter(tier=target_id or GLOBAL_TIER, name=name)
+        holders = Memory.every.filter(tier=target_id or GLOBAL_TIER, name=name)
         if exclude_id is not None:
             holders = holders.exclude(id=exclude_id)
         if holders.exists():
@@ -236,6 +238,9 @@ def write(
     with grouped, transaction.atomic():
         now = timezone.now()
         existing, target_project, target_id = _existing_and_target(name, project, move_to)
+        if existing is not None:
+            reach.refuse_change(existing.tier, tiers.phrase(existing.project_name))
+        reach.refuse_change(target_id or GLOBAL_TIER, tiers.phrase(target_project))
         _refuse_unmet_preconditions(
             name,
             existing,
@@ -702,6 +707,7 @@ def delete(name: str, *, project=UNSET, if_match: str | None = None) -> DeleteRe
     """Delete a memory; the memories still citing it keep their references, as markers."""
     with transaction.atomic():
         memory = locate(name, project)
+        reach.refuse_change(memory.tier, tiers.phrase(memory.project_name))
         if if_match is not None and not versions.if_match(if_match, memory.etag):
             raise PreconditionFailed(name, memory.etag)
         citing = referenced_by(memory)

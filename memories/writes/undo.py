@@ -15,13 +15,14 @@ from django.utils import timezone
 
 from memories.models import GLOBAL_TIER, ChangeSet, Memory, Revision, TrashedMemory
 from memories.reads import budget
-from memories.rules import tiers
+from memories.rules import reach, tiers
 from memories.rules.budget import InlineContribution
 from memories.rules.errors import (
     ChangeSetNotFound,
     DomainError,
     NotInTrash,
     NotPermitted,
+    OutsideGrants,
     RevisionNotFound,
     UndoRefused,
     VersionUnavailable,
@@ -110,10 +111,46 @@ def _put_back(state: dict, current: Memory | None, *, read_count: int) -> Memory
 
 
 def _trash_entry(trashed_id) -> TrashedMemory:
+    """The trash entry of this id, within the caller's reach; one they may see but not change
+    is refused (OutsideGrants)."""
     try:
-        return TrashedMemory.objects.select_related("revision").get(id=int(trashed_id))
+        entry = TrashedMemory.objects.select_related("revision").get(id=int(trashed_id))
     except (TrashedMemory.DoesNotExist, TypeError, ValueError):
         raise NotInTrash(trashed_id) from None
+    deletion = entry.revision
+    if not reach.current().sees(deletion.tier):
+        raise NotInTrash(trashed_id)
+    reach.refuse_change(
+        deletion.tier, tiers.phrase(deletion.project_name if deletion.tier else None)
+    )
+    return entry
+
+
+def _touched_tiers(revisions) -> set[int]:
+    """Every tier the revisions' memories were in, before or after (a move spans two)."""
+    found = set()
+    for revision in revisions:
+        found.add(revision.tier)
+        for state in (revision.before, revision.after):
+            if state is not None:
+                found.add(state.get("project_id") or GLOBAL_TIER)
+    return found
+
+
+def refuse_outside_reach(revisions, missing: DomainError) -> None:
+    """Refuse a change through these revisions (an undo, a version put back) unless the
+    caller may change every tier they touch: `missing` when one is past their sight (the
+    reads do not show it either), OutsideGrants when they may see but not change one;
+    refused whole."""
+    touched = _touched_tiers(revisions)
+    held = reach.current()
+    if not all(held.sees(tier) for tier in touched):
+        raise missing
+    if not all(held.changes(tier) for tier in touched):
+        raise OutsideGrants(
+            "This touches memories outside your grants, so nothing of it was done: ask an "
+            "admin for a grant on every tier it changes."
+        )
 
 
 def restore(trashed_id) -> Memory:
@@ -162,9 +199,11 @@ def purge(trashed_id, *, admin: bool) -> str:
 
 def _revision(revision_id) -> Revision:
     try:
-        return Revision.objects.get(id=int(revision_id))
+        revision = Revision.objects.get(id=int(revision_id))
     except (Revision.DoesNotExist, TypeError, ValueError):
         raise RevisionNotFound(revision_id) from None
+    refuse_outside_reach([revision], RevisionNotFound(revision_id))
+    return revision
 
 
 def restore_version(revision_id, *, if_match: str | None = None) -> doors.WriteResult:
@@ -275,6 +314,9 @@ def undo(change_set_id, *, reason=None) -> Undone:
             group = ChangeSet.objects.get(id=int(change_set_id))
         except (ChangeSet.DoesNotExist, TypeError, ValueError):
             raise ChangeSetNotFound(change_set_id) from None
+        revisions = list(group.revisions.order_by("id"))
+        if revisions:
+            refuse_outside_reach(revisions, ChangeSetNotFound(change_set_id))
         undone_by = ChangeSet.objects.filter(undoes=group).first()
         if undone_by is not None:
             raise UndoRefused(
@@ -283,7 +325,7 @@ def undo(change_set_id, *, reason=None) -> Undone:
                 refused=[],
             )
         by_memory: dict[int, list[Revision]] = {}
-        for revision in group.revisions.order_by("id"):
+        for revision in revisions:
             by_memory.setdefault(revision.memory_id, []).append(revision)
         latest = dict(
             Revision.objects.filter(memory_id__in=list(by_memory))

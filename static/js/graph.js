@@ -348,6 +348,7 @@
   }
 
   function describe(node) {
+    if (node.kind === "outside") return "A memory outside your reach: you hold no grant on its tier.";
     if (node.kind !== "memory") {
       return `${node.target}: a ${node.kind} no memory holds, cited ${node.degree} time${node.degree === 1 ? "" : "s"}. Click to list who cites it.`;
     }

@@ -15,6 +15,7 @@ from django.utils import timezone
 from memadmin.accounts import roles, tokens
 from memadmin.cli.faults import StoreCommand
 from memadmin.models import ApiToken
+from memories.rules import tiers
 from memories.rules.errors import DomainError
 
 
@@ -41,6 +42,13 @@ class Command(StoreCommand):
         create.add_argument(
             "--expires",
             help="when it stops working: YYYY-MM-DD (the end of that day) or RFC 3339",
+        )
+        create.add_argument(
+            "--project",
+            action="append",
+            metavar="NAME",
+            help='limit the token to this project\'s tier ("" the global tier); repeat for '
+            "several, each one USER holds a grant on; absent: whatever USER's grants reach",
         )
         create.add_argument(
             "--create-user",
@@ -73,7 +81,7 @@ class Command(StoreCommand):
         except DomainError as error:
             raise CommandError(error.message) from None
 
-    def handle_create(self, *, user, scope, label, expires, create_user, role, **options):
+    def handle_create(self, *, user, scope, label, expires, create_user, role, project, **options):
         users = get_user_model()
         with transaction.atomic():
             account = users.objects.filter(username=user).first()
@@ -85,9 +93,13 @@ class Command(StoreCommand):
                 account = users.objects.create_user(username=user)
                 account.groups.add(Group.objects.get(name=role))
                 self.stdout.write(f"Created user '{user}' ({role}).")
-            token, secret = tokens.create_token(account, scope, label, expires)
+            places = None if project is None else [name or None for name in project]
+            token, secret = tokens.create_token(account, scope, label, expires, places)
+        limited = ""
+        if places:
+            limited = " limited to " + ", ".join(tiers.phrase(place) for place in places)
         self.stdout.write(
-            f"Created {scope} token {token.id} ({token.prefix}…) for '{user}'. "
+            f"Created {scope} token {token.id} ({token.prefix}…) for '{user}'{limited}. "
             "It is shown this once; keep it somewhere safe:"
         )
         self.stdout.write(secret)

@@ -4,10 +4,10 @@ Each subcommand is one add_parser block below and one handle_<name> method; the 
 in memadmin.cli.commands.
 """
 
+from memadmin.cli import as_user
 from memadmin.cli import commands as cli
 from memadmin.cli.faults import StoreCommand
 from memories.reads.filters import FILTERS
-from memories.writes import history
 
 FORMATS = ("table", "json")
 
@@ -40,6 +40,7 @@ class Command(StoreCommand):
     )
 
     def add_arguments(self, parser):
+        as_user.add_option(parser)
         commands = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
 
         verify = commands.add_parser(
@@ -162,9 +163,9 @@ class Command(StoreCommand):
         )
         search.add_argument("--format", choices=["text", "json"], default="text")
 
-    def handle(self, *args, action, **options):
+    def handle(self, *args, action, user=None, **options):
         label = f"manage.py memory {action}"
-        with cli.piped(), history.acting(door=history.COMMAND, label=label):
+        with cli.piped(), as_user.acting(user, label):
             getattr(self, f"handle_{action}")(**options)
 
     def handle_verify(self, **options):

@@ -1,14 +1,15 @@
 """`manage.py project ...`: add, list, rename and remove the projects memories are filed in."""
 
+from memadmin.cli import as_user
 from memadmin.cli import commands as cli
 from memadmin.cli.faults import StoreCommand
-from memories.writes import history
 
 
 class Command(StoreCommand):
     help = "Work with projects: add, list, rename (its memories move with it), remove."
 
     def add_arguments(self, parser):
+        as_user.add_option(parser)
         commands = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
 
         add = commands.add_parser("add", help="add a project")
@@ -24,9 +25,9 @@ class Command(StoreCommand):
         remove = commands.add_parser("remove", help="remove a project that holds no memories")
         remove.add_argument("name")
 
-    def handle(self, *args, action, **options):
+    def handle(self, *args, action, user=None, **options):
         label = f"manage.py project {action}"
-        with cli.piped(), history.acting(door=history.COMMAND, label=label):
+        with cli.piped(), as_user.acting(user, label):
             getattr(self, f"handle_{action}")(**options)
 
     def handle_add(self, **options):

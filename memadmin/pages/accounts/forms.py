@@ -9,10 +9,12 @@ null characters) would answer first, with sentences of their own.
 from django import forms
 from django.contrib.auth import get_user_model
 
-from memadmin.accounts import oidc, roles, sign_ins, tokens, users
+from memadmin.accounts import grants, oidc, roles, sign_ins, tokens, users
 from memadmin.web.forms import RefusalsMixin
 from memories.reads.params import FirstErrorMixin
 from memories.rules.errors import InvalidField
+
+NO_STORE_ROLE = "none"  # the role select's value for no role on the whole store
 
 
 def _by_rule(rule, *values):
@@ -85,13 +87,16 @@ class GroupRoleForm(RefusalsMixin, forms.Form):
 
 
 class RoleForm(FirstErrorMixin, forms.Form):
-    """Another account's role, as the row's select sends it."""
+    """Another account's role on the whole store, as the row's select sends it; `none` takes
+    it back (their grants on named tiers stay)."""
 
     names_the_field = False  # shown in the account's row, beside the select
 
     role = forms.Field(required=False)
 
     def clean_role(self):
+        if self.cleaned_data["role"] == NO_STORE_ROLE:
+            return None
         return _by_rule(users.account_role, self.cleaned_data["role"])
 
 
@@ -115,3 +120,22 @@ class UnlockForm(FirstErrorMixin, forms.Form):
     )
     username = forms.CharField(max_length=255, required=False)
     address = forms.CharField(max_length=255, required=False)
+
+
+class GrantForm(FirstErrorMixin, forms.Form):
+    """A grant given or taken back on an account's row: `tier` is '*' (the whole store), ''
+    (the global tier) or a project's name; `role` is asked for a grant only."""
+
+    names_the_field = False
+
+    role = forms.Field(required=False)
+    tier = forms.CharField(required=False, max_length=64, strip=False)
+    revoke = forms.Field(required=False)
+
+    def clean_role(self):
+        if self.data.get("revoke"):
+            return None
+        return _by_rule(users.account_role, self.cleaned_data["role"])
+
+    def clean_tier(self):
+        return grants.place_of(self.cleaned_data["tier"] or "")

@@ -10,6 +10,7 @@ urlpatterns = [
     path("tokens/<int:token_id>/rotate/", views.api_token_rotate, name="token-rotate"),
     path("accounts/", views.accounts, name="accounts"),
     path("accounts/<int:user_id>/", views.account_change, name="account-change"),
+    path("accounts/<int:user_id>/grants/", views.account_grants, name="account-grants"),
     path("accounts/unlock/", views.sign_in_unlock, name="sign-in-unlock"),
     path("accounts/group-roles/", views.group_roles, name="group-roles"),
     path(

@@ -7,10 +7,11 @@ from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_http_methods, require_POST
 
-from memadmin.accounts import oidc, roles, sign_ins, tokens, users
+from memadmin.accounts import grants, oidc, roles, sign_ins, tokens, users
 from memadmin.pages.accounts.forms import (
     AccountForm,
     ActiveForm,
+    GrantForm,
     GroupRoleForm,
     PauseForm,
     RoleForm,
@@ -21,6 +22,7 @@ from memadmin.web.access import has_role, requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memadmin.web.redrawn import on_refusal
 from memories.rules.errors import InvalidField
+from projects.models import Project
 
 
 def _tokens_context(request: HtmxHttpRequest, **extra) -> dict:
@@ -119,8 +121,11 @@ def _answer_tokens(request: HtmxHttpRequest, sentence: str) -> HttpResponse:
 
 
 def _accounts_page(request: HtmxHttpRequest, status: int = 200, **extra) -> HttpResponse:
+    every = users.accounts()
     context = {
-        "accounts": users.accounts(),
+        "accounts": every,
+        "held": grants.held_by([account.user for account in every]),
+        "projects": Project.objects.names(),
         "roles": roles.ROLES,
         "errors": {},
         "form": AccountForm(),
@@ -168,10 +173,42 @@ def account_change(request: HtmxHttpRequest, user_id: int) -> HttpResponse:
             user = users.set_active(request.user, user_id, form.cleaned_data["active"])
             done = "turned on" if user.is_active else "turned off"
             sentence = f"The account '{user.get_username()}' is {done}."
+        elif form.cleaned_data["role"] is None:
+            user = users.other_account(request.user, user_id)
+            grants.revoke(request.user, user, grants.WHOLE_STORE)
+            sentence = f"'{user.get_username()}' holds no role on the whole store now."
         else:
             role = form.cleaned_data["role"]
             user = users.set_role(request.user, user_id, role)
             sentence = f"'{user.get_username()}' is now an {role}."
+    return _answer_accounts(request, sentence)
+
+
+@require_POST
+@requires_role(read=roles.ADMIN)
+def account_grants(request: HtmxHttpRequest, user_id: int) -> HttpResponse:
+    """Admins: give another account a role on the whole store or on one tier, or take it
+    back."""
+    form = GrantForm(request.POST)
+    if not form.is_valid():
+        return _accounts_page(
+            request, status=InvalidField.status, errors={user_id: form.first_error()}
+        )
+    role, place = form.cleaned_data["role"], form.cleaned_data["tier"]
+    with on_refusal(
+        lambda error: _accounts_page(request, status=error.status, errors={user_id: error.message})
+    ):
+        user = users.other_account(request.user, user_id)
+        name = user.get_username()
+        if role is None:
+            held = grants.revoke(request.user, user, place)
+            sentence = (
+                f"'{name}' held nothing on {grants.where(place)}."
+                if held is None
+                else f"'{name}' is no longer {held.words}."
+            )
+        else:
+            sentence = f"'{name}' is now {grants.grant(request.user, user, role, place).words}."
     return _answer_accounts(request, sentence)
 
 
