@@ -19,6 +19,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from memadmin.accounts import grants, roles, tokens
+from memadmin.models import OidcRoleMapping
 from memories.models import Memory, Revision, TrashedMemory
 from memories.writes import bulk, doors
 from projects import writes as project_doors
@@ -155,10 +156,16 @@ def calls(ids: dict) -> list[Call]:
         Call("history:trash_purge", "POST", f"/history/trash/{ids['tv']}/purge/", tier="vault"),
         Call("tokens", "GET", "/tokens/"),
         Call("token-revoke", "POST", f"/tokens/{ids['other_token']}/revoke/"),
+        Call("token-pause", "POST", f"/tokens/{ids['other_token']}/pause/"),
+        Call("token-rotate", "POST", f"/tokens/{ids['other_token']}/rotate/"),
         Call("accounts", "GET", "/accounts/"),
         Call("account-change", "POST", f"/accounts/{ids['other_user']}/", {"role": "auditor"}),
         Call("account-grants", "POST", f"/accounts/{ids['other_user']}/grants/", {"tier": ""}),
         Call("sign-in-unlock", "POST", "/accounts/unlock/", {"kind": "account", "value": "x"}),
+        Call("group-roles", "POST", "/accounts/group-roles/", {"group": "k3", "role": "admin"}),
+        Call("group-role-remove", "POST", f"/accounts/group-roles/{ids['mapping']}/remove/"),
+        Call("oidc-start", "GET", "/sign-in/oidc/"),
+        Call("oidc-callback", "GET", "/sign-in/oidc/callback/?code=x&state=y"),
         Call("insights:graph", "GET", "/graph/"),
         Call("insights:graph-data", "GET", "/graph/data/"),
         Call("insights:around", "GET", f"/graph/around/{v}/{vq}", tier="vault"),
@@ -194,6 +201,21 @@ def calls(ids: dict) -> list[Call]:
         Call("api:projects", "GET", "/v1/projects"),
         Call("api:project", "PATCH", f"/v1/projects/{VAULT}", {"name": ALPHA}, tier="vault"),
         Call("api:project", "DELETE", f"/v1/projects/{VAULT}", tier="vault"),
+        Call(
+            "api:bulk",
+            "POST",
+            "/v1/bulk",
+            {"action": "verify", "memories": [{"name": v, "project": VAULT}]},
+            tier="vault",
+        ),
+        Call("api:revision", "GET", f"/v1/revisions/{ids['rv']}", tier="vault"),
+        Call("api:revision-restore", "POST", f"/v1/revisions/{ids['rv']}/restore", tier="vault"),
+        Call("api:change-sets", "GET", "/v1/change-sets"),
+        Call("api:change-set", "GET", f"/v1/change-sets/{ids['cv']}", tier="vault"),
+        Call("api:change-set-undo", "POST", f"/v1/change-sets/{ids['cv']}/undo", tier="vault"),
+        Call("api:trash", "GET", "/v1/trash"),
+        Call("api:trash-restore", "POST", f"/v1/trash/{ids['tv']}/restore", tier="vault"),
+        Call("api:trashed", "DELETE", f"/v1/trash/{ids['tv']}", tier="vault"),
         Call("api:budget", "GET", "/v1/budget"),
         Call("api:agent-view", "GET", "/v1/agent-view"),
         Call("api:agent-view", "GET", f"/v1/agent-view{vq}", tier="vault"),
@@ -268,6 +290,7 @@ def store(db):
     bystander = make_user("bystander-k3", roles.OPERATOR)
     ids["other_user"] = bystander.id
     ids["other_token"] = tokens.create_token(bystander, "read")[0].id
+    ids["mapping"] = OidcRoleMapping.objects.create(group="k3-staff", role=roles.AUDITOR).id
     return ids
 
 
@@ -350,8 +373,16 @@ def _expected(principal: Principal, call: Call, reference: int) -> set[int]:
     """The statuses this principal may get, given what the whole store's principal of the
     same kind and role got (`reference`)."""
     is_page = not call.path.startswith(("/v1", "/mcp"))
-    if call.route in ("login", "v1", "v1/^.*$", "api:openapi", "agent/"):
-        # Open to all: the sign-in page, /v1's own 404s, its document; a redirect.
+    if call.route in (
+        "login",
+        "oidc-start",
+        "oidc-callback",
+        "v1",
+        "v1/^.*$",
+        "api:openapi",
+        "agent/",
+    ):
+        # Open to all: the sign-in pages, /v1's own 404s, its document; a redirect.
         return {reference}
     if principal.kind == "token" and is_page:
         # A token opens no page: it is sent to the sign-in page (htmx: told to go there).
@@ -366,9 +397,17 @@ def _expected(principal: Principal, call: Call, reference: int) -> set[int]:
     if reference in (401, 403):
         # The role refuses it, wherever the grant lies (or, past it, the name is not found).
         return {reference, 404} if past else {reference}
-    if call.route.startswith(("snapshots:", "accounts", "account-", "sign-in-unlock")):
+    if call.route.startswith(
+        ("snapshots:", "accounts", "account-", "sign-in-unlock", "group-role")
+    ):
         return {403}  # the store's admins alone
-    if call.route in ("history:trash_purge", "token-revoke"):
+    if call.route in (
+        "history:trash_purge",
+        "api:trashed",
+        "token-revoke",
+        "token-pause",
+        "token-rotate",
+    ):
         return {403, 404}  # the store's admins alone; past the grant, not found
     if past:
         # MCP: a session past the grants is refused (403) before any tool runs; a tool
@@ -386,7 +425,7 @@ def _mcp_refused(response) -> bool:
 
 
 def test_every_route_is_in_the_matrix(db):
-    ids = dict.fromkeys(["v", "g", "rv", "cv", "tv", "other_user", "other_token"], 1)
+    ids = dict.fromkeys(["v", "g", "rv", "cv", "tv", "other_user", "other_token", "mapping"], 1)
     called = {call.route for call in calls(ids)}
     assert route_keys() == called | set(NOT_CALLED)
 
