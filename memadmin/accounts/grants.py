@@ -153,6 +153,34 @@ def revoke(actor, user, place) -> Held | None:
     return None if held is None else Held(place, held)
 
 
+def hold_exactly(user, store_role: str | None, tier_roles: dict) -> None:
+    """The user holds `store_role` on the whole store (None: no role there) and, on named
+    tiers, exactly `tier_roles` (place: role; a project no longer there is passed over): as
+    an OpenID Connect sign-in maps the person's groups, at each sign-in."""
+    projects = dict(
+        Project.every.filter(name__in=[p for p in tier_roles if p]).values_list("name", "id")
+    )
+    wanted = {
+        projects.get(place): role
+        for place, role in tier_roles.items()
+        if not place or place in projects
+    }
+    with transaction.atomic():
+        user.groups.remove(*Group.objects.filter(name__in=roles.ROLES).exclude(name=store_role))
+        if store_role is not None:
+            user.groups.add(Group.objects.get_or_create(name=store_role)[0])
+        stale = Grant.objects.filter(user=user).exclude(
+            project_id__in=[p for p in wanted if p is not None]
+        )
+        if None in wanted:
+            stale = stale.exclude(project__isnull=True)
+        stale.delete()
+        for project_id, role in wanted.items():
+            Grant.objects.update_or_create(
+                user=user, project_id=project_id, defaults={"role": role}
+            )
+
+
 def _role(value) -> str:
     if value not in roles.ROLES:
         raise InvalidField("role", "The role is auditor, operator or admin.")

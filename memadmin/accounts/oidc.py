@@ -24,9 +24,10 @@ from django.utils import timezone
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationRequestView
 
-from memadmin.accounts import roles, users
+from memadmin.accounts import grants, roles, users
 from memadmin.models import OidcIdentity, OidcRoleMapping
 from memories.rules.errors import AccountRefused, InvalidField, SignInRefused
+from projects.models import Project
 
 CALLBACK = "oidc-callback"  # the URL name of the page the provider sends people back to
 TIMEOUT_SECONDS = 10
@@ -132,14 +133,19 @@ class _Backend(OIDCAuthenticationBackend):
         return person(claims, payload.get("iss") or issuer())
 
 
-def role_for(groups) -> str | None:
-    """The strongest role the groups map to across the whole store, or None."""
+def roles_for(groups) -> tuple[str | None, dict]:
+    """What the groups map to: the strongest role on the whole store (or None), and the
+    strongest on each named tier (a project's name, or None for the global tier)."""
     if not isinstance(groups, list | tuple):
-        return None
-    mapped = OidcRoleMapping.objects.filter(
-        group__in=[str(group) for group in groups], tier__isnull=True
-    ).values_list("role", flat=True)
-    return roles.strongest(get_user_model()(), set(mapped))
+        return None, {}
+    mapped: dict = {}
+    for tier, role in OidcRoleMapping.objects.filter(
+        group__in=[str(group) for group in groups]
+    ).values_list("tier", "role"):
+        mapped.setdefault(tier, set()).add(role)
+    nobody = get_user_model()()
+    store = roles.strongest(nobody, mapped.pop(None, set()))
+    return store, {tier or None: roles.strongest(nobody, held) for tier, held in mapped.items()}
 
 
 def person(claims: dict, issued_by: str):
@@ -150,8 +156,8 @@ def person(claims: dict, issued_by: str):
     if not isinstance(subject, str) or not subject:
         raise SignInRefused("The provider's answer names nobody (no `sub` claim); " + START_AGAIN)
     groups = claims.get(settings.MEMADMIN_OIDC_GROUPS_CLAIM)
-    role = role_for(groups)
-    if role is None:
+    role, tier_roles = roles_for(groups)
+    if role is None and not tier_roles:
         held = ", ".join(str(group) for group in groups) if isinstance(groups, list) else ""
         raise SignInRefused(
             f"Your groups at the provider ({held or 'none'}) map to no role here: ask an admin "
@@ -167,7 +173,7 @@ def person(claims: dict, issued_by: str):
         if not user.is_active:
             raise SignInRefused(f"The account '{user.get_username()}' is turned off here.")
         if not user.is_superuser:
-            users.hold_role(user, role)
+            grants.hold_exactly(user, role, tier_roles)
     return user
 
 
@@ -256,15 +262,21 @@ def mapping_group(value) -> str:
     return value
 
 
-def map_group(group, role) -> OidcRoleMapping:
-    """Holders of `group` get `role` on the whole store at their next sign-in."""
+def map_group(group, role, tier=grants.WHOLE_STORE) -> OidcRoleMapping:
+    """Holders of `group` get `role` on `tier` (the whole store, the global tier None, or a
+    project's name) at their next sign-in."""
     group, role = mapping_group(group), users.account_role(role)
+    stored = None if tier is grants.WHOLE_STORE else (tier or "")
     with transaction.atomic():
-        if OidcRoleMapping.objects.filter(group=group, tier__isnull=True).exists():
+        if stored:
+            Project.every.named(stored)  # UnknownProject: say so now, not at a sign-in
+        if OidcRoleMapping.objects.filter(group=group, tier=stored).exists():
             raise AccountRefused(
-                f"The group '{group}' is mapped already; remove its row first.", field="group"
+                f"The group '{group}' is mapped on {grants.where(tier)} already; remove its row "
+                "first.",
+                field="group",
             )
-        return OidcRoleMapping.objects.create(group=group, role=role, tier=None)
+        return OidcRoleMapping.objects.create(group=group, role=role, tier=stored)
 
 
 def unmap(mapping_id) -> OidcRoleMapping:

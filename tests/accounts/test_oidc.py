@@ -10,8 +10,10 @@ from django.contrib.auth.models import User
 from django.contrib.sessions.models import Session
 from django.test import Client
 
-from memadmin.accounts import roles
+from memadmin.accounts import grants, roles
 from memadmin.models import OidcIdentity, OidcRoleMapping
+from memories.writes import doors
+from projects import writes as project_doors
 from tests.conftest import PASSWORD, make_user
 from tests.oidc_provider.client import answer_for
 
@@ -69,6 +71,30 @@ def test_the_next_sign_in_finds_the_same_account_and_follows_the_groups(oidc, ma
     assert again.get(_answer(again, "ada")).status_code == 302
     assert User.objects.filter(username="ada").count() == 1
     assert _role("ada") == roles.AUDITOR
+
+
+def test_groups_mapped_on_tiers_grant_those_tiers_alone_at_each_sign_in(oidc, db):
+    project_doors.add("mobile")
+    project_doors.add("vault")
+    doors.write("mobile-note", project="mobile", description="on mobile")
+    doors.write("vault-note", project="vault", description="in the vault")
+    OidcRoleMapping.objects.create(group="mem-operators", role=roles.OPERATOR, tier="mobile")
+    OidcRoleMapping.objects.create(group="engineering", role=roles.AUDITOR, tier="")
+    client = Client()
+    assert client.get(_answer(client, "ada")).status_code == 302
+    ada = User.objects.get(username="ada")
+    assert grants.holdings_of(ada) == [
+        grants.Held(None, roles.AUDITOR),
+        grants.Held("mobile", roles.OPERATOR),
+    ]
+    listed = b"".join(client.get("/memories/?format=json").streaming_content).decode()
+    assert "mobile-note" in listed and "vault-note" not in listed
+    # The mapping moved to the whole store: the next sign-in holds that, the tier grants gone.
+    OidcRoleMapping.objects.all().delete()
+    OidcRoleMapping.objects.create(group="mem-operators", role=roles.AUDITOR)
+    again = Client()
+    assert again.get(_answer(again, "ada")).status_code == 302
+    assert grants.holdings_of(ada) == [grants.Held(grants.WHOLE_STORE, roles.AUDITOR)]
 
 
 def test_the_provider_sends_the_person_back_where_they_were_going(oidc, mapped):

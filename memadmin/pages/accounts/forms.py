@@ -72,10 +72,12 @@ class AccountForm(RefusalsMixin, forms.Form):
 
 
 class GroupRoleForm(RefusalsMixin, forms.Form):
-    """A value of the provider's groups claim and the role its members get."""
+    """A value of the provider's groups claim and the role its members get, on the whole store
+    or on one tier."""
 
     group = forms.Field(required=False)
     role = forms.Field(required=False, initial=roles.AUDITOR)
+    tier = forms.CharField(required=False, max_length=64, strip=False, initial="*")
 
     group_max_chars = oidc.GROUP_MAX_CHARS
 
@@ -84,6 +86,11 @@ class GroupRoleForm(RefusalsMixin, forms.Form):
 
     def clean_role(self):
         return _by_rule(users.account_role, self.cleaned_data["role"])
+
+    def clean_tier(self):
+        """'*' (or nothing sent: the form before tiers) the whole store, '' the global tier, a
+        project's name."""
+        return grants.place_of(self.data.get("tier", "*"))
 
 
 class RoleForm(FirstErrorMixin, forms.Form):

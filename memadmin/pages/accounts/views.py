@@ -252,7 +252,9 @@ def group_roles(request: HtmxHttpRequest) -> HttpResponse:
     ):
         mapping = oidc.map_group(**form.cleaned_data)
     return _answer_accounts(
-        request, f"Members of '{mapping.group}' sign in as an {mapping.role} from now on."
+        request,
+        f"Members of '{mapping.group}' sign in as an {mapping.role} on "
+        f"{grants.where(form.cleaned_data['tier'])} from now on.",
     )
 
 
