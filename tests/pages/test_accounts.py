@@ -99,8 +99,8 @@ def test_an_unknown_account(admin, db):
 def test_a_fixed_number_of_queries(admin, db, django_assert_num_queries):
     for number in range(6):
         make_user(f"user{number}", roles.AUDITOR)
-    with django_assert_num_queries(10):  # 5, the grants, the projects, the locked pairs, accounts
-        # and addresses, the groups' roles
+    with django_assert_num_queries(11):
+        # 5, the grants, the projects, the locked pairs, accounts and addresses, the groups' roles
         admin.get("/accounts/")
 
 
