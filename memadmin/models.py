@@ -48,3 +48,16 @@ class ApiToken(models.Model):
             "last_used_at": rfc3339(self.last_used_at),
             "revoked_at": rfc3339(self.revoked_at),
         }
+
+
+class ListColumns(models.Model):
+    """The memory list's columns a person has hidden: kept with the account, so they follow
+    it to any browser."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="list_columns"
+    )
+    hidden = models.JSONField(default=list)
+
+    def __str__(self) -> str:
+        return f"{self.user}: {', '.join(self.hidden) or 'every column'}"

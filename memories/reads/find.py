@@ -138,6 +138,7 @@ class Found:
     more: bool = False  # the count stopped at a bound: there are more
     last_resort: bool = False  # a search answered by the whole-query scan
     capped: bool = False  # a search's text scan stopped at its limit: count is a lower bound
+    start: int | None = None  # a keyset page's rows before its first, where counted
     next_cursor: str | None = None
     previous_cursor: str | None = None
     cited_by: dict[int, int] | None = None  # the keyset listing's citations per memory
@@ -232,6 +233,7 @@ def _listed(question: Question, page: Page, now, projects) -> Found:
             limit=page.limit,
             after=page.after,
             before=page.before,
+            offset=page.offset,
             now=now,
             projects=projects,
         )
@@ -243,6 +245,7 @@ def _listed(question: Question, page: Page, now, projects) -> Found:
             next_cursor=keyed.next_cursor,
             previous_cursor=keyed.previous_cursor,
             cited_by=keyed.cited_by,
+            start=keyed.start,
             now=now,
         )
     if page.rows == "dicts":

@@ -15,7 +15,8 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import push_url
 
-from memadmin.pages.memories import exports
+from memadmin.pages.memories import exports, page_numbers
+from memadmin.pages.memories.columns import COLUMNS, HIDEABLE, hidden_columns
 from memadmin.pages.memories.forms import (
     BULK_ACTIONS,
     PAGE_SIZES,
@@ -43,21 +44,6 @@ from memories.rules.errors import DomainError, InlineBudgetExceeded
 from memories.writes import bulk, doors
 from projects.models import Project
 
-# The list's columns: (label, the sorts a click on it picks going up and going down).
-COLUMNS = [
-    ("Name", ("name", "-name")),
-    ("Tier", ("tier", "tier")),
-    ("Priority", ("index", "-priority")),
-    ("Load", None),
-    ("Description", None),
-    ("Tags", None),
-    ("Recorded", ("-created", "created")),
-    ("Verified", ("verified", "-verified")),
-    ("Expires", ("expires", "-expires")),
-    ("Reads", ("-read_count", "read_count")),
-    ("Refs", None),
-]
-NUMERIC = {"Priority", "Reads", "Refs"}
 # The default mode's value is blank, so a shared URL names a mode only when it is not the
 # default (the form reads blank as hybrid).
 MODE_CHOICES = (("", "words and meaning"), ("words", "words only"), ("meaning", "meaning only"))
@@ -145,10 +131,16 @@ def _headers(params: QueryDict, sort: str | None) -> list[dict]:
     A search is in rank order, so its headers sort nothing (`sort` None).
     """
     headers = []
-    for label, sorts in COLUMNS:
-        header = {"label": label, "numeric": label in NUMERIC, "href": None, "direction": None}
-        if sorts and sort is not None:
-            up, down = sorts
+    for column in COLUMNS:
+        header = {
+            "key": column.key,
+            "label": column.label,
+            "numeric": column.numeric,
+            "href": None,
+            "direction": None,
+        }
+        if column.sorts and sort is not None:
+            up, down = column.sorts
             target = down if sort == up and up != down else up
             if sort in (up, down):
                 header["direction"] = "descending" if sort.startswith("-") else "ascending"
@@ -164,9 +156,16 @@ def _headers(params: QueryDict, sort: str | None) -> list[dict]:
     return headers
 
 
-def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None, saved=()) -> dict:
+def listing_context(
+    params: QueryDict,
+    *,
+    refusals: dict[int, str] | None = None,
+    saved=(),
+    hidden: list[str] | None = None,
+) -> dict:
     """Everything the list's results show, for the page and for the fragments that redraw it:
-    the find read's page (a search's hits, ranked and paged by offset; else a keyset page)."""
+    the find read's page (a search's hits, ranked and paged by offset; else a keyset page).
+    `hidden`: the columns the person looking hides."""
     now = timezone.now()
     form = MemoryListForm(params)
     projects = list(Project.objects.order_by("name"))
@@ -189,6 +188,8 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         "mode_choices": MODE_CHOICES,
         "loads": memory_fields.LOADS,
         "bulk_actions": BULK_ACTIONS,
+        "hidden_columns": hidden or [],
+        "columns": [(key, label, key not in (hidden or ())) for key, label in HIDEABLE],
         "status": 200,
         "listing": None,
         "error": "",
@@ -267,6 +268,13 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
             else None,
         }
     )
+    counted = not (found.more or found.capped)
+    context["page_numbers"] = page_numbers.page_numbers(
+        found.count if counted else 0,
+        offset if question.searched else found.start,
+        limit,
+        lambda at: _list_url(params, offset=str(at) if at else None, after=None, before=None),
+    )
     return context
 
 
@@ -300,7 +308,7 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
         return redirect(url)
     if "format" in params:
         return exports.list_export(request, params, params["format"])
-    context = listing_context(params)
+    context = listing_context(params, hidden=hidden_columns(request))
     response = render_page(
         request, "memories/list.html", context, fragment="results", status=context["status"]
     )
@@ -609,7 +617,9 @@ def _bulk_answer(
     if not request.htmx:
         (messages.success if level == "success" else messages.error)(request, sentence)
         return redirect(_list_url(params))
-    context = listing_context(params, refusals=refusals, saved=saved)
+    context = listing_context(
+        params, refusals=refusals, saved=saved, hidden=hidden_columns(request)
+    )
     html = render_to_string("memories/list.html#results", context, request)
     html += render_to_string("memories/list.html#budget_oob", context, request)
     html += render_to_string(
