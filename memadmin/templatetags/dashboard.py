@@ -407,7 +407,8 @@ href="{detail_url}">{name}</a>{badges}
     </td>
     <td data-label="Description" data-col="description" class="col-description">\
 <div class="clamp">{description}</div></td>
-    <td data-label="Tags" data-col="tags" class="col-tags"><div class="clamp">{tags}</div></td>
+    <td data-label="Tags" data-col="tags" class="col-tags">\
+<div class="clamp clamp-box">{tags}</div></td>
     <td data-label="Recorded" data-col="recorded" class="col-date">{created}</td>
     <td data-label="Verified" data-col="verified" class="col-date">{verified}</td>
     <td data-label="Expires" data-col="expires" class="col-date{expired}">{expires}</td>
