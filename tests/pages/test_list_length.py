@@ -88,6 +88,17 @@ def test_a_page_reached_by_next_knows_its_number(auditor, many):
     assert current_page(parsed(auditor.get(previous))) == "2"
 
 
+def test_a_numbered_pages_links_page_by_cursor_from_there(auditor, many):
+    page = parsed(auditor.get(LIST, {"limit": 5, "offset": 10}))
+    (previous,) = [found["href"] for found, _ in page.find("a", rel="prev")]
+    (next_link,) = [found["href"] for found, _ in page.find("a", rel="next")]
+    assert "offset" not in previous and "offset" not in next_link
+    assert current_page(parsed(auditor.get(previous))) == "2"
+    assert current_page(parsed(auditor.get(next_link))) == "4"
+    sizes = [found["href"] for found, text in page.find("a") if text == "25"]
+    assert sizes == ["/memories/?limit=25"]
+
+
 def test_one_page_has_no_numbers(auditor, many):
     page = parsed(auditor.get(LIST))
     assert current_page(page) is None and page_links(page) == {}

@@ -125,6 +125,14 @@ def _list_url(params: QueryDict, view: str = "memories:list", **changes: str | N
     return reverse(view) + query_string(params, **changes)
 
 
+PLACE = ("after", "before", "offset")  # where in the list a page is
+
+
+def _placed(params: QueryDict, *, place: dict | None = None, **changes: str | None) -> str:
+    """The list with these changes at the first page, or at `place` (a cursor or an offset)."""
+    return _list_url(params, **{**changes, **dict.fromkeys(PLACE), **(place or {})})
+
+
 def _headers(params: QueryDict, sort: str | None) -> list[dict]:
     """The header cells: a click sorts by the column, a second click reverses it.
 
@@ -144,9 +152,7 @@ def _headers(params: QueryDict, sort: str | None) -> list[dict]:
             target = down if sort == up and up != down else up
             if sort in (up, down):
                 header["direction"] = "descending" if sort.startswith("-") else "ascending"
-            header["href"] = _list_url(
-                params, sort=None if target == "index" else target, after=None, before=None
-            )
+            header["href"] = _placed(params, sort=None if target == "index" else target)
         header["classes"] = " ".join(
             word
             for word, wanted in (("num", header["numeric"]), ("sortable", header["href"]))
@@ -231,9 +237,7 @@ def listing_context(
         page_size_links=[
             (
                 size,
-                None
-                if size == limit
-                else _list_url(params, limit=str(size), after=None, before=None),
+                None if size == limit else _placed(params, limit=str(size)),
             )
             for size in PAGE_SIZES
         ],
@@ -259,11 +263,11 @@ def listing_context(
         _search_links(params, found, offset, limit)
         if question.searched
         else {
-            "first_page_url": _list_url(params, after=None, before=None),
-            "next_page_url": _list_url(params, after=found.next_cursor, before=None)
+            "first_page_url": _placed(params),
+            "next_page_url": _placed(params, place={"after": found.next_cursor})
             if found.next_cursor
             else None,
-            "previous_page_url": _list_url(params, before=found.previous_cursor, after=None)
+            "previous_page_url": _placed(params, place={"before": found.previous_cursor})
             if found.previous_cursor
             else None,
         }
@@ -273,7 +277,7 @@ def listing_context(
         found.count if counted else 0,
         offset if question.searched else found.start,
         limit,
-        lambda at: _list_url(params, offset=str(at) if at else None, after=None, before=None),
+        lambda at: _placed(params, place={"offset": str(at)} if at else None),
     )
     return context
 
