@@ -247,7 +247,7 @@ document.addEventListener("click", (event) => {
   button.setAttribute("aria-expanded", String(open));
 });
 document.addEventListener("DOMContentLoaded", () => offerMore(document));
-document.addEventListener("htmx:afterSettle", (event) => offerMore(event.detail.elt || document));
+document.addEventListener("htmx:afterSettle", () => offerMore(document));
 let offerTimer = null;
 window.addEventListener("resize", () => {
   clearTimeout(offerTimer);

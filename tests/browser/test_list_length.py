@@ -40,6 +40,15 @@ def test_a_long_description_is_held_to_a_few_lines(sign_in, store, width, bound)
     assert long_row.bounding_box()["height"] == pytest.approx(held, abs=1)
     # A short one has nothing more to show.
     assert row(page, "note-01").locator("button.clamp-toggle").count() == 0
+    # The row drawn again after an inline edit is held as well.
+    box = long_row.locator("input[name=priority]")
+    box.fill("1")
+    box.press("Enter")
+    row(page, "long-one").locator("input[name=priority][value='1']").wait_for()
+    expect(row(page, "long-one").locator("td.col-description button.clamp-toggle")).to_have_text(
+        "more"
+    )
+    assert row(page, "long-one").bounding_box()["height"] < bound
 
 
 @pytest.mark.parametrize("width", [1280, 390])
