@@ -53,7 +53,10 @@
         ...node,
         size: nodeSize(node),
         labelFont: LABEL_PX,
-        labelMargin: LABEL_MARGIN_PX,
+        labelX: 0,
+        labelY: LABEL_MARGIN_PX,
+        labelV: "bottom",
+        labelH: "center",
         labelOutline: 2,
         labelMax: LABEL_MAX_PX,
       },
@@ -82,7 +85,6 @@
           label: "",
           "font-family": FONT_FAMILY,
           color: c.text,
-          "text-valign": "bottom",
           "text-outline-color": c.surface,
           "border-width": 1,
           "border-color": c.surface,
@@ -94,7 +96,10 @@
         style: {
           label: "data(label)",
           "font-size": "data(labelFont)",
-          "text-margin-y": "data(labelMargin)",
+          "text-valign": "data(labelV)",
+          "text-halign": "data(labelH)",
+          "text-margin-x": "data(labelX)",
+          "text-margin-y": "data(labelY)",
           "text-outline-width": "data(labelOutline)",
           "text-wrap": "ellipsis",
           "text-max-width": "data(labelMax)",
@@ -362,8 +367,20 @@
 
   const overlaps = (a, b) => a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
 
-  // Label the nodes that matter most, in `order`, each where it fits on screen beside the
-  // labels already placed: a label that would overlap one is left out at this zoom.
+  // Where a label may go beside its node, the first that is free: below, right, left, above.
+  // Each gives the label's box on screen from the node's centre (x, y), its radius r, the
+  // label's width w and height h, and the label's place as cytoscape is told it.
+  const PLACES = [
+    { v: "bottom", h: "center", box: (x, y, r, w, h) => [x - w / 2, y + r, x + w / 2, y + r + h] },
+    { v: "center", h: "right", box: (x, y, r, w, h) => [x + r, y - h / 2, x + r + w, y + h / 2] },
+    { v: "center", h: "left", box: (x, y, r, w, h) => [x - r - w, y - h / 2, x - r, y + h / 2] },
+    { v: "top", h: "center", box: (x, y, r, w, h) => [x - w / 2, y - r - h, x + w / 2, y - r] },
+  ];
+  const MARGINS = { bottom: [0, 1], right: [1, 0], left: [-1, 0], top: [0, -1] };
+
+  // Label the nodes that matter most, in `order`, each at the first place beside it where it
+  // is on screen and overlaps no label already placed; a node with no such place is left
+  // unlabelled at this zoom.
   function placeLabels(cy, order) {
     const zoom = cy.zoom();
     const width = cy.width();
@@ -375,20 +392,29 @@
       const main = node.selected() || node.hasClass("centre");
       const px = main ? LABEL_MAIN_PX : LABEL_PX;
       const at = node.renderedPosition();
-      const half = labelWidth(node, px, main) / 2 + LABEL_PAD_PX;
-      const y1 = at.y + (node.data("size") * zoom) / 2 + LABEL_MARGIN_PX - LABEL_PAD_PX;
-      const box = { x1: at.x - half, x2: at.x + half, y1, y2: y1 + px * 1.25 + 2 * LABEL_PAD_PX };
-      if (box.x2 < 0 || box.x1 > width || box.y2 < 0 || box.y1 > height) continue;
-      if (taken.some((other) => overlaps(box, other))) continue;
-      taken.push(box);
-      chosen.push([node, px]);
+      const r = (node.data("size") * zoom) / 2 + LABEL_MARGIN_PX - LABEL_PAD_PX;
+      const w = labelWidth(node, px, main) + 2 * LABEL_PAD_PX;
+      const h = px * 1.25 + 2 * LABEL_PAD_PX;
+      for (const place of PLACES) {
+        const [x1, y1, x2, y2] = place.box(at.x, at.y, r, w, h);
+        const box = { x1, y1, x2, y2 };
+        if (x1 < 0 || x2 > width || y1 < 0 || y2 > height) continue;
+        if (taken.some((other) => overlaps(box, other))) continue;
+        taken.push(box);
+        chosen.push([node, px, place]);
+        break;
+      }
     }
     cy.batch(() => {
       cy.nodes(".labelled").removeClass("labelled");
-      for (const [node, px] of chosen) {
+      for (const [node, px, place] of chosen) {
+        const [mx, my] = MARGINS[place.v === "center" ? place.h : place.v];
         node.data({
           labelFont: px / zoom,
-          labelMargin: LABEL_MARGIN_PX / zoom,
+          labelX: (mx * LABEL_MARGIN_PX) / zoom,
+          labelY: (my * LABEL_MARGIN_PX) / zoom,
+          labelV: place.v,
+          labelH: place.h,
           labelOutline: 2 / zoom,
           labelMax: LABEL_MAX_PX / zoom,
         });

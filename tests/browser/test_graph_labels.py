@@ -79,8 +79,13 @@ def test_a_memorys_neighbourhood_labels_it_and_its_neighbours(sign_in, store, li
     page = sign_in("auditor")
     url = live_server.url + "/graph/around/a-rather-long-memory-name-05/?project=&depth=1"
     boxes = drawn(page, url, "#memory-graph .graph-canvas").evaluate(LABEL_BOXES, {})
-    labels = {box["label"] for box in boxes}
-    assert {"a-rather-long-memory-name-05", "deploy-host"} <= labels
+    # Each long name finds a free place beside its node (below, right, left or above).
+    assert {box["label"] for box in boxes} == {
+        "a-rather-long-memory-name-05",
+        "deploy-host",
+        "a-rather-long-memory-name-04",
+        "a-rather-long-memory-name-06",
+    }
     assert overlapping(boxes) == []
 
 
