@@ -112,8 +112,9 @@ class Page:
     """Which rows of the answer are read, and as what.
 
     `limit` None reads every row (a search's best EVERY_SEARCHED), streamed. `keyset` pages a
-    listing by its rows' keys (`after`/`before` cursors, the list page's) and counts up to
-    listing.PAGE_COUNT_BOUND; otherwise a listing pages by `offset` and counts exactly.
+    listing by its rows' keys (`after`/`before` cursors, the list page's, or an `offset`, its
+    numbered pages') and counts up to listing.PAGE_COUNT_BOUND; otherwise a listing pages by
+    `offset` and counts exactly.
     `rows`: "memories" (Memory objects), "dicts" (the /v1 list form) or "ids" (index order
     for a listing).
     """

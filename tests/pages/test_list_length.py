@@ -157,3 +157,12 @@ def test_long_cells_are_drawn_clampable(auditor, db):
     page = parsed(auditor.get(LIST))
     clamped = [found for found, _ in page.find("div") if "clamp" in found.get("class", "").split()]
     assert len(clamped) == 2  # the description and the tags
+
+
+def test_columns_are_kept_only_for_someone_signed_in_with_a_role(client, roleless, auditor):
+    answer = client.post(COLUMNS, {"show": ["tier"]})
+    assert answer.status_code == 302 and answer["Location"].startswith("/sign-in/")
+    refused = roleless.post(COLUMNS, {"show": ["tier"]})
+    assert refused.status_code == 403 and "ask an admin" in refused.content.decode()
+    assert auditor.get(COLUMNS).status_code == 405
+    assert not ListColumns.objects.exists()
