@@ -65,10 +65,10 @@ def test_the_labels_that_matter_never_overlap(sign_in, store, live_server, width
     assert 0 < len(labels) < 31
     assert overlapping(fitted) == []
     closer = canvas.evaluate(LABEL_BOXES, {"zoom": 3})
-    assert overlapping(closer) == []
-    assert {box["label"] for box in closer} - set(labels), "zooming in labels other nodes"
-    # Further out, a node selected is labelled before any other.
-    far = canvas.evaluate(LABEL_BOXES, {"zoom": 1 / 6})
+    assert closer and overlapping(closer) == []
+    # Far out, where a few labels fit, a node selected is labelled before any other.
+    far = canvas.evaluate(LABEL_BOXES, {"zoom": 1 / 30})
+    assert "deploy-host" in {box["label"] for box in far}
     assert "a-rather-long-memory-name-17" not in {box["label"] for box in far}
     chosen = canvas.evaluate(LABEL_BOXES, {"select": "a-rather-long-memory-name-17"})
     assert "a-rather-long-memory-name-17" in {box["label"] for box in chosen}

@@ -95,7 +95,10 @@ def test_an_operators_day(sign_in, store, live_server, width):
     # A single delete from the memory's page, undone from its banner.
     page.goto(live_server.url + "/memories/?project=movie")
     page.click("a:text-is('scene-180')")
-    page.click("#edit > summary")  # Delete… is beside Save, in the form it unfolds
+    page.wait_for_url(re.compile(r"/memories/scene-180/"))
+    # Delete… is beside Save, in the form Edit unfolds (htmx loads it: once htmx is ready).
+    page.wait_for_function("() => document.readyState === 'complete' && window.htmx")
+    page.click("#edit > summary")
     page.click("a:text('Delete…')")
     page.click("button:text('Delete scene-180')")
     page.wait_for_url(re.compile(r"/memories/\?project=movie$"))
