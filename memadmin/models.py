@@ -184,3 +184,16 @@ class Grant(models.Model):
     def tier(self) -> int:
         """The tier key (memories.rules.tiers.GLOBAL_TIER or the project's id)."""
         return self.project_id or GLOBAL_TIER
+
+
+class ListColumns(models.Model):
+    """The memory list's columns a person has hidden: kept with the account, so they follow
+    it to any browser."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="list_columns"
+    )
+    hidden = models.JSONField(default=list)
+
+    def __str__(self) -> str:
+        return f"{self.user}: {', '.join(self.hidden) or 'every column'}"

@@ -402,24 +402,27 @@ LOAD_SELECT_OPTIONS = {
 # row is one template filled once.
 ROW = """<tbody id="memory-{id}" class="{classes}">
   <tr>
-    %(select)s<th scope="row" class="col-name"><a href="{detail_url}">{name}</a>{badges}
+    %(select)s<th scope="row" class="col-name"><a \
+href="{detail_url}">{name}</a>{badges}
       {sense}</th>
-    <td data-label="Tier"><a class="tier" href="{tier_url}">{tier}</a></td>
-    <td data-label="Priority" class="num">
+    <td data-label="Tier" data-col="tier"><a class="tier" href="{tier_url}">{tier}</a></td>
+    <td data-label="Priority" data-col="priority" class="num">
       %(priority)s
     </td>
-    <td data-label="Load">
+    <td data-label="Load" data-col="load">
       %(load)s
     </td>
-    <td data-label="Description" class="col-description">{description}</td>
-    <td data-label="Tags" class="col-tags">{tags}</td>
-    <td data-label="Recorded" class="col-date">{created}</td>
-    <td data-label="Verified" class="col-date">{verified}</td>
-    <td data-label="Expires" class="col-date{expired}">{expires}</td>
-    <td data-label="Reads" class="num">{reads}</td>
-    <td data-label="Refs out / in" class="num col-refs"><a href="{detail_url}#references" \
-title="references out">{refs_out}</a> / <a href="{referencing_url}" \
-title="memories referencing {name}">{cited_by}</a></td>
+    <td data-label="Description" data-col="description" class="col-description">\
+<div class="clamp">{description}</div></td>
+    <td data-label="Tags" data-col="tags" class="col-tags">\
+<div class="clamp clamp-box">{tags}</div></td>
+    <td data-label="Recorded" data-col="recorded" class="col-date">{created}</td>
+    <td data-label="Verified" data-col="verified" class="col-date">{verified}</td>
+    <td data-label="Expires" data-col="expires" class="col-date{expired}">{expires}</td>
+    <td data-label="Reads" data-col="reads" class="num">{reads}</td>
+    <td data-label="Refs out / in" data-col="refs" class="num col-refs">\
+<a href="{detail_url}#references" title="references out">{refs_out}</a> / \
+<a href="{referencing_url}" title="memories referencing {name}">{cited_by}</a></td>
   </tr>{refusal}
 </tbody>"""
 # novalidate: the server answers every value (a refusal beside the row), where the browser's

@@ -113,8 +113,9 @@ class Page:
     """Which rows of the answer are read, and as what.
 
     `limit` None reads every row (a search's best EVERY_SEARCHED), streamed. `keyset` pages a
-    listing by its rows' keys (`after`/`before` cursors, the list page's) and counts up to
-    listing.PAGE_COUNT_BOUND; otherwise a listing pages by `offset` and counts exactly.
+    listing by its rows' keys (`after`/`before` cursors, the list page's, or an `offset`, its
+    numbered pages') and counts up to listing.PAGE_COUNT_BOUND; otherwise a listing pages by
+    `offset` and counts exactly.
     `rows`: "memories" (Memory objects), "dicts" (the /v1 list form) or "ids" (index order
     for a listing).
     """
@@ -139,6 +140,7 @@ class Found:
     more: bool = False  # the count stopped at a bound: there are more
     last_resort: bool = False  # a search answered by the whole-query scan
     capped: bool = False  # a search's text scan stopped at its limit: count is a lower bound
+    start: int | None = None  # a keyset page's rows before its first, where counted
     next_cursor: str | None = None
     previous_cursor: str | None = None
     cited_by: dict[int, int] | None = None  # the keyset listing's citations per memory
@@ -233,6 +235,7 @@ def _listed(question: Question, page: Page, now, projects) -> Found:
             limit=page.limit,
             after=page.after,
             before=page.before,
+            offset=page.offset,
             now=now,
             projects=projects,
         )
@@ -244,6 +247,7 @@ def _listed(question: Question, page: Page, now, projects) -> Found:
             next_cursor=keyed.next_cursor,
             previous_cursor=keyed.previous_cursor,
             cited_by=keyed.cited_by,
+            start=keyed.start,
             now=now,
         )
     if page.rows == "dicts":

@@ -150,6 +150,7 @@ class KeysetListing:
     previous_cursor: str | None
     cited_by: dict[int, int]  # memory id: how many memories reference it, from their band
     more: bool = False
+    start: int | None = None  # how many rows come before the page's first; None: not counted
 
 
 def page_memories(
@@ -159,10 +160,15 @@ def page_memories(
     limit: int = 50,
     after: str | None = None,
     before: str | None = None,
+    offset: int = 0,
     now=None,
     projects: dict[int, Project] | None = None,
 ) -> KeysetListing:
-    """A page of the list, by keyset (`after`/`before` cursors) rather than by offset.
+    """A page of the list, by keyset (`after`/`before` cursors) rather than by offset; or at
+    an offset (a numbered page's link), which gives its cursors all the same.
+
+    Where the count is known (up to PAGE_COUNT_BOUND), so is where the page starts: the rows
+    before a cursor's page are counted as the whole is, up to the same bound.
 
     The list shows no body, source or updated_at: leaving the body out keeps a sort that
     cannot walk an index (a filter on verified_at, a sort by read count) to small rows, and
@@ -187,7 +193,17 @@ def page_memories(
         limit=limit,
         after_cursor=after,
         before_cursor=before,
+        offset=offset,
     )
+    start = None
+    if not (after or before):
+        start = offset
+    elif not more and page.rows:
+        keys = [key.reversed() for key in sort_keys(sort)]
+        first = [getattr(page.rows[0], key.field) for key in keys]
+        start = filters.count_up_to(
+            base.filter(pagination.after(keys, first)), now, PAGE_COUNT_BOUND
+        )
     attach_projects(page.rows, projects)
     return KeysetListing(
         memories=page.rows,
@@ -196,6 +212,7 @@ def page_memories(
         previous_cursor=page.previous_cursor,
         cited_by=citation_counts(page.rows),
         more=more,
+        start=start,
     )
 
 

@@ -12,6 +12,19 @@
   const SHAPES = { name: "diamond", path: "rectangle", url: "hexagon", id: "triangle" };
   const FIT_ZOOM_MAX = 1.6;
   const FOUND_ZOOM = 1.5; // a found node is shown at least this close, its neighbours labelled
+  // Labels are drawn at one size on screen whatever the zoom; which nodes get one is decided
+  // again at each zoom and pan (placeLabels), the nodes that matter first, none overlapping.
+  const LABEL_PX = 11;
+  const LABEL_MARGIN_PX = 3; // between a node and its label
+  // Kept clear around a label: cytoscape counts its outline and a few pixels more in its box.
+  const LABEL_PAD_PX = 6;
+  const LABEL_MAIN_PX = 13; // the selected node's and the centre's
+  const LABEL_MAX_PX = 220; // a longer label is cut short with an ellipsis
+  const LABELS_MAX = 250;
+  const FONT_FAMILY = "Helvetica Neue, Helvetica, Arial, sans-serif";
+  // A canvas is as tall as its picture needs: between these, the stylesheet's height the most.
+  const CANVAS_MIN_PX = 160;
+  const CANVAS_PAD_PX = 24;
 
   function colours() {
     const css = getComputedStyle(document.documentElement);
@@ -36,7 +49,17 @@
   function elements(data) {
     const nodes = data.nodes.map((node) => ({
       group: "nodes",
-      data: { ...node, size: nodeSize(node) },
+      data: {
+        ...node,
+        size: nodeSize(node),
+        labelFont: LABEL_PX,
+        labelX: 0,
+        labelY: LABEL_MARGIN_PX,
+        labelV: "bottom",
+        labelH: "center",
+        labelOutline: 2,
+        labelMax: LABEL_MAX_PX,
+      },
       classes: [
         node.kind === "memory" ? `memory load-${node.load}` : `dangling kind-${node.kind}`,
         node.expired ? "expired" : "",
@@ -59,18 +82,27 @@
         style: {
           width: "data(size)",
           height: "data(size)",
-          label: "data(label)",
-          "font-size": 10,
+          label: "",
+          "font-family": FONT_FAMILY,
           color: c.text,
-          "text-valign": "bottom",
-          "text-margin-y": 3,
-          // Labels appear once zoomed in far enough for them to part (10 px drawn at 1.2x);
-          // further out, the node pointed at or found is the one labelled.
-          "min-zoomed-font-size": 12,
-          "text-outline-width": 2,
           "text-outline-color": c.surface,
           "border-width": 1,
           "border-color": c.surface,
+        },
+      },
+      {
+        // Sizes in the graph's units, set for the zoom (placeLabels): the same on screen.
+        selector: "node.labelled, node.focus, node:selected",
+        style: {
+          label: "data(label)",
+          "font-size": "data(labelFont)",
+          "text-valign": "data(labelV)",
+          "text-halign": "data(labelH)",
+          "text-margin-x": "data(labelX)",
+          "text-margin-y": "data(labelY)",
+          "text-outline-width": "data(labelOutline)",
+          "text-wrap": "ellipsis",
+          "text-max-width": "data(labelMax)",
         },
       },
       { selector: "node.load-inline", style: { "background-color": c.inline } },
@@ -92,15 +124,7 @@
       },
       {
         selector: "node.centre",
-        style: {
-          "border-width": 4,
-          "border-color": c.text,
-          "font-weight": "bold",
-          "z-index": 9,
-          "text-background-color": c.surface,
-          "text-background-opacity": 0.9,
-          "text-background-padding": 2,
-        },
+        style: { "border-width": 4, "border-color": c.text, "font-weight": "bold", "z-index": 9 },
       },
       {
         selector: "edge",
@@ -124,10 +148,10 @@
       },
       { selector: "node:active, node:selected", style: { "overlay-opacity": 0.15 } },
       {
-        selector: "node.focus, node:selected",
+        // The node pointed at is labelled over the others, larger, on its own background.
+        selector: "node.focus",
         style: {
           "font-size": "data(focusFont)",
-          "min-zoomed-font-size": 0,
           "font-weight": "bold",
           "z-index": 10,
           "text-background-color": c.surface,
@@ -135,6 +159,7 @@
           "text-background-padding": 2,
         },
       },
+      { selector: "node:selected", style: { "font-weight": "bold", "z-index": 10 } },
       { selector: "node:selected", style: { "border-width": 4, "border-color": c.cross } },
     ];
     for (const [kind, shape] of Object.entries(SHAPES)) {
@@ -221,6 +246,9 @@
         animate: false,
         fit: false,
         randomize: true,
+        // Its starting places drawn in a box of the cluster's own size, not the canvas's:
+        // the same layout on any screen.
+        boundingBox: { x1: 0, y1: 0, w: 60 * Math.sqrt(ids.length), h: 60 * Math.sqrt(ids.length) },
         idealEdgeLength: 45,
         nodeRepulsion: 6000,
         numIter: 400,
@@ -277,12 +305,141 @@
       rowHeight = Math.max(rowHeight, box.h);
     }
     cy.nodes().positions((node) => final.get(node.id()));
-    cy.fit(undefined, 20);
-    // A few nodes fitted to a large canvas would be drawn huge.
-    if (cy.zoom() > FIT_ZOOM_MAX) {
-      cy.zoom(FIT_ZOOM_MAX);
-      cy.center();
+  }
+
+  // The canvas as tall as the picture fitted to its width needs (at most the stylesheet's
+  // height, at least CANVAS_MIN_PX: a one-node graph gets a small one), the picture centred
+  // below the line describing the node pointed at. A few nodes are not drawn huge.
+  function sizeCanvas(cy, holder, hover) {
+    const box = cy.nodes().boundingBox({ includeLabels: false });
+    const tallest = holder.clientHeight;
+    const width = holder.clientWidth;
+    const top = (hover ? hover.offsetTop + hover.offsetHeight : 0) + CANVAS_PAD_PX / 2;
+    const bottom = LABEL_MARGIN_PX + 2 * LABEL_PX + CANVAS_PAD_PX;
+    // Room for the outermost labels, less of it on a narrow screen.
+    const side = CANVAS_PAD_PX + Math.min(LABEL_MAX_PX / 4, width / 20);
+    const zoom = Math.min(
+      FIT_ZOOM_MAX,
+      Math.max(width - 2 * side, 1) / Math.max(box.w, 1),
+      Math.max(tallest - top - bottom, 1) / Math.max(box.h, 1),
+    );
+    const height = Math.max(CANVAS_MIN_PX, Math.min(tallest, Math.ceil(box.h * zoom + top + bottom)));
+    holder.classList.add("is-sized");
+    holder.style.height = `${height}px`;
+    cy.resize();
+    cy.viewport({
+      zoom,
+      pan: {
+        x: (width - box.w * zoom) / 2 - box.x1 * zoom,
+        y: top + (height - top - bottom - box.h * zoom) / 2 - box.y1 * zoom,
+      },
+    });
+  }
+
+  // The order nodes are offered a label in: the selected node and the graph's centre, their
+  // neighbours, then the most cited (references in), the most connected among equals.
+  function labelOrder(cy, data) {
+    const cited = new Map();
+    for (const edge of data.edges) {
+      if (edge.source !== edge.target) cited.set(edge.target, (cited.get(edge.target) || 0) + 1);
     }
+    const rank = (a, b) =>
+      (cited.get(b.id()) || 0) - (cited.get(a.id()) || 0) || b.data("degree") - a.data("degree");
+    const first = cy.nodes(".centre, :selected");
+    const near = first.neighborhood("node").difference(first);
+    const rest = cy.nodes().difference(first).difference(near);
+    return [...first.toArray(), ...near.toArray().sort(rank), ...rest.toArray().sort(rank)];
+  }
+
+  const measurer = document.createElement("canvas").getContext("2d");
+
+  // A label's width on screen at `px`, as cytoscape measures it (the same font).
+  function labelWidth(node, px, bold) {
+    const key = `labelWidth${px}${bold ? "b" : ""}`;
+    let width = node.scratch(key);
+    if (width === undefined) {
+      measurer.font = `normal ${bold ? "bold" : "normal"} ${px}px ${FONT_FAMILY}`;
+      width = Math.min(measurer.measureText(String(node.data("label"))).width, LABEL_MAX_PX);
+      node.scratch(key, width);
+    }
+    return width;
+  }
+
+  const overlaps = (a, b) => a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
+
+  // Where a label may go beside its node, the first that is free: below, right, left, above.
+  // Each gives the label's box on screen from the node's centre (x, y), its radius r, the
+  // label's width w and height h, and the label's place as cytoscape is told it.
+  const PLACES = [
+    { v: "bottom", h: "center", box: (x, y, r, w, h) => [x - w / 2, y + r, x + w / 2, y + r + h] },
+    { v: "center", h: "right", box: (x, y, r, w, h) => [x + r, y - h / 2, x + r + w, y + h / 2] },
+    { v: "center", h: "left", box: (x, y, r, w, h) => [x - r - w, y - h / 2, x - r, y + h / 2] },
+    { v: "top", h: "center", box: (x, y, r, w, h) => [x - w / 2, y - r - h, x + w / 2, y - r] },
+  ];
+  const MARGINS = { bottom: [0, 1], right: [1, 0], left: [-1, 0], top: [0, -1] };
+
+  // Label the nodes that matter most, in `order`, each at the first place beside it where it
+  // is on screen and overlaps no label already placed; a node with no such place is left
+  // unlabelled at this zoom.
+  function placeLabels(cy, order) {
+    const zoom = cy.zoom();
+    const width = cy.width();
+    const height = cy.height();
+    const taken = [];
+    const chosen = [];
+    for (const node of order) {
+      if (chosen.length >= LABELS_MAX) break;
+      const main = node.selected() || node.hasClass("centre");
+      const px = main ? LABEL_MAIN_PX : LABEL_PX;
+      const at = node.renderedPosition();
+      const r = (node.data("size") * zoom) / 2 + LABEL_MARGIN_PX - LABEL_PAD_PX;
+      const w = labelWidth(node, px, main) + 2 * LABEL_PAD_PX;
+      const h = px * 1.25 + 2 * LABEL_PAD_PX;
+      for (const place of PLACES) {
+        const [x1, y1, x2, y2] = place.box(at.x, at.y, r, w, h);
+        const box = { x1, y1, x2, y2 };
+        if (x1 < 0 || x2 > width || y1 < 0 || y2 > height) continue;
+        if (taken.some((other) => overlaps(box, other))) continue;
+        taken.push(box);
+        chosen.push([node, px, place]);
+        break;
+      }
+    }
+    cy.batch(() => {
+      cy.nodes(".labelled").removeClass("labelled");
+      for (const [node, px, place] of chosen) {
+        const [mx, my] = MARGINS[place.v === "center" ? place.h : place.v];
+        node.data({
+          labelFont: px / zoom,
+          labelX: (mx * LABEL_MARGIN_PX) / zoom,
+          labelY: (my * LABEL_MARGIN_PX) / zoom,
+          labelV: place.v,
+          labelH: place.h,
+          labelOutline: 2 / zoom,
+          labelMax: LABEL_MAX_PX / zoom,
+        });
+        node.addClass("labelled");
+      }
+    });
+  }
+
+  function keepLabelled(cy, data) {
+    let order = labelOrder(cy, data);
+    let pending = false;
+    const relabel = () => {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(() => {
+        pending = false;
+        placeLabels(cy, order);
+      });
+    };
+    placeLabels(cy, order);
+    cy.on("viewport resize", relabel);
+    cy.on("select unselect", "node", () => {
+      order = labelOrder(cy, data);
+      relabel();
+    });
   }
 
   // The label of a node pointed at or found, readable at any zoom.
@@ -391,6 +548,8 @@
       boxSelectionEnabled: false,
     });
     arrange(cy, data);
+    sizeCanvas(cy, holder, hover);
+    keepLabelled(cy, data);
     cy.on("tap", "node", (event) => {
       window.location.assign(destination(holder, event.target.data()));
     });

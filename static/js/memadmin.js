@@ -198,3 +198,79 @@ function countAll() {
 }
 document.addEventListener("DOMContentLoaded", countAll);
 document.addEventListener("htmx:afterSettle", countAll);
+
+// The bulk bar counts the rows it would act on: those ticked, or every match when so scoped.
+function countSelected() {
+  const counter = document.querySelector("[data-bulk-count]");
+  if (!counter) return;
+  const selected = document.querySelectorAll('input[name="id"][form="bulk"]:checked').length;
+  const matching = document.querySelector('#bulk input[name="scope"][value="matching"]');
+  counter.textContent = matching && matching.checked
+    ? "every match"
+    : `${selected} selected`;
+  counter.classList.toggle("has-selection", selected > 0 || Boolean(matching && matching.checked));
+}
+document.addEventListener("change", (event) => {
+  if (event.target.matches('input[form="bulk"], [data-select-all], #bulk input[name="scope"]')) {
+    countSelected();
+  }
+});
+document.addEventListener("DOMContentLoaded", countSelected);
+document.addEventListener("htmx:afterSettle", countSelected);
+
+// A long cell clamped to a few lines gets a "more" button, only where its text goes on.
+function offerMore(root) {
+  for (const cell of root.querySelectorAll(".clamp")) {
+    const toggle = cell.nextElementSibling && cell.nextElementSibling.matches(".clamp-toggle")
+      ? cell.nextElementSibling
+      : null;
+    if (cell.classList.contains("is-open")) continue;
+    const cut = cell.scrollHeight > cell.clientHeight + 1;
+    if (cut && !toggle) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "clamp-toggle";
+      button.textContent = "more";
+      button.setAttribute("aria-expanded", "false");
+      cell.after(button);
+    } else if (!cut && toggle) {
+      toggle.remove();
+    }
+  }
+}
+document.addEventListener("click", (event) => {
+  const button = event.target.closest(".clamp-toggle");
+  if (!button) return;
+  const cell = button.previousElementSibling;
+  const open = cell.classList.toggle("is-open");
+  button.textContent = open ? "less" : "more";
+  button.setAttribute("aria-expanded", String(open));
+});
+document.addEventListener("DOMContentLoaded", () => offerMore(document));
+document.addEventListener("htmx:afterSettle", () => offerMore(document));
+let offerTimer = null;
+window.addEventListener("resize", () => {
+  clearTimeout(offerTimer);
+  offerTimer = setTimeout(() => offerMore(document), 150);
+});
+
+// Unticking a column hides it at once; htmx keeps the choice with the account meanwhile.
+document.addEventListener("change", (event) => {
+  const form = event.target.closest("[data-columns]");
+  if (!form) return;
+  const hidden = [...form.querySelectorAll('input[name="show"]')]
+    .filter((box) => !box.checked)
+    .map((box) => box.value);
+  for (const table of document.querySelectorAll("table.memories")) {
+    table.dataset.hidden = hidden.join(" ");
+  }
+  const summary = form.closest("details").querySelector("summary");
+  summary.textContent = "Columns";
+  if (hidden.length) {
+    const note = document.createElement("span");
+    note.className = "muted";
+    note.textContent = ` (${hidden.length} hidden)`;
+    summary.append(note);
+  }
+  offerMore(document);
+});

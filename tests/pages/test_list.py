@@ -135,7 +135,7 @@ def test_the_filter_form_shows_the_filters_in_force(auditor, store):
         ("load=everywhere", "Select a valid choice"),
         ("sort=chaos", "sort is one of index, name, -name, tier, priority"),
         ("limit=0", "greater than or equal to 1"),
-        ("offset=50", "use its page links"),
+        ("offset=2001", "numbered pages reach its first 2,000 memories"),
         ("after=not-a-cursor", "That page link is not valid"),
         ("after=W1sxXV0", "That page link is not valid"),
         ("project=bad%20name", "starts with a letter or digit"),
@@ -221,8 +221,8 @@ def test_keyset_pages_walk_forward_and_back(auditor, db):
 
 
 def test_each_page_runs_a_fixed_number_of_queries(auditor, project, django_assert_num_queries):
-    """Session, user, role, projects, the bands' inline totals, page, count, citations:
-    whatever the rows."""
+    """Session, user, role, projects, the columns the user hides, the bands' inline totals,
+    page, count, citations: whatever the rows."""
     doors.write("seed", description="seed", references=["x"])
     for size in (3, 40):
         for number in range(size):
@@ -233,9 +233,9 @@ def test_each_page_runs_a_fixed_number_of_queries(auditor, project, django_asser
                 references=["seed", f"n{size}-0"],
                 tags=["a", "b"],
             )
-        with django_assert_num_queries(8):
+        with django_assert_num_queries(9):
             auditor.get("/memories/")
-        with django_assert_num_queries(9):  # the project's id, for the tier filter
+        with django_assert_num_queries(10):  # the project's id, for the tier filter
             auditor.get("/memories/?project=webdev&tag=a&referencing=seed")
 
 
@@ -361,8 +361,9 @@ def test_a_search_page_runs_a_fixed_number_of_queries(auditor, db, django_assert
         meaning.held_count()  # the new vectors read into this process's copy beforehand
         # The references citing the query among them; with the meaning beside the words:
         # the vectors' state, the near ones held against the filters, and the page's
-        # memories loaded once the two are fused (the words' hits are read without them).
-        with django_assert_num_queries(11):
+        # memories loaded once the two are fused (the words' hits are read without them),
+        # and the columns the user hides.
+        with django_assert_num_queries(12):
             auditor.get("/memories/?q=deploy")
 
 

@@ -121,7 +121,8 @@ def test_the_tag_filter_finds_a_tag_in_any_case(auditor, store, htmx):
 
 def test_the_list_reads_right(operator, store):
     page = operator.get("/memories/").content.decode()
-    assert '<th scope="col" class="sortable">' in page  # a heading that sorts says so
+    # a heading that sorts says so
+    assert '<th scope="col" data-col="name" class="sortable">' in page
     assert 'Refs <span class="header-note">out / in</span>' in page
     assert "Refs: the references a memory makes (out) / the memories referencing it (in)." in page
     assert 'Priority <span class="muted">(0 = most important)</span>' in page

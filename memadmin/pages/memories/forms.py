@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from memadmin.web.forms import RefusalsMixin
 from memories.reads.find import FindForm
+from memories.reads.listing import PAGE_COUNT_BOUND
 from memories.reads.params import FirstErrorMixin, IdListField
 from memories.rules import fields as memory_fields
 from memories.rules import tiers
@@ -30,10 +31,10 @@ class MemoryListForm(FindForm):
         low, high = cleaned.get("priority_min"), cleaned.get("priority_max")
         if low is not None and high is not None and low > high:
             raise forms.ValidationError("The lowest priority is above the highest.")
-        if not cleaned.get("q") and cleaned.get("offset"):
+        if not cleaned.get("q") and (cleaned.get("offset") or 0) > PAGE_COUNT_BOUND:
             raise forms.ValidationError(
-                "The list pages by position, not by offset: use its page links "
-                "(offset pages a search)."
+                f"The list's numbered pages reach its first {PAGE_COUNT_BOUND:,} memories; "
+                "further on, page with Next or narrow the filters."
             )
         return cleaned
 

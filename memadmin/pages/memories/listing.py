@@ -15,7 +15,8 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import push_url
 
-from memadmin.pages.memories import exports
+from memadmin.pages.memories import exports, page_numbers
+from memadmin.pages.memories.columns import COLUMNS, HIDEABLE, hidden_columns
 from memadmin.pages.memories.forms import (
     BULK_ACTIONS,
     PAGE_SIZES,
@@ -43,21 +44,6 @@ from memories.rules.errors import DomainError, InlineBudgetExceeded
 from memories.writes import bulk, doors
 from projects.models import Project
 
-# The list's columns: (label, the sorts a click on it picks going up and going down).
-COLUMNS = [
-    ("Name", ("name", "-name")),
-    ("Tier", ("tier", "tier")),
-    ("Priority", ("index", "-priority")),
-    ("Load", None),
-    ("Description", None),
-    ("Tags", None),
-    ("Recorded", ("-created", "created")),
-    ("Verified", ("verified", "-verified")),
-    ("Expires", ("expires", "-expires")),
-    ("Reads", ("-read_count", "read_count")),
-    ("Refs", None),
-]
-NUMERIC = {"Priority", "Reads", "Refs"}
 # The default mode's value is blank, so a shared URL names a mode only when it is not the
 # default (the form reads blank as hybrid).
 MODE_CHOICES = (("", "words and meaning"), ("words", "words only"), ("meaning", "meaning only"))
@@ -139,22 +125,34 @@ def _list_url(params: QueryDict, view: str = "memories:list", **changes: str | N
     return reverse(view) + query_string(params, **changes)
 
 
+PLACE = ("after", "before", "offset")  # where in the list a page is
+
+
+def _placed(params: QueryDict, *, place: dict | None = None, **changes: str | None) -> str:
+    """The list with these changes at the first page, or at `place` (a cursor or an offset)."""
+    return _list_url(params, **{**changes, **dict.fromkeys(PLACE), **(place or {})})
+
+
 def _headers(params: QueryDict, sort: str | None) -> list[dict]:
     """The header cells: a click sorts by the column, a second click reverses it.
 
     A search is in rank order, so its headers sort nothing (`sort` None).
     """
     headers = []
-    for label, sorts in COLUMNS:
-        header = {"label": label, "numeric": label in NUMERIC, "href": None, "direction": None}
-        if sorts and sort is not None:
-            up, down = sorts
+    for column in COLUMNS:
+        header = {
+            "key": column.key,
+            "label": column.label,
+            "numeric": column.numeric,
+            "href": None,
+            "direction": None,
+        }
+        if column.sorts and sort is not None:
+            up, down = column.sorts
             target = down if sort == up and up != down else up
             if sort in (up, down):
                 header["direction"] = "descending" if sort.startswith("-") else "ascending"
-            header["href"] = _list_url(
-                params, sort=None if target == "index" else target, after=None, before=None
-            )
+            header["href"] = _placed(params, sort=None if target == "index" else target)
         header["classes"] = " ".join(
             word
             for word, wanted in (("num", header["numeric"]), ("sortable", header["href"]))
@@ -164,9 +162,16 @@ def _headers(params: QueryDict, sort: str | None) -> list[dict]:
     return headers
 
 
-def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None, saved=()) -> dict:
+def listing_context(
+    params: QueryDict,
+    *,
+    refusals: dict[int, str] | None = None,
+    saved=(),
+    hidden: list[str] | None = None,
+) -> dict:
     """Everything the list's results show, for the page and for the fragments that redraw it:
-    the find read's page (a search's hits, ranked and paged by offset; else a keyset page)."""
+    the find read's page (a search's hits, ranked and paged by offset; else a keyset page).
+    `hidden`: the columns the person looking hides."""
     now = timezone.now()
     form = MemoryListForm(params)
     projects = list(Project.objects.order_by("name"))
@@ -189,6 +194,8 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         "mode_choices": MODE_CHOICES,
         "loads": memory_fields.LOADS,
         "bulk_actions": BULK_ACTIONS,
+        "hidden_columns": hidden or [],
+        "columns": [(key, label, key not in (hidden or ())) for key, label in HIDEABLE],
         "status": 200,
         "listing": None,
         "error": "",
@@ -230,9 +237,7 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         page_size_links=[
             (
                 size,
-                None
-                if size == limit
-                else _list_url(params, limit=str(size), after=None, before=None),
+                None if size == limit else _placed(params, limit=str(size)),
             )
             for size in PAGE_SIZES
         ],
@@ -258,14 +263,21 @@ def listing_context(params: QueryDict, *, refusals: dict[int, str] | None = None
         _search_links(params, found, offset, limit)
         if question.searched
         else {
-            "first_page_url": _list_url(params, after=None, before=None),
-            "next_page_url": _list_url(params, after=found.next_cursor, before=None)
+            "first_page_url": _placed(params),
+            "next_page_url": _placed(params, place={"after": found.next_cursor})
             if found.next_cursor
             else None,
-            "previous_page_url": _list_url(params, before=found.previous_cursor, after=None)
+            "previous_page_url": _placed(params, place={"before": found.previous_cursor})
             if found.previous_cursor
             else None,
         }
+    )
+    counted = not (found.more or found.capped)
+    context["page_numbers"] = page_numbers.page_numbers(
+        found.count if counted else 0,
+        offset if question.searched else found.start,
+        limit,
+        lambda at: _placed(params, place={"offset": str(at)} if at else None),
     )
     return context
 
@@ -300,7 +312,7 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
         return redirect(url)
     if "format" in params:
         return exports.list_export(request, params, params["format"])
-    context = listing_context(params)
+    context = listing_context(params, hidden=hidden_columns(request))
     response = render_page(
         request, "memories/list.html", context, fragment="results", status=context["status"]
     )
@@ -586,7 +598,9 @@ def _bulk_answer(
     if not request.htmx:
         (messages.success if level == "success" else messages.error)(request, sentence)
         return redirect(_list_url(params))
-    context = listing_context(params, refusals=refusals, saved=saved)
+    context = listing_context(
+        params, refusals=refusals, saved=saved, hidden=hidden_columns(request)
+    )
     html = render_to_string("memories/list.html#results", context, request)
     html += render_to_string("memories/list.html#budget_oob", context, request)
     html += render_to_string(

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from memadmin.pages.history import views as history_pages
-from memadmin.pages.memories import detail, listing, tiers
+from memadmin.pages.memories import columns, detail, listing, tiers
 
 app_name = "memories"
 
@@ -10,6 +10,7 @@ app_name = "memories"
 urlpatterns = [
     path("", listing.memory_list, name="list"),
     path("_bulk/", listing.memory_bulk, name="bulk"),
+    path("_columns/", columns.memory_columns, name="columns"),
     path("_facets/", listing.memory_facets, name="facets"),
     path("_months/", listing.memory_months, name="months"),
     path("_new/", detail.memory_new, name="new"),

@@ -73,10 +73,11 @@ def test_a_cursor_round_trips(varied):
     assert values == [memory.expires_at, memory.id]
 
 
-def test_a_page_runs_three_queries_given_the_projects(varied, django_assert_num_queries):
+def test_a_page_runs_four_queries_given_the_projects(varied, django_assert_num_queries):
     first = listing.page_memories(MemoryFilters(), limit=10)
     projects = Project.objects.in_bulk()
-    with django_assert_num_queries(3):  # the rows, the count, the citations
+    # The rows, the count, the rows before the page (its number), the citations.
+    with django_assert_num_queries(4):
         page = listing.page_memories(
             MemoryFilters(), limit=10, after=first.next_cursor, projects=projects
         )
