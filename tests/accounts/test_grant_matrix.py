@@ -118,6 +118,7 @@ def calls(ids: dict) -> list[Call]:
         Call("memories:list", "GET", f"/memories/{vq}", tier="vault"),
         Call("memories:bulk", "POST", "/memories/_bulk/", {"action": "verify", "id": ids["v"]}),
         Call("memories:facets", "GET", "/memories/_facets/"),
+        Call("memories:columns", "POST", "/memories/_columns/", {"show": ["priority"]}),
         Call("memories:months", "GET", "/memories/_months/"),
         Call("memories:new", "GET", "/memories/_new/"),
         Call("memories:tiers", "GET", "/memories/_agent/"),
