@@ -1,0 +1,20 @@
+"""Who may see what: the one place that answers whether a receiver (a signed-in page, a
+token's script, an MCP session) may see a change in a tier. Every stream of the change
+feed (memadmin.live) asks here, so a narrower rule (grants per project) is written here
+alone."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Receiver:
+    """Whoever a stream is for: the user, and the store-wide role they hold (None: no role)."""
+
+    user_id: int | None
+    role: str | None
+
+
+def may_see(receiver: Receiver, tier: int) -> bool:
+    """Whether the receiver may see what happens in the tier (0 the global tier, else a
+    project's id). Today a role reads every tier of the store."""
+    return receiver.role is not None
