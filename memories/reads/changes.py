@@ -123,10 +123,12 @@ def _pruned_after(last_id: int) -> bool:
 
 
 class EventFilterForm(FirstErrorMixin, forms.Form):
-    """What a stream is narrowed to: /v1/memories's `project` and `tag`."""
+    """What a stream is narrowed to (/v1/memories's `project` and `tag`) and where it starts:
+    `after` a change's id (the page's, as it was drawn), else now."""
 
     project = filters.BY_KEY["project"].form_field()
     tag = filters.TAG.form_field()
+    after = forms.IntegerField(required=False, min_value=0)
 
 
 @dataclass(frozen=True)

@@ -283,3 +283,10 @@ class AccountNotFound(DomainError):
 
     def __init__(self, user_id):
         super().__init__(f"There is no account {user_id}.")
+
+
+class TooManyStreams(DomainError):
+    """A stream of the change feed refused: the server's or the account's streams are all
+    open (memadmin.live.feed)."""
+
+    status = 429

@@ -1,0 +1,12 @@
+"""/v1/events: the change feed as Server-Sent Events, for scripts."""
+
+from django.http import HttpRequest
+
+from memadmin.api.auth import READ, authorize
+from memadmin.live.responses import event_stream
+from memories.reads.visibility import Receiver
+
+
+@authorize(READ)
+def events(request: HttpRequest):
+    return event_stream(request, Receiver(request.api_token.user_id, request.api_role))

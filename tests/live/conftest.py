@@ -1,0 +1,35 @@
+import pytest
+
+from memadmin.accounts import tokens
+from memadmin.live import feed
+from tests.api.conftest import Api, make_user
+from tests.reliability.conftest import Served
+
+
+@pytest.fixture(autouse=True)
+def _feed_ends_with_the_test(monkeypatch):
+    """The feed's thread ends with a test's streams, its connection with it: the next test's
+    store is another (a test's transaction rolled back takes its changes' ids back)."""
+    monkeypatch.setattr(feed, "LINGER_SECONDS", 0.0)
+    yield
+    thread = feed.FEED._thread
+    if thread is not None:
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def narrow_server(tmp_path):
+    """A store served by one gunicorn worker with two request threads."""
+    server = Served(tmp_path, workers=1, env={"MEMADMIN_THREADS": "2"})
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def anonymous(db):
+    return Api(None)
+
+
+@pytest.fixture
+def read_api(db):
+    return Api(tokens.create_token(make_user("audrey", "auditor"), "read")[1])
