@@ -712,6 +712,7 @@ class Change(models.Model):
     project_name = models.CharField(max_length=64, null=True, blank=True)
     name = models.CharField(max_length=128)  # the memory's, or the project's
     previous_name = models.CharField(max_length=64, blank=True, default="")  # a rename's
+    memory_id = models.BigIntegerField(null=True, blank=True)  # as Revision.memory_id
     revision_id = models.BigIntegerField(null=True, blank=True)  # a memory change's revision
     door = models.CharField(max_length=8)
     actor = models.CharField(max_length=200)

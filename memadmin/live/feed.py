@@ -14,7 +14,7 @@ import threading
 import time
 
 from django.conf import settings
-from django.db import DatabaseError, close_old_connections, connection
+from django.db import DatabaseError, connection
 
 from memadmin.live.streams import Stream, reset
 from memories import engine
@@ -43,7 +43,7 @@ class Feed:
         """
         with self._lock:
             self._refuse_past_limits(stream)
-            if self._thread is None:
+            if self._thread is None or not self._thread.is_alive():
                 self._position = changes.latest_id()
                 self._thread = threading.Thread(target=self._run, name="change-feed", daemon=True)
                 self._thread.start()
@@ -101,7 +101,7 @@ class Feed:
             while True:
                 with self._lock:
                     if not self._streams and time.monotonic() - self._emptied > LINGER_SECONDS:
-                        self._thread = None
+                        self._thread = None  # decided under the lock a stream opens under
                         return
                 try:
                     if not full:
@@ -112,8 +112,7 @@ class Feed:
                         log.warning("The change feed lost the database; reconnecting.")
                     else:
                         log.exception("The change feed failed to read; it tries again.")
-                    close_old_connections()
-                    connection.close()
+                    self._disconnect()
                     time.sleep(RETRY_SECONDS)
                     continue
                 full = len(events) >= changes.BACKLOG_MAX
@@ -123,7 +122,17 @@ class Feed:
                             self._offer(stream, events)
                         self._position = events[-1].id
         finally:
+            with self._lock:
+                if self._thread is threading.current_thread():
+                    self._thread = None
+            self._disconnect()
+
+    @staticmethod
+    def _disconnect() -> None:
+        try:
             connection.close()
+        except Exception:
+            log.warning("The change feed could not close its connection.", exc_info=True)
 
 
 FEED = Feed()

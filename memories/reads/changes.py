@@ -35,6 +35,7 @@ class Event:
     project: str | None
     name: str
     previous_name: str
+    memory_id: int | None
     revision: int | None
     door: str
     actor: str
@@ -51,6 +52,7 @@ class Event:
             project=change.project_name,
             name=change.name,
             previous_name=change.previous_name,
+            memory_id=change.memory_id,
             revision=change.revision_id,
             door=change.door,
             actor=change.actor,
@@ -76,6 +78,7 @@ class Event:
             "kind": self.kind,
             "name": self.name,
             "project": self.project,
+            "memory_id": self.memory_id,
             "revision": self.revision,
             "door": self.door,
             "actor": self.actor,

@@ -234,9 +234,9 @@ INSERT INTO memories_revision (
 # The change feed's entry (memories.models.Change), written beside each history row.
 INSERT_CHANGE = """
 INSERT INTO memories_change (
-    at, kind, tier, previous_tier, project_name, name, previous_name, revision_id, door, actor,
-    tags
-) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+    at, kind, tier, previous_tier, project_name, name, previous_name, memory_id, revision_id,
+    door, actor, tags
+) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
 """
 INSERT_TRASHED = "INSERT INTO memories_trashedmemory (revision_id, memory_id) VALUES (%s, %s)"
 
@@ -286,6 +286,7 @@ def _change(row: list, revision_id: int, before: dict | None, after: dict | None
         row[5],  # project name
         row[2],  # name
         "",
+        row[1],  # memory id
         revision_id,
         row[7],  # door
         row[8],  # actor
@@ -345,6 +346,7 @@ def record_project(action: str, project, *, previous_name: str = "") -> ProjectR
         project.name,
         project.name,
         previous_name,
+        None,
         None,
         revision.door,
         revision.actor,

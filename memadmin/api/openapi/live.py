@@ -21,6 +21,10 @@ SCHEMAS = {
             "name": {**TEXT, "description": "the memory's name, or the project's"},
             "project": {**NULLABLE_TEXT, "description": "its tier after the change; null global"},
             "previous_name": {**TEXT, "description": "a project's name before a rename"},
+            "memory_id": {
+                "type": ["integer", "null"],
+                "description": "the memory's row id, the same through renames and moves",
+            },
             "revision": {
                 "type": ["integer", "null"],
                 "description": "the memory's revision (GET /v1/memories/{name}/history)",
@@ -28,7 +32,7 @@ SCHEMAS = {
             "door": TEXT,
             "actor": {**TEXT, "description": "who changed it"},
         },
-        required=["id", "at", "kind", "name", "project", "revision", "door", "actor"],
+        required=["id", "at", "kind", "name", "project", "memory_id", "revision", "door", "actor"],
         description="The data of one `change` event.",
     ),
 }
