@@ -25,15 +25,18 @@ def _resumed_after(request: HttpRequest, form: changes.EventFilterForm) -> int |
 
 
 def event_stream(
-    request: HttpRequest, receiver: Receiver, render: Render = as_changes
+    request: HttpRequest, receiver: Receiver, render: Render = as_changes, *, once: bool = False
 ) -> StreamingHttpResponse:
-    """The stream of the changes the receiver may see and the request's filters admit."""
+    """The stream of the changes the receiver may see and the request's filters admit;
+    `once`, only those since its id, then the end (a poll)."""
     form = changes.EventFilterForm(request.GET)
     if not form.is_valid():
         raise BadRequest(form.first_error())
     narrowed = changes.EventFilter.of(form)
     stream = Stream(receiver, narrowed.admits, render)
     FEED.open(stream, _resumed_after(request, form))
+    if once:
+        stream.close()  # what it missed is pending: sent, then the answer ends
     return streaming(stream)
 
 

@@ -1,6 +1,7 @@
 """/live/events: the change feed as Server-Sent Events for the signed-in pages (static/js/
 live.js). A page without a session is answered 401, not sent to sign in: an EventSource
-cannot follow a sign-in, the page falls back to polling and says so."""
+cannot follow a sign-in, the page falls back to polling and says so. `once=1` answers what
+came since `after` and ends: the page's poll while its stream is down."""
 
 from django.http import HttpResponse
 from django.views.decorators.http import require_GET
@@ -18,4 +19,5 @@ def events(request: HtmxHttpRequest) -> HttpResponse:
         return HttpResponse(
             "Sign in to follow the store's changes.", status=401, content_type="text/plain"
         )
-    return event_stream(request, Receiver(request.user.pk, role))
+    once = request.GET.get("once") == "1"
+    return event_stream(request, Receiver(request.user.pk, role), once=once)

@@ -1,0 +1,237 @@
+// Live pages: the store's changes, made anywhere (another app server, an agent over /v1 or
+// MCP), shown as they commit. A page that follows them draws #live (templatetags/live.py);
+// its stream is /live/events, an EventSource that resumes from its last event id. When the
+// stream cannot be held, the page polls every 30 seconds and says so.
+(() => {
+  const indicator = document.getElementById("live");
+  if (!indicator || !window.EventSource) return;
+  const POLL_MS = 30000;
+  const SETTLE_MS = 150;
+  const follow = indicator.dataset.liveFollow;
+  const streamUrl = new URL(indicator.dataset.liveUrl, location.href);
+  let last = Number(streamUrl.searchParams.get("after") || 0);
+  let source = null;
+  let failures = 0;
+  let pollTimer = null;
+  let pending = [];
+  let settleTimer = null;
+
+  function show(state, words, title) {
+    indicator.dataset.state = state;
+    indicator.textContent = words;
+    indicator.title = title;
+  }
+
+  function urlAfter(extra) {
+    const url = new URL(streamUrl);
+    url.searchParams.set("after", String(last));
+    for (const [key, value] of Object.entries(extra || {})) url.searchParams.set(key, value);
+    return url;
+  }
+
+  function connect() {
+    if (source) source.close();
+    source = new EventSource(urlAfter());
+    source.addEventListener("open", () => {
+      failures = 0;
+      stopPolling();
+      show("live", "live", "Changes made elsewhere appear here as they happen");
+    });
+    source.addEventListener("change", (event) => {
+      last = Number(event.lastEventId) || last;
+      receive([JSON.parse(event.data)]);
+    });
+    source.addEventListener("reset", (event) => {
+      last = Number(event.lastEventId) || last;
+      receive([{ kind: "reset" }]);
+    });
+    source.addEventListener("error", () => {
+      failures += 1;
+      if (source.readyState === EventSource.CLOSED || failures >= 3) {
+        source.close();
+        source = null;
+        startPolling();
+      } else {
+        show("connecting", "reconnecting…", "The live stream dropped; reconnecting");
+      }
+    });
+  }
+
+  function startPolling() {
+    show("polling", "polling every 30 s", "The live stream is down: the page checks for changes every 30 seconds");
+    if (!pollTimer) pollTimer = setInterval(poll, POLL_MS);
+  }
+
+  function stopPolling() {
+    if (pollTimer) clearInterval(pollTimer);
+    pollTimer = null;
+  }
+
+  // One poll: what came since the last event, as the stream would have sent it, then
+  // another try at the stream.
+  async function poll() {
+    try {
+      const answer = await fetch(urlAfter({ once: "1" }), { credentials: "same-origin" });
+      if (!answer.ok) return;
+      const changes = [];
+      for (const block of (await answer.text()).split("\n\n")) {
+        const fields = {};
+        for (const line of block.split("\n")) {
+          const at = line.indexOf(":");
+          if (at > 0) fields[line.slice(0, at)] = line.slice(at + 1).trimStart();
+        }
+        if (fields.id) last = Number(fields.id) || last;
+        if (fields.event === "change") changes.push(JSON.parse(fields.data));
+        if (fields.event === "reset") changes.push({ kind: "reset" });
+      }
+      if (changes.length) receive(changes);
+      failures = 0;
+      connect();
+    } catch {
+      // the server is away: the next poll tries again
+    }
+  }
+
+  function receive(changes) {
+    pending.push(...changes);
+    clearTimeout(settleTimer);
+    settleTimer = setTimeout(() => {
+      const batch = pending;
+      pending = [];
+      apply(batch).catch(() => {});
+    }, SETTLE_MS);
+  }
+
+  async function apply(batch) {
+    if (follow === "memory") return noteOnMemory(batch);
+    if (follow === "list") return swapRows(batch);
+    if (follow === "region") return redrawRegion();
+  }
+
+  async function fragment() {
+    const answer = await fetch(location.href, {
+      credentials: "same-origin",
+      headers: { "HX-Request": "true", "HX-Current-URL": location.href },
+    });
+    if (!answer.ok) throw new Error(`status ${answer.status}`);
+    const holder = document.createElement("template");
+    holder.innerHTML = await answer.text();
+    return holder.content;
+  }
+
+  async function redrawRegion() {
+    const region = document.querySelector(indicator.dataset.liveRegion);
+    if (!region) return;
+    const drawn = await fragment();
+    region.replaceChildren(drawn);
+    if (window.htmx) window.htmx.process(region);
+  }
+
+  function revisionLink(change) {
+    const link = document.createElement("a");
+    link.href = change.revision ? `${indicator.dataset.liveHistory}revisions/${change.revision}/` : indicator.dataset.liveHistory;
+    link.textContent = change.kind === "delete" ? "see it" : "compare";
+    return link;
+  }
+
+  function byWhom(change) {
+    const verb = { delete: "Deleted", move: "Moved" }[change.kind] || "Changed";
+    return `${verb} by ${change.actor} just now`;
+  }
+
+  // A memory's page: a notice that it changed since it was opened, with the change's diff.
+  function noteOnMemory(batch) {
+    const id = Number(indicator.dataset.liveMemory);
+    const mine = batch.filter((change) => change.memory_id === id);
+    if (!mine.length) return;
+    const change = mine[mine.length - 1];
+    const flash = document.getElementById("flash");
+    let note = document.getElementById("live-note");
+    if (!note) {
+      note = document.createElement("div");
+      note.id = "live-note";
+      note.className = "flash flash-warning live-note";
+      note.setAttribute("role", "status");
+      flash.append(note);
+    }
+    note.replaceChildren(`${byWhom(change)}, since you opened this page: `, revisionLink(change), " · ");
+    const reload = document.createElement("a");
+    reload.href = location.href;
+    reload.textContent = "reload";
+    note.append(reload);
+  }
+
+  // An inline edit under way: a field focused or holding a value not yet sent.
+  function beingEdited(row) {
+    if (row.contains(document.activeElement) && document.activeElement.matches("input, select")) return true;
+    for (const input of row.querySelectorAll("input[type=number]")) {
+      if (input.value !== input.defaultValue) return true;
+    }
+    for (const option of row.querySelectorAll("option")) {
+      if (option.selected !== option.defaultSelected) return true;
+    }
+    return false;
+  }
+
+  function mark(row, change, words) {
+    row.classList.add("live-changed");
+    let line = row.querySelector("tr.live-mark");
+    if (!line) {
+      line = document.createElement("tr");
+      line.className = "live-mark";
+      line.innerHTML = '<td colspan="12" role="status"></td>';
+      row.append(line);
+    }
+    line.firstElementChild.replaceChildren(words, " ", revisionLink(change));
+  }
+
+  // The list: each changed row drawn again in place, as the list's own URL draws it now; a
+  // row being edited is left as it is and marked, as is one the list no longer shows.
+  async function swapRows(batch) {
+    const region = document.querySelector(indicator.dataset.liveRegion);
+    if (!region) return;
+    if (batch.some((change) => change.kind === "reset" || change.kind.startsWith("project-"))) {
+      return notice("The store changed a lot since this page was drawn.");
+    }
+    const latest = new Map();
+    for (const change of batch) if (change.memory_id) latest.set(change.memory_id, change);
+    const drawn = await fragment();
+    let unseen = 0;
+    for (const [id, change] of latest) {
+      const row = document.getElementById(`memory-${id}`);
+      const fresh = drawn.getElementById ? drawn.getElementById(`memory-${id}`) : drawn.querySelector(`#memory-${id}`);
+      if (!row) {
+        if (fresh) unseen += 1;
+        continue;
+      }
+      if (beingEdited(row)) {
+        mark(row, change, `${byWhom(change)}; your edit is kept.`);
+      } else if (fresh) {
+        fresh.classList.add("live-fresh");
+        row.replaceWith(fresh);
+        if (window.htmx) window.htmx.process(fresh);
+      } else {
+        mark(row, change, `${byWhom(change)}; it no longer matches this list.`);
+      }
+    }
+    if (unseen) notice(`${unseen} ${unseen === 1 ? "memory" : "memories"} changed that this list does not show yet.`);
+  }
+
+  function notice(words) {
+    const region = document.querySelector(indicator.dataset.liveRegion);
+    let note = document.getElementById("live-note");
+    if (!note) {
+      note = document.createElement("p");
+      note.id = "live-note";
+      note.className = "flash flash-info live-note";
+      note.setAttribute("role", "status");
+      region.before(note);
+    }
+    const reload = document.createElement("a");
+    reload.href = location.href;
+    reload.textContent = "Show the list as it is now";
+    note.replaceChildren(`${words} `, reload);
+  }
+
+  connect();
+})();
