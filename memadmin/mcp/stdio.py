@@ -12,7 +12,8 @@ from mcp.server.stdio import stdio_server
 
 from memadmin.accounts import roles, tokens
 from memadmin.mcp import session
-from memadmin.mcp.server import SERVER
+from memadmin.mcp.server import STDIO_SERVER
+from memories.reads.visibility import Receiver
 from memories.rules import fields
 from memories.rules.errors import InvalidField, NotPermitted
 from memories.writes import history
@@ -37,7 +38,10 @@ def serve(project: str | None, username: str | None) -> None:
         if refused is not None:
             raise NotPermitted(refused)
         opened = session.Session(
-            opened.project, tokens.refusal(user, role, tokens.WRITE), admin=role == roles.ADMIN
+            opened.project,
+            tokens.refusal(user, role, tokens.WRITE),
+            admin=role == roles.ADMIN,
+            receiver=Receiver(user.pk, role),
         )
     acting = history.acting(door=history.MCP, user=user, label=None if user else LABEL)
     with session.opened(opened), acting:
@@ -46,4 +50,4 @@ def serve(project: str | None, username: str | None) -> None:
 
 async def _serve() -> None:
     async with stdio_server() as (read, write):
-        await SERVER.run(read, write, SERVER.create_initialization_options())
+        await STDIO_SERVER.run(read, write, STDIO_SERVER.create_initialization_options())

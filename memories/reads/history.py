@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, fields
 
 from django import forms
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 
 from memories.models import (
     GLOBAL_TIER,
@@ -353,6 +353,18 @@ def revision_before_last(memory_id: int) -> int | None:
     earlier = Revision.objects.filter(memory_id=memory_id).order_by("-id").values_list("id")
     found = earlier[1:2]
     return found[0][0] if found else None
+
+
+def current_revisions(memory_ids: list[int]) -> dict[int, int]:
+    """The last revision of each of these memories, by memory id: the version an agent read
+    (a memory of no revision, written behind the doors, is left out)."""
+    rows = (
+        Revision.objects.filter(memory_id__in=memory_ids)
+        .values("memory_id")
+        .annotate(last=Max("id"))
+        .values_list("memory_id", "last")
+    )
+    return dict(rows)
 
 
 def change_sets(*, limit: int = DEFAULT_LIMIT, before: int | None = None) -> list[ChangeSet]:

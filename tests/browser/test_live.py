@@ -12,7 +12,7 @@ from tests.conftest import PASSWORD
 from tests.reliability.conftest import ROOT, Served, store_env
 
 pytestmark = pytest.mark.browser
-WAIT_MS = 10_000
+WAIT_MS = 20_000
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +72,7 @@ def test_the_list_on_one_server_shows_a_write_through_the_other(servers, page):
     first, _ = servers
     _put(first, "list-alpha", description="alpha as it was", priority=5)
     _put(first, "list-beta", description="beta as it was", priority=6)
-    page.goto(page.base + "/memories/?q=list")
+    page.goto(page.base + "/memories/")
     page.wait_for_selector('#live[data-state="live"]')
     edited = _row(page, "list-beta").locator("input[name=priority]")
     edited.fill("9")  # typed, not sent: the operator is editing this row
