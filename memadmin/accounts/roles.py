@@ -7,6 +7,7 @@ admin: also manages users and API tokens. A superuser is an admin.
 
 import functools
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import DEFAULT_DB_ALIAS, connection
 
@@ -55,6 +56,12 @@ def role_of(user) -> str | None:
     with connection.cursor() as cursor:
         cursor.execute(_group_names_statement(), [user.pk])
         return strongest(user, {name for (name,) in cursor.fetchall()})
+
+
+def current_role(user_id: int) -> str | None:
+    """The role the account holds now, read afresh (None: no role, inactive, or deleted)."""
+    user = get_user_model().objects.filter(pk=user_id).first()
+    return None if user is None else role_of(user)
 
 
 def can_read(user) -> bool:

@@ -168,6 +168,15 @@ def _read_caller(key_hash: str) -> Caller | None:
     return Caller(token, roles.role_of(token.user))
 
 
+def token_role(token_id: int) -> str | None:
+    """The role a token speaks with now: its user's, while the token is live and the user
+    active; None once it is revoked (or its user deactivated or deleted)."""
+    token = ApiToken.objects.select_related("user").filter(id=token_id).first()
+    if token is None or token.revoked_at is not None or not token.user.is_active:
+        return None
+    return roles.role_of(token.user)
+
+
 def _kept(counter) -> dict:
     """The callers read on this thread's open database connection since the store's change
     counter was `counter` (a new connection, a new counter: its values mean nothing to

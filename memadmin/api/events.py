@@ -9,4 +9,5 @@ from memories.reads.visibility import Receiver
 
 @authorize(READ)
 def events(request: HttpRequest):
-    return event_stream(request, Receiver(request.api_token.user_id, request.api_role))
+    token = request.api_token
+    return event_stream(request, Receiver(token.user_id, request.api_role, token.id))

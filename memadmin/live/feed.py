@@ -12,10 +12,13 @@ its last id.
 import logging
 import threading
 import time
+from dataclasses import replace
 
 from django.conf import settings
 from django.db import DatabaseError, connection
 
+from memadmin.accounts import tokens
+from memadmin.accounts.roles import current_role
 from memadmin.live.streams import Stream, reset
 from memories import engine
 from memories.reads import changes
@@ -83,6 +86,35 @@ class Feed:
                 self._emptied = time.monotonic()
 
     @staticmethod
+    def _roles_now(streams: list[Stream]) -> dict:
+        """The role each receiver holds now, read once a batch for all its streams: a token
+        revoked or an account's role taken away stops its streams before the next change."""
+        found = {}
+        for stream in streams:
+            receiver = stream.receiver
+            key = (receiver.user_id, receiver.token_id)
+            if key in found or receiver.user_id is None:
+                continue
+            if receiver.token_id is not None:
+                found[key] = tokens.token_role(receiver.token_id)
+            else:
+                found[key] = current_role(receiver.user_id)
+        return found
+
+    @staticmethod
+    def _still_allowed(stream: Stream, roles: dict) -> bool:
+        receiver = stream.receiver
+        key = (receiver.user_id, receiver.token_id)
+        if key not in roles:
+            return True  # a command's session: whoever runs it holds the store
+        if roles[key] is None:
+            stream.close()
+            return False
+        if roles[key] != receiver.role:
+            stream.receiver = replace(receiver, role=roles[key])
+        return True
+
+    @staticmethod
     def _offer(stream: Stream, events: list[changes.Event]) -> None:
         try:
             stream.offer(events)
@@ -118,8 +150,12 @@ class Feed:
                 full = len(events) >= changes.BACKLOG_MAX
                 if events:
                     with self._lock:
-                        for stream in list(self._streams):
-                            self._offer(stream, events)
+                        streams = list(self._streams)
+                    roles = self._roles_now(streams)
+                    with self._lock:
+                        for stream in streams:
+                            if self._still_allowed(stream, roles):
+                                self._offer(stream, events)
                         self._position = events[-1].id
         finally:
             with self._lock:

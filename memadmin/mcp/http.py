@@ -80,7 +80,7 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         project,
         write_refusal=tokens.refusal(token.user, role, tokens.WRITE, token=token),
         admin=role == roles.ADMIN,
-        receiver=Receiver(token.user_id, role),
+        receiver=Receiver(token.user_id, role, token.id),
     )
     stream = listen.answer(_parsed(body), opened)
     if stream is not None:

@@ -8,10 +8,12 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Receiver:
-    """Whoever a stream is for: the user, and the store-wide role they hold (None: no role)."""
+    """Whoever a stream is for: the user, the store-wide role they hold (None: no role), and
+    the token they hold it through (None: a signed-in page, or a command)."""
 
     user_id: int | None
     role: str | None
+    token_id: int | None = None
 
 
 def may_see(receiver: Receiver, tier: int) -> bool:

@@ -166,3 +166,27 @@ def test_a_stream_without_a_token_is_401_when_served(narrow_server):
         assert listener.status == 401
     finally:
         listener.close()
+
+
+def test_a_token_revoked_while_its_stream_is_open_stops_its_events(narrow_server):
+    from tests.reliability.conftest import manage
+
+    made = manage(
+        narrow_server.data_dir,
+        "shell",
+        "-c",
+        "from django.contrib.auth.models import User; from memadmin.accounts import tokens; "
+        "token, secret = tokens.create_token(User.objects.get(username='writer'), 'read'); "
+        "print(token.id, secret)",
+    )
+    token_id, secret = made.split()[-2:]
+    listener = Listener(narrow_server.port, "/v1/events", {"Authorization": f"Bearer {secret}"})
+    try:
+        narrow_server.request("PUT", "/v1/memories/before", {"description": "x"})
+        assert listener.collect(1)[0].json()["name"] == "before"
+        manage(narrow_server.data_dir, "apitoken", "revoke", token_id)
+        narrow_server.request("PUT", "/v1/memories/after", {"description": "x"})
+        with pytest.raises(EOFError):
+            listener.next(timeout=10)
+    finally:
+        listener.close()
