@@ -46,6 +46,12 @@
       receive([{ kind: "reset" }]);
     });
     source.addEventListener("error", () => {
+      if (pollTimer) {
+        // polling already: this try at the stream failed too, the next poll tries again
+        source.close();
+        source = null;
+        return;
+      }
       failures += 1;
       if (source.readyState === EventSource.CLOSED || failures >= 3) {
         source.close();
@@ -119,11 +125,17 @@
     return holder.content;
   }
 
+  // A page drawn again where it shows what changed: its region, as the page's own URL draws
+  // it now (the whole page is asked for, so any page can follow without a fragment of its own).
   async function redrawRegion() {
     const region = document.querySelector(indicator.dataset.liveRegion);
     if (!region) return;
-    const drawn = await fragment();
-    region.replaceChildren(drawn);
+    const answer = await fetch(location.href, { credentials: "same-origin" });
+    if (!answer.ok) throw new Error(`status ${answer.status}`);
+    const page = new DOMParser().parseFromString(await answer.text(), "text/html");
+    const drawn = page.querySelector(indicator.dataset.liveRegion);
+    if (!drawn) return;
+    region.replaceChildren(...drawn.childNodes);
     if (window.htmx) window.htmx.process(region);
   }
 
@@ -213,6 +225,11 @@
       } else {
         mark(row, change, `${byWhom(change)}; it no longer matches this list.`);
       }
+    }
+    const bands = drawn.querySelector("#budget");  // the band bars, drawn with the rows
+    if (bands && document.getElementById("budget")) {
+      bands.removeAttribute("hx-swap-oob");
+      document.getElementById("budget").replaceWith(bands);
     }
     if (unseen) notice(`${unseen} ${unseen === 1 ? "memory" : "memories"} changed that this list does not show yet.`);
   }

@@ -49,6 +49,7 @@ def page(chromium, servers):
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     page.base = f"http://127.0.0.1:{second.port}"
+    page.console_errors = errors
     page.goto(page.base + "/sign-in/")
     page.fill("#id_username", "boss")
     page.fill("#id_password", PASSWORD)
@@ -107,3 +108,45 @@ def test_the_agent_view_is_drawn_again(servers, page):
     page.wait_for_selector('#live[data-state="live"]')
     _put(first, "agent-delta", description="a fact the agent now sees in its index")
     page.wait_for_selector("#tier >> text=a fact the agent now sees in its index")
+
+
+def test_the_overview_and_a_memorys_history_are_drawn_again(servers, page):
+    first, _ = servers
+    _put(first, "history-eps", description="eps as it was")
+    page.goto(page.base + "/memories/history-eps/history/?project=")
+    page.wait_for_selector('#live[data-state="live"]')
+    revisions = page.locator("#revisions tbody tr, #revisions li, #revisions article")
+    before = revisions.count()
+    _put(first, "history-eps", description="eps changed by an agent")
+    page.wait_for_function(
+        "n => document.querySelectorAll('#revisions tbody tr, #revisions li, #revisions article')"
+        ".length > n",
+        arg=before,
+    )
+    page.goto(page.base + "/")
+    page.wait_for_selector('#live[data-state="live"]')
+    total = page.locator("#overview .page-head p").inner_text()
+    _put(first, "overview-zeta", description="one more memory")
+    page.wait_for_function(
+        "t => document.querySelector('#overview .page-head p').textContent.trim() !== t",
+        arg=total.strip(),
+    )
+
+
+def test_a_page_whose_stream_cannot_open_polls_and_says_so(servers, page):
+    """The stream refused at the network (a proxy that drops it, say): the page says it polls,
+    and a poll brings what changed."""
+    first, _ = servers
+    page.route(
+        "**/live/events?*",
+        lambda route: route.continue_() if "once=1" in route.request.url else route.abort(),
+    )
+    _put(first, "poll-eta", description="eta as it was")
+    page.goto(page.base + "/memories/")
+    page.wait_for_selector('#live[data-state="polling"]', timeout=30_000)
+    assert page.locator("#live").inner_text() == "polling every 30 s"
+    _put(first, "poll-eta", description="eta changed while polling")
+    page.wait_for_selector("text=eta changed while polling", timeout=45_000)
+    assert page.locator("#live").get_attribute("data-state") == "polling"
+    # Chromium's lines for the streams refused on purpose.
+    page.console_errors[:] = [e for e in page.console_errors if "ERR_FAILED" not in e]
