@@ -164,7 +164,7 @@ def page_latency(a: Server, b: Server, n: int) -> list[float]:
     """A PUT on A, from sending it to its row redrawn on B's list in Chromium."""
     from playwright.sync_api import sync_playwright
 
-    a.put("page-probe", description="page probe start")
+    a.put("page-probe", description="page probe start", priority=0)  # first on the list
     seen = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(

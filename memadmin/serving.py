@@ -114,6 +114,9 @@ class Worker(gthread.ThreadWorker):
         stream = getattr(answer, "live_stream", None)
         if stream is None:
             return answer
+        if environ.get("REQUEST_METHOD") == "HEAD":
+            stream.close()  # its headers alone: what it had pending ends it
+            return answer
         response = start_response.__self__  # gunicorn's Response, whose method it is
         response.force_close()
         try:

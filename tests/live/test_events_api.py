@@ -190,3 +190,10 @@ def test_a_token_revoked_while_its_stream_is_open_stops_its_events(narrow_server
             listener.next(timeout=10)
     finally:
         listener.close()
+
+
+def test_a_head_request_gets_the_streams_headers_and_ends(narrow_server):
+    answer = narrow_server.request("HEAD", "/v1/events")
+    assert answer.status == 200
+    assert answer.headers["Content-Type"].startswith("text/event-stream")
+    assert answer.body == b""
