@@ -122,6 +122,16 @@ class Feed:
             log.exception("A stream failed to take changes; it is closed.")
             stream.close()
 
+    def close_all(self, timeout: float = 10) -> None:
+        """End every open stream and wait for the thread to let go of its connection (a
+        test server stopping before its database is dropped)."""
+        with self._lock:
+            streams, thread = list(self._streams), self._thread
+        for stream in streams:
+            stream.close()
+        if thread is not None:
+            thread.join(timeout)
+
     def count(self) -> int:
         with self._lock:
             return len(self._streams)

@@ -12,9 +12,7 @@ def _feed_ends_with_the_test(monkeypatch):
     store is another (a test's transaction rolled back takes its changes' ids back)."""
     monkeypatch.setattr(feed, "LINGER_SECONDS", 0.0)
     yield
-    thread = feed.FEED._thread
-    if thread is not None:
-        thread.join(timeout=10)
+    feed.FEED.close_all()
 
 
 @pytest.fixture
