@@ -214,3 +214,15 @@ def dated(describe: str = "about {name}", write=None) -> None:
             last_read_at=moment,
             expires_at=now + dt.timedelta(days=days),
         )
+
+
+@pytest.fixture(autouse=True)
+def _feed_ends_with_the_test(monkeypatch):
+    """The change feed's thread (memadmin.live.feed) ends with a test's streams, its database
+    connection with it: the next test's store is another (a rolled-back test takes its
+    changes' ids back), and a thread left reading would meet pytest-django's refusal."""
+    from memadmin.live import feed
+
+    monkeypatch.setattr(feed, "LINGER_SECONDS", 0.0)
+    yield
+    feed.FEED.close_all()

@@ -22,11 +22,12 @@ def live_indicator(follow: str, region: str = "", memory=None, project=None) -> 
     return format_html(
         '<span id="live" class="live" role="status" data-state="connecting" '
         'data-live-url="{}" data-live-follow="{}" data-live-region="{}" data-live-memory="{}" '
-        'data-live-history="{}" title="Changes made elsewhere appear here as they happen">'
+        'data-live-history="{}" data-live-rows="{}" title="Changes made elsewhere appear here as they happen">'
         "connecting…</span>",
         reverse("live-events") + "?" + urlencode(query),
         follow,
         region,
         memory.id if memory is not None else "",
         reverse("history:log"),
+        reverse("memories:list"),
     )

@@ -6,7 +6,7 @@
   const indicator = document.getElementById("live");
   if (!indicator || !window.EventSource) return;
   const POLL_MS = 30000;
-  const SETTLE_MS = 150;
+  const SETTLE_MS = 30;  // changes arriving together are drawn together
   const follow = indicator.dataset.liveFollow;
   const streamUrl = new URL(indicator.dataset.liveUrl, location.href);
   let last = Number(streamUrl.searchParams.get("after") || 0);
@@ -114,17 +114,6 @@
     if (follow === "region") return redrawRegion();
   }
 
-  async function fragment() {
-    const answer = await fetch(location.href, {
-      credentials: "same-origin",
-      headers: { "HX-Request": "true", "HX-Current-URL": location.href },
-    });
-    if (!answer.ok) throw new Error(`status ${answer.status}`);
-    const holder = document.createElement("template");
-    holder.innerHTML = await answer.text();
-    return holder.content;
-  }
-
   // A page drawn again where it shows what changed: its region, as the page's own URL draws
   // it now (the whole page is asked for, so any page can follow without a fragment of its own).
   async function redrawRegion() {
@@ -197,40 +186,49 @@
     line.firstElementChild.replaceChildren(words, " ", revisionLink(change));
   }
 
-  // The list: each changed row drawn again in place, as the list's own URL draws it now; a
-  // row being edited is left as it is and marked, as is one the list no longer shows.
+  // The row of a memory as the list draws it now, with the band bars (null: not there).
+  async function rowNow(change) {
+    const url = new URL(`${indicator.dataset.liveRows}${encodeURIComponent(change.name)}/row/`, location.href);
+    url.searchParams.set("project", change.project || "");
+    const answer = await fetch(url, { credentials: "same-origin", headers: { "HX-Request": "true" } });
+    if (answer.status === 404) return null;
+    if (!answer.ok) throw new Error(`status ${answer.status}`);
+    const holder = document.createElement("template");
+    holder.innerHTML = await answer.text();
+    return holder.content;
+  }
+
+  // The list: each changed row drawn again in place; a row being edited is left as it is
+  // and marked, as is one deleted or moved out of reach; a memory the list does not show yet
+  // is counted in a notice that redraws the list.
   async function swapRows(batch) {
-    const region = document.querySelector(indicator.dataset.liveRegion);
-    if (!region) return;
     if (batch.some((change) => change.kind === "reset" || change.kind.startsWith("project-"))) {
       return notice("The store changed a lot since this page was drawn.");
     }
     const latest = new Map();
     for (const change of batch) if (change.memory_id) latest.set(change.memory_id, change);
-    const drawn = await fragment();
     let unseen = 0;
-    for (const [id, change] of latest) {
+    await Promise.all([...latest].map(async ([id, change]) => {
       const row = document.getElementById(`memory-${id}`);
-      const fresh = drawn.getElementById ? drawn.getElementById(`memory-${id}`) : drawn.querySelector(`#memory-${id}`);
+      const gone = change.kind === "delete" || change.kind === "purge";
       if (!row) {
-        if (fresh) unseen += 1;
-        continue;
+        if (!gone) unseen += 1;
+        return;
       }
-      if (beingEdited(row)) {
-        mark(row, change, `${byWhom(change)}; your edit is kept.`);
-      } else if (fresh) {
-        fresh.classList.add("live-fresh");
-        row.replaceWith(fresh);
-        if (window.htmx) window.htmx.process(fresh);
-      } else {
-        mark(row, change, `${byWhom(change)}; it no longer matches this list.`);
+      if (beingEdited(row)) return mark(row, change, `${byWhom(change)}; your edit is kept.`);
+      if (gone) return mark(row, change, `${byWhom(change)}.`);
+      const drawn = await rowNow(change);
+      const fresh = drawn && drawn.getElementById(`memory-${id}`);
+      if (!fresh) return mark(row, change, `${byWhom(change)}; it is no longer here.`);
+      fresh.classList.add("live-fresh");
+      row.replaceWith(fresh);
+      if (window.htmx) window.htmx.process(fresh);
+      const bands = drawn.getElementById("budget");  // the band bars, drawn with the row
+      if (bands && document.getElementById("budget")) {
+        bands.removeAttribute("hx-swap-oob");
+        document.getElementById("budget").replaceWith(bands);
       }
-    }
-    const bands = drawn.querySelector("#budget");  // the band bars, drawn with the rows
-    if (bands && document.getElementById("budget")) {
-      bands.removeAttribute("hx-swap-oob");
-      document.getElementById("budget").replaceWith(bands);
-    }
+    }));
     if (unseen) notice(`${unseen} ${unseen === 1 ? "memory" : "memories"} changed that this list does not show yet.`);
   }
 

@@ -1,18 +1,8 @@
 import pytest
 
 from memadmin.accounts import tokens
-from memadmin.live import feed
 from tests.api.conftest import Api, make_user
 from tests.reliability.conftest import Served
-
-
-@pytest.fixture(autouse=True)
-def _feed_ends_with_the_test(monkeypatch):
-    """The feed's thread ends with a test's streams, its connection with it: the next test's
-    store is another (a test's transaction rolled back takes its changes' ids back)."""
-    monkeypatch.setattr(feed, "LINGER_SECONDS", 0.0)
-    yield
-    feed.FEED.close_all()
 
 
 @pytest.fixture
