@@ -22,8 +22,8 @@ def live_indicator(follow: str, region: str = "", memory=None, project=None) -> 
     return format_html(
         '<span id="live" class="live" role="status" data-state="connecting" '
         'data-live-url="{}" data-live-follow="{}" data-live-region="{}" data-live-memory="{}" '
-        'data-live-history="{}" data-live-rows="{}" title="Changes made elsewhere appear here as they happen">'
-        "connecting…</span>",
+        'data-live-history="{}" data-live-rows="{}" '
+        'title="Changes made elsewhere appear here as they happen">connecting…</span>',
         reverse("live-events") + "?" + urlencode(query),
         follow,
         region,
