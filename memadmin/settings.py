@@ -239,6 +239,7 @@ if env_bool("MEMADMIN_HTTPS", False):
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"refusals": {"()": "memadmin.logs.RefusalsOnOneLine"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["refusals"]}},
     "root": {"handlers": ["console"], "level": env_str("MEMADMIN_LOG_LEVEL", "WARNING")},
 }
