@@ -233,9 +233,10 @@ def test_each_page_runs_a_fixed_number_of_queries(auditor, project, django_asser
                 references=["seed", f"n{size}-0"],
                 tags=["a", "b"],
             )
-        with django_assert_num_queries(8):
+        # One of them the change feed's last id, which the page's live stream starts after.
+        with django_assert_num_queries(9):
             auditor.get("/memories/")
-        with django_assert_num_queries(9):  # the project's id, for the tier filter
+        with django_assert_num_queries(10):  # the project's id, for the tier filter
             auditor.get("/memories/?project=webdev&tag=a&referencing=seed")
 
 
@@ -361,8 +362,9 @@ def test_a_search_page_runs_a_fixed_number_of_queries(auditor, db, django_assert
         meaning.held_count()  # the new vectors read into this process's copy beforehand
         # The references citing the query among them; with the meaning beside the words:
         # the vectors' state, the near ones held against the filters, and the page's
-        # memories loaded once the two are fused (the words' hits are read without them).
-        with django_assert_num_queries(11):
+        # memories loaded once the two are fused (the words' hits are read without them);
+        # the change feed's last id, which the page's live stream starts after.
+        with django_assert_num_queries(12):
             auditor.get("/memories/?q=deploy")
 
 
