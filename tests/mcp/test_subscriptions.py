@@ -6,6 +6,8 @@ section as it was."""
 import anyio
 import pytest
 
+MODERN = "2026-07-28"  # the wire with subscriptions/listen, adopted without discovery
+
 
 def _put(live, name, project, **fields):
     answer = live.request("PUT", f"/v1/memories/{name}?project={project}", fields)
@@ -17,9 +19,9 @@ def test_the_index_resources_are_listed_per_tier_and_read(live):
         listed = await client.list_resources()
         uris = [str(r.uri) for r in listed.resources]
         text = await client.read_resource("memory://tier/infra")
-        return uris, text.contents[0].text, client.server_capabilities
+        return uris, text.contents[0].text
 
-    uris, text, capabilities = live.session(body, project="webdev")
+    uris, text = live.session(body, project="webdev", mode=MODERN)
     assert uris == [
         "memory://index",
         "memory://tier/global",
@@ -27,7 +29,6 @@ def test_the_index_resources_are_listed_per_tier_and_read(live):
         "memory://tier/webdev",
     ]
     assert text == live.request("GET", "/v1/agent-view?project=infra").json()["text"]
-    assert capabilities.resources.subscribe is True
 
 
 def test_a_subscribed_tier_is_told_and_another_is_not(live):
@@ -69,7 +70,7 @@ def test_a_subscribed_tier_is_told_and_another_is_not(live):
                 group.cancel_scope.cancel()
         return honored, events
 
-    honored, events = live.session(body, project="webdev")
+    honored, events = live.session(body, project="webdev", mode=MODERN)
     assert honored == ["memory://tier/webdev"]
     assert events == ["memory://tier/webdev"]
 
