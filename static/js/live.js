@@ -98,6 +98,22 @@
     }
   }
 
+  // A row this page has just written through its own inline edit shows that write already
+  // (drawn from its answer, marked saved): its change coming back is not drawn over it.
+  const OWN_MS = 5000;
+  const ownWrites = new Map();
+  // Noted as it is sent: its change may come back on the stream before its answer does.
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    const form = event.detail.elt;
+    if (!form.matches || !form.matches("form.inline-edit")) return;
+    const target = (form.getAttribute("hx-target") || "").match(/^#memory-(\d+)$/);
+    if (target) ownWrites.set(Number(target[1]), Date.now());
+  });
+  function ownWrite(change) {
+    const at = ownWrites.get(change.memory_id);
+    return at !== undefined && Date.now() - at < OWN_MS && change.door === "page";
+  }
+
   function receive(changes) {
     pending.push(...changes);
     clearTimeout(settleTimer);
@@ -207,6 +223,7 @@
     }
     const latest = new Map();
     for (const change of batch) if (change.memory_id) latest.set(change.memory_id, change);
+    for (const [id, change] of latest) if (ownWrite(change)) latest.delete(id);
     let unseen = 0;
     await Promise.all([...latest].map(async ([id, change]) => {
       const row = document.getElementById(`memory-${id}`);
