@@ -82,6 +82,11 @@ MEMADMIN_INDEX_MAX_ENTRIES = 200
 MEMADMIN_SEARCH_HALF_LIFE_DAYS = env_int("MEMADMIN_SEARCH_HALF_LIFE_DAYS", 180, minimum=1)
 # Revisions older than this many days are removed by `manage.py history prune`; 0 keeps all.
 MEMADMIN_HISTORY_RETENTION_DAYS = env_int("MEMADMIN_HISTORY_RETENTION_DAYS", 0)
+# The change feed's streams (memadmin.live), counted per server process.
+MEMADMIN_STREAMS = env_int("MEMADMIN_STREAMS", 500, minimum=1)
+MEMADMIN_STREAMS_PER_USER = env_int("MEMADMIN_STREAMS_PER_USER", 16, minimum=1)
+MEMADMIN_STREAM_HEARTBEAT_SECONDS = env_int("MEMADMIN_STREAM_HEARTBEAT_SECONDS", 15, minimum=1)
+MEMADMIN_STREAM_IDLE_SECONDS = env_int("MEMADMIN_STREAM_IDLE_SECONDS", 300, minimum=1)
 
 INSTALLED_APPS = [
     "django.contrib.auth",
@@ -280,6 +285,7 @@ if env_bool("MEMADMIN_HTTPS", False):
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"refusals": {"()": "memadmin.logs.RefusalsOnOneLine"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["refusals"]}},
     "root": {"handlers": ["console"], "level": env_str("MEMADMIN_LOG_LEVEL", "WARNING")},
 }

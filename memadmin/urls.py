@@ -9,7 +9,7 @@ from django.views.generic import RedirectView
 
 from memadmin.api.responses import json_under_api
 from memadmin.api.urls import not_found
-from memadmin.pages import errors, overview
+from memadmin.pages import errors, live, overview
 from memadmin.web.middleware import answers_its_own_body
 
 
@@ -29,6 +29,7 @@ urlpatterns = [
     path("v1", not_found),
     path("mcp", mcp_endpoint, name="mcp"),
     path("", overview.overview, name="overview"),
+    path("live/events", live.events, name="live-events"),
     path("sign-out/", auth_views.LogoutView.as_view(), name="logout"),
     path("memories/", include("memadmin.pages.memories.urls")),
     # The agent view by its short address, as an auditor would type it.

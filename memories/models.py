@@ -702,6 +702,38 @@ class ProjectRevision(Acted):
         return f"#{self.id} {self.action} {self.name}"
 
 
+class Change(models.Model):
+    """One committed change to the store, the change feed's entry (memories.reads.changes).
+
+    Written by the doors beside the change's own history row, in its transaction, so a
+    change rolled back leaves none and one committed is read by every app server. Its id
+    is the feed's order: writers hold the store's write lock from the start of their
+    transaction to its commit (SQLite's BEGIN IMMEDIATE, PostgreSQL's advisory lock), so
+    ids are taken in the order the changes commit, and a reader that has seen one id has
+    seen every smaller one.
+    """
+
+    at = models.DateTimeField()
+    # A memory revision's action, or a project's: project-add, project-rename, project-remove.
+    kind = models.CharField(max_length=16)
+    tier = models.BigIntegerField()  # 0 global, else the project's id (as Memory.tier)
+    previous_tier = models.BigIntegerField(null=True, blank=True)  # the tier a move left
+    project_name = models.CharField(max_length=64, null=True, blank=True)
+    name = models.CharField(max_length=128)  # the memory's, or the project's
+    previous_name = models.CharField(max_length=64, blank=True, default="")  # a rename's
+    memory_id = models.BigIntegerField(null=True, blank=True)  # as Revision.memory_id
+    revision_id = models.BigIntegerField(null=True, blank=True)  # a memory change's revision
+    door = models.CharField(max_length=8)
+    actor = models.CharField(max_length=200)
+    tags = models.JSONField(default=list)  # the memory's tags before and after the change
+
+    class Meta:
+        indexes = [models.Index(fields=["at"], name="change_at")]
+
+    def __str__(self) -> str:
+        return f"#{self.id} {self.kind} {self.name}"
+
+
 class TrashedMemory(models.Model):
     """A deleted memory, restorable until purged: its state is its deletion's `before`."""
 

@@ -240,3 +240,15 @@ def oidc(settings, oidc_provider):
     settings.MEMADMIN_OIDC_CLIENT_SECRET = CLIENT_SECRET
     settings.MEMADMIN_OIDC_PROVIDER_NAME = "the test provider"
     return oidc_provider
+
+
+@pytest.fixture(autouse=True)
+def _feed_ends_with_the_test(monkeypatch):
+    """The change feed's thread (memadmin.live.feed) ends with a test's streams, its database
+    connection with it: the next test's store is another (a rolled-back test takes its
+    changes' ids back), and a thread left reading would meet pytest-django's refusal."""
+    from memadmin.live import feed
+
+    monkeypatch.setattr(feed, "LINGER_SECONDS", 0.0)
+    yield
+    feed.FEED.close_all()

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
+from django.utils import timezone
 
 from memadmin.accounts import roles
 from memadmin.models import ApiToken, Grant
 from memories.rules import tiers
 from memories.rules.errors import AccountRefused, InvalidField, TokenRefused
-from memories.rules.reach import Reach
+from memories.rules.reach import NOWHERE, Reach
 from projects.models import Project
 
 
@@ -99,6 +100,22 @@ def token_tiers(token: ApiToken) -> frozenset[int] | None:
 def token_reach(token: ApiToken, owner: roles.Holdings) -> Reach:
     """What a token may see and change: its tiers within its owner's grants now."""
     return owner.reach().narrowed(token_tiers(token))
+
+
+def standing(user_id: int, token_id: int | None = None) -> tuple[str | None, Reach]:
+    """What a receiver of the change feed holds now, read afresh: its role (None: none, an
+    account turned off or gone, a token revoked, paused or expired) and what it may see."""
+    if token_id is not None:
+        token = ApiToken.objects.select_related("user").filter(id=token_id).first()
+        if token is None or token.state(timezone.now()) != "live" or not token.user.is_active:
+            return None, NOWHERE
+        held = roles.holdings(token.user)
+        return held.role, token_reach(token, held)
+    user = get_user_model().objects.filter(pk=user_id, is_active=True).first()
+    if user is None:
+        return None, NOWHERE
+    held = roles.holdings(user)
+    return held.role, held.reach()
 
 
 def _other_user(actor, user):

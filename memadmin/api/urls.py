@@ -4,7 +4,17 @@ from django.http import HttpRequest
 from django.urls import path, re_path
 from django.views.decorators.csrf import csrf_exempt
 
-from memadmin.api import agent_view, budget, bulk, history, insights, memories, openapi, projects
+from memadmin.api import (
+    agent_view,
+    budget,
+    bulk,
+    events,
+    history,
+    insights,
+    memories,
+    openapi,
+    projects,
+)
 from memadmin.api.responses import error, methods
 
 app_name = "api"
@@ -55,6 +65,7 @@ urlpatterns = [
     route("budget", "budget", GET=budget.budget),
     route("agent-view", "agent-view", GET=agent_view.agent_view),
     route("audit", "audit", GET=history.audit),
+    route("events", "events", GET=events.events),
     route("graph", "graph", GET=insights.store_graph),
     route("hygiene", "hygiene", GET=insights.hygiene_report),
     route(

@@ -10,6 +10,8 @@ this view set.
 
 Stateless, every POST carries the token and `?project=`, so each is authorized on its own;
 the protocol's optional event stream (GET) and session end (DELETE) have nothing to serve.
+A `subscriptions/listen` request is the one answered here rather than by the SDK: its answer
+is a stream that stays open, handed to the live hub (memadmin.mcp.listen).
 """
 
 import json
@@ -22,9 +24,10 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import INTERNAL_ERROR, INVALID_REQUEST
 
 from memadmin.accounts import roles, tokens
-from memadmin.mcp import session
+from memadmin.mcp import listen, session
 from memadmin.mcp.server import SERVER
 from memories.reads.params import session_project
+from memories.reads.visibility import Receiver
 from memories.rules import reach, tiers
 from memories.rules.errors import DomainError, TokenUnauthorized, UnknownProject
 from memories.rules.tiers import GLOBAL_TIER
@@ -88,7 +91,11 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         project,
         write_refusal=tokens.refusal(token.user, role, tokens.WRITE, token=token),
         admin=role == roles.ADMIN,
+        receiver=Receiver(token.user_id, role, token.id, found.reach),
     )
+    stream = listen.answer(_parsed(body), opened)
+    if stream is not None:
+        return stream
     with (
         session.opened(opened),
         history.acting(door=history.MCP, user=token.user, token=token),
@@ -109,6 +116,13 @@ def outside_grants(project: str | None) -> str:
     return (
         f"This token holds no grant on {tiers.phrase(project)}, so it cannot open a session there."
     )
+
+
+def _parsed(body: bytes):
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None  # the SDK refuses it in its words
 
 
 def _in_one_sentence(content: bytes) -> bytes:

@@ -13,6 +13,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
+    INVALID_REQUEST,
     CallToolRequestParams,
     CallToolResult,
     ListResourcesResult,
@@ -21,19 +22,20 @@ from mcp_types import (
     ReadResourceRequestParams,
     ReadResourceResult,
     Resource,
+    SubscriptionsListenResult,
     TextContent,
     TextResourceContents,
 )
 from mcp_types import Tool as ToolSchema
 
-from memadmin.mcp import session, tools
+from memadmin.mcp import listen, session, tools
 from memories import engine
 from memories.reads.agent_view import agent_view
 from memories.rules.errors import DomainError
 
 logger = logging.getLogger(__name__)
 
-INDEX_URI = "memory://index"
+INDEX_URI = listen.INDEX_URI
 INSTRUCTIONS = (
     "Your durable memory. Read memory://index for your [Memory] section: the inline rules "
     "and the index, for this session's project and the global tier. memory_search reaches "
@@ -85,43 +87,77 @@ async def call_tool(ctx, params: CallToolRequestParams) -> CallToolResult:
     return await sync_to_async(_answer, thread_sensitive=True)(tool, params.arguments)
 
 
-async def list_resources(ctx, params: PaginatedRequestParams | None) -> ListResourcesResult:
-    return ListResourcesResult(
-        resources=[
-            Resource(
-                uri=INDEX_URI,
-                name="index",
-                title="The [Memory] section",
-                description="What this session is given each turn: the inline rules within "
-                "their budget, the index of descriptions with its ceilings, and what is "
-                "listed nowhere.",
-                mime_type="text/plain",
-            )
-        ]
+def _resources() -> dict:
+    return listen.resources(session.current())
+
+
+def _described(uri: str, project) -> Resource:
+    if uri == INDEX_URI:
+        return Resource(
+            uri=INDEX_URI,
+            name="index",
+            title="The [Memory] section",
+            description="What this session is given each turn: the inline rules within "
+            "their budget, the index of descriptions with its ceilings, and what is "
+            "listed nowhere.",
+            mime_type="text/plain",
+        )
+    where = f"project {project.name}" if project else "no project"
+    return Resource(
+        uri=uri,
+        name=uri.removeprefix(listen.TIER_URI),
+        title=f"The [Memory] section of a session on {where}",
+        description="As memory://index, for that session.",
+        mime_type="text/plain",
     )
 
 
-def _index_text() -> str:
-    return agent_view(session.current().project).text()
+async def list_resources(ctx, params: PaginatedRequestParams | None) -> ListResourcesResult:
+    found = await sync_to_async(_resources, thread_sensitive=True)()
+    return ListResourcesResult(resources=[_described(uri, p) for uri, p in found.items()])
+
+
+def _index_text(uri: str) -> str | None:
+    found = _resources()
+    if uri not in found:
+        return None
+    return agent_view(found[uri]).text()
 
 
 async def read_resource(ctx, params: ReadResourceRequestParams) -> ReadResourceResult:
-    if str(params.uri) != INDEX_URI:
+    uri = str(params.uri)
+    text = await sync_to_async(_index_text, thread_sensitive=True)(uri)
+    if text is None:
         raise MCPError(
             code=INVALID_PARAMS,
-            message=f"There is no resource '{str(params.uri)[:200]}'; this server has {INDEX_URI}.",
+            message=f"There is no resource '{uri[:200]}'; resources/list names them.",
         )
-    text = await sync_to_async(_index_text, thread_sensitive=True)()
     return ReadResourceResult(
-        contents=[TextResourceContents(uri=INDEX_URI, text=text, mime_type="text/plain")]
+        contents=[TextResourceContents(uri=uri, text=text, mime_type="text/plain")]
     )
 
 
-SERVER = Server(
-    "memadmin",
-    instructions=INSTRUCTIONS,
-    on_list_tools=list_tools,
-    on_call_tool=call_tool,
-    on_list_resources=list_resources,
-    on_read_resource=read_resource,
-)
+async def subscriptions_listen(ctx, params) -> SubscriptionsListenResult:
+    """Reached over stdio alone: /mcp answers a listen request with its own stream."""
+    raise MCPError(
+        code=INVALID_REQUEST,
+        message="Subscriptions are served over HTTP (/mcp), where the store's changes reach "
+        "every session; over stdio, read memory://index again.",
+    )
+
+
+def _server(*, subscriptions: bool) -> Server:
+    return Server(
+        "memadmin",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+        **({"on_subscriptions_listen": subscriptions_listen} if subscriptions else {}),
+    )
+
+
+# /mcp advertises subscriptions (memadmin.mcp.listen serves them); stdio does not.
+SERVER = _server(subscriptions=True)
+STDIO_SERVER = _server(subscriptions=False)

@@ -11,7 +11,12 @@ import contextvars
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from memadmin.accounts import roles
+from memories.reads.visibility import Receiver
 from projects.models import Project
+
+# Whoever runs `manage.py mcp` without --user holds the store.
+WHOLE_STORE = Receiver(None, roles.ADMIN)
 
 
 @dataclass(frozen=True)
@@ -19,6 +24,7 @@ class Session:
     project: Project | None  # None: a session on no project, which sees the global tier alone
     write_refusal: str | None = None  # why the session may not write; None: it may
     admin: bool = False  # an admin's session, which may allow a write holding a secret
+    receiver: Receiver = WHOLE_STORE  # whose the session is, as the change feed sees them
 
     @property
     def project_name(self) -> str | None:

@@ -11,7 +11,8 @@ from mcp.server.stdio import stdio_server
 
 from memadmin.accounts import roles, tokens
 from memadmin.mcp import session
-from memadmin.mcp.server import SERVER
+from memadmin.mcp.server import STDIO_SERVER
+from memories.reads.visibility import Receiver
 from memories.rules import fields, reach, tiers
 from memories.rules.errors import NotPermitted
 from memories.rules.tiers import GLOBAL_TIER
@@ -41,6 +42,7 @@ def serve(project: str | None, username: str | None) -> None:
             opened.project,
             tokens.refusal(user, holdings.role, tokens.WRITE),
             admin=holdings.role == roles.ADMIN,
+            receiver=Receiver(user.pk, holdings.role, reach=held),
         )
     acting = history.acting(door=history.MCP, user=user, label=None if user else LABEL)
     with session.opened(opened), acting, reach.within(held):
@@ -49,4 +51,4 @@ def serve(project: str | None, username: str | None) -> None:
 
 async def _serve() -> None:
     async with stdio_server() as (read, write):
-        await SERVER.run(read, write, SERVER.create_initialization_options())
+        await STDIO_SERVER.run(read, write, STDIO_SERVER.create_initialization_options())

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from memadmin.mcp.session import Session
 from memories.models import Memory
-from memories.reads import backlinks, find, lookup, search
+from memories.reads import backlinks, find, history, lookup, search
 from memories.reads.filters import FILTERS, Filter, MemoryFilterForm
 from memories.rules import fields as f
 from memories.rules import secrets, tiers
@@ -198,6 +198,9 @@ def memory_read(session: Session, args: dict) -> str:
         f"load {memory.load}: {memory.description}",
         read.caption,
     ]
+    revision = history.current_revisions([memory.id]).get(memory.id)
+    if revision is not None:
+        lines.append(f"Revision {revision} (a later one means it changed since).")
     if memory.superseded_by and memory.is_expired(now):
         lines.append(
             f"Superseded by '{memory.superseded_by}': no longer in force; read that one instead."
@@ -301,7 +304,10 @@ def memory_search(session: Session, args: dict) -> str:
             else ""
         )
         lines.append(f"Showing {offset + 1} to {offset + len(rows)}.{more}")
-    entries = [_entry(session, memory, sense, now) for memory, sense in rows]
+    revisions = history.current_revisions([memory.id for memory, _ in rows])
+    entries = [
+        _entry(session, memory, sense, now, revisions.get(memory.id)) for memory, sense in rows
+    ]
     return "\n\n".join(["\n".join(lines), *entries]) if entries else "\n".join(lines)
 
 
@@ -311,8 +317,8 @@ def _sense(hit: search.Hit) -> str:
     return f"; matched by {hit.matched_by.replace('_', ' ')}"
 
 
-def _entry(session: Session, memory: Memory, sense: str, now) -> str:
-    """One result: enough to act on without a read."""
+def _entry(session: Session, memory: Memory, sense: str, now, revision: int | None) -> str:
+    """One result: enough to act on without a read, and the revision it was found at."""
     marks = [
         f"priority {memory.priority}",
         f"recorded {age(memory.created_at, now)}",
@@ -325,7 +331,8 @@ def _entry(session: Session, memory: Memory, sense: str, now) -> str:
     elif memory.is_expired(now):
         marks.append("expired")
     lines = [
-        f"- {memory.name}{_where(session, memory)}: {', '.join(marks)}{sense}",
+        f"- {memory.name}{_where(session, memory)}: {', '.join(marks)}{sense}"
+        + (f" (revision {revision})" if revision is not None else ""),
         f"  {memory.description}",
     ]
     if memory.body and len(memory.body) <= search.SHORT_BODY_CHARS:

@@ -4,11 +4,9 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memadmin', '0003_list_columns'),
-        ('memadmin', '0005_merge_0003_grants_0004_token_management'),
+        ("memadmin", "0003_list_columns"),
+        ("memadmin", "0005_merge_0003_grants_0004_token_management"),
     ]
 
-    operations = [
-    ]
+    operations = []

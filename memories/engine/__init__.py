@@ -7,7 +7,7 @@ the same modules and names, and nothing else changes. Engines are loaded by name
 asked for, as Django loads a database backend, so that the settings can read an engine's
 connection settings (`database()`) without loading Django's database layer.
 
-An engine provides five modules:
+An engine provides six modules:
 
 `config`, the store's connections (imports nothing of Django's database layer)
     database(busy_timeout_ms, **options) -> dict: the DATABASES entry (driver, file or
@@ -60,6 +60,12 @@ write's own transaction; the migrations create them, frozen
     check(path: Path) -> BackupReport: the engine's own integrity check of a backup.
     SUFFIX: the file name ending of a backup; RESTORE: the sentence saying how to restore one.
 
+`changes`, how one app server learns that another committed a change (memories.reads.changes)
+    announce(connection): a change row was written in the current transaction; readers
+        everywhere are woken when it commits, never when it rolls back.
+    wait(connection, timeout): return when a change may have been committed since the last
+        return, or after timeout seconds; the reader then reads the feed past its last id.
+
 Beside the engines, this package holds what every engine shares: `ranking` (the plan a
 search hands `ranking_statement`, and the formula each engine's SQL is written from),
 `tables` (the models' table names raw SQL uses), `hints` and `lookups` (ORM expressions
@@ -92,6 +98,7 @@ PROVIDES = {
         "KEYS_HOLD_ID_ORDER",
     ),
     "backup": ("backup", "check", "SUFFIX", "RESTORE"),
+    "changes": ("announce", "wait"),
 }
 
 
@@ -103,6 +110,7 @@ class Engine:
     search: ModuleType
     statements: ModuleType
     backup: ModuleType
+    changes: ModuleType
 
 
 @dataclass

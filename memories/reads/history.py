@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, fields
 
 from django import forms
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 
 from memories.models import (
     GLOBAL_TIER,
@@ -365,6 +365,18 @@ def _within_reach(queryset: QuerySet) -> QuerySet:
         ~Q(tier__in=seen) | (Q(previous_tier__isnull=False) & ~Q(previous_tier__in=seen))
     )
     return queryset.filter(~Exists(outside))
+
+
+def current_revisions(memory_ids: list[int]) -> dict[int, int]:
+    """The last revision of each of these memories, by memory id: the version an agent read
+    (a memory of no revision, written behind the doors, is left out)."""
+    rows = (
+        Revision.objects.filter(memory_id__in=memory_ids)
+        .values("memory_id")
+        .annotate(last=Max("id"))
+        .values_list("memory_id", "last")
+    )
+    return dict(rows)
 
 
 def change_sets(*, limit: int = DEFAULT_LIMIT, before: int | None = None) -> list[ChangeSet]:

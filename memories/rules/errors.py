@@ -315,3 +315,10 @@ class SignInRefused(DomainError):
         super().__init__(message)
         if status is not None:
             self.status = status
+
+
+class TooManyStreams(DomainError):
+    """A stream of the change feed refused: the server's or the account's streams are all
+    open (memadmin.live.feed)."""
+
+    status = 429

@@ -32,6 +32,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from memories import engine
 from memories.models import (
     GLOBAL_TIER,
     Action,
@@ -233,6 +234,13 @@ INSERT INTO memories_revision (
     user_id, token_id, reason, change_set_id, before, after, purged
 ) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, FALSE)
 """
+# The change feed's entry (memories.models.Change), written beside each history row.
+INSERT_CHANGE = """
+INSERT INTO memories_change (
+    at, kind, tier, previous_tier, project_name, name, previous_name, memory_id, revision_id,
+    door, actor, tags
+) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+"""
 INSERT_TRASHED = "INSERT INTO memories_trashedmemory (revision_id, memory_id) VALUES (%s, %s)"
 
 
@@ -270,6 +278,32 @@ def _row(action: str, before: dict | None, after: dict | None, subject: dict | N
     ]
 
 
+def _change(row: list, revision_id: int, before: dict | None, after: dict | None) -> list:
+    """The INSERT_CHANGE parameters of a memory's change, from its INSERT_REVISION row."""
+    tags = list(dict.fromkeys([*(before or {}).get("tags", ()), *(after or {}).get("tags", ())]))
+    return [
+        row[0],  # at
+        row[6],  # the action, as recorded
+        row[3],  # tier
+        row[4],  # previous tier
+        row[5],  # project name
+        row[2],  # name
+        "",
+        row[1],  # memory id
+        revision_id,
+        row[7],  # door
+        row[8],  # actor
+        json.dumps(tags, ensure_ascii=False),
+    ]
+
+
+def _announce(cursor, changes: list[list]) -> None:
+    """Put the changes in the feed, in the caller's transaction; every app server's readers
+    learn of them when it commits."""
+    cursor.executemany(INSERT_CHANGE, changes)
+    engine.of(connection).changes.announce(connection)
+
+
 def record(action: str, *, before=None, after=None, subject: dict | None = None) -> int:
     """Record one change of one memory, in the caller's transaction; return the revision id.
 
@@ -285,6 +319,7 @@ def record(action: str, *, before=None, after=None, subject: dict | None = None)
         revision_id = cursor.fetchone()[0]
         if after is None and row[6] != PURGE:
             cursor.execute(INSERT_TRASHED, [revision_id, row[1]])
+        _announce(cursor, [_change(row, revision_id, before, after)])
     return revision_id
 
 
@@ -298,7 +333,7 @@ PROJECT_ADD, PROJECT_RENAME, PROJECT_REMOVE = (
 def record_project(action: str, project, *, previous_name: str = "") -> ProjectRevision:
     """Record one change to a project (the row as it is after it; a removal's as it was),
     by the acting context, in the caller's transaction."""
-    return ProjectRevision.objects.create(
+    revision = ProjectRevision.objects.create(
         at=timezone.now(),
         project_id=project.id,
         name=project.name,
@@ -306,6 +341,23 @@ def record_project(action: str, project, *, previous_name: str = "") -> ProjectR
         action=action,
         **_actor.get().recorded(),
     )
+    change = [
+        connection.ops.adapt_datetimefield_value(revision.at),
+        f"project-{action}",
+        project.id,
+        None,
+        project.name,
+        project.name,
+        previous_name,
+        None,
+        None,
+        revision.door,
+        revision.actor,
+        "[]",
+    ]
+    with connection.cursor() as cursor:
+        _announce(cursor, [change])
+    return revision
 
 
 CHUNK = 500  # ids or names per query, well under SQLite's limit of bound variables
@@ -332,13 +384,26 @@ def record_import(keys: list[tuple[str, int | None]], before: dict[int, dict]) -
             name__in=names[start : start + CHUNK]
         )
         written.update({(memory.name, memory.project_id): memory for memory in queryset})
-    rows = []
+    rows, states = [], []
     for key in keys:
         memory = written[key]
-        rows.append(_row(IMPORTED, before.get(memory.id), snapshot(memory), None))
+        states.append((before.get(memory.id), snapshot(memory)))
+        rows.append(_row(IMPORTED, *states[-1], None))
     with connection.cursor() as cursor:
+        # The store's write lock is held: the rows inserted next take the ids past this one,
+        # in the order they are inserted.
+        cursor.execute("SELECT coalesce(max(id), 0) FROM memories_revision")
+        last = cursor.fetchone()[0]
         for start in range(0, len(rows), CHUNK):
             cursor.executemany(INSERT_REVISION, rows[start : start + CHUNK])
+        cursor.execute("SELECT id FROM memories_revision WHERE id > %s ORDER BY id", [last])
+        ids = [revision_id for (revision_id,) in cursor.fetchall()]
+        changes = [
+            _change(row, revision_id, *state)
+            for row, revision_id, state in zip(rows, ids, states, strict=True)
+        ]
+        for start in range(0, len(changes), CHUNK):
+            _announce(cursor, changes[start : start + CHUNK])
     return [written[key] for key in keys]
 
 
@@ -358,7 +423,8 @@ PRUNE_BATCH = 5000
 
 
 def prune(*, days: int | None = None, now: dt.datetime | None = None) -> Pruned | None:
-    """Remove revisions older than the retention period, and change sets left empty.
+    """Remove revisions older than the retention period, change sets left empty, and the
+    change feed's entries as old.
 
     The deletion of a memory still in the trash is kept (it holds what a restore brings
     back). None when retention keeps everything.
@@ -394,4 +460,7 @@ def prune(*, days: int | None = None, now: dt.datetime | None = None) -> Pruned 
             )
             cursor.execute(f"DELETE FROM memories_changeset WHERE id IN ({empty})", [cutoff_db])
             removed_sets = cursor.rowcount
+            # The feed past the retention period: a stream resuming from before it is told to
+            # read the store afresh (memories.reads.changes.Backlog).
+            cursor.execute("DELETE FROM memories_change WHERE at < %s", [cutoff_db])
     return Pruned(revisions=removed_revisions, change_sets=removed_sets, cutoff=cutoff)

@@ -56,6 +56,11 @@ def test_every_parameter_the_document_declares_is_taken(api, write):
             if parameter["in"] != "query":
                 continue
             response = api.get(path.replace("{name}", "tz") + f"?{parameter['name']}=")
+            if response.streaming:  # /v1/events: a stream opened is a parameter taken
+                assert response.status_code == 200, (path, parameter)
+                response.live_stream.close()
+                b"".join(response.streaming_content)
+                continue
             assert "Unknown query" not in response.json().get("error", ""), (path, parameter)
 
 

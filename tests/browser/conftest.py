@@ -40,6 +40,11 @@ def live_server():
     server = LiveServer(f"127.0.0.1:{port}")
     yield server
     server.stop()
+    # The pages' streams and the change feed's connection end with the server, before the
+    # test database is dropped.
+    from memadmin.live.feed import FEED
+
+    FEED.close_all()
 
 
 @pytest.fixture(scope="module")

@@ -48,7 +48,12 @@ def test_the_handshake_lists_the_five_tools_and_the_index(live, mode):
         schemas["memory_search"]["properties"]
     )
     assert schemas["memory_read"]["properties"]["offset"]["type"] == "integer"
-    assert [(str(r.uri), r.mime_type) for r in resources] == [("memory://index", "text/plain")]
+    assert [(str(r.uri), r.mime_type) for r in resources] == [
+        ("memory://index", "text/plain"),
+        ("memory://tier/global", "text/plain"),
+        ("memory://tier/infra", "text/plain"),
+        ("memory://tier/webdev", "text/plain"),
+    ]
 
 
 def test_a_project_session_writes_searches_reads_edits_and_deletes(live):

@@ -233,6 +233,7 @@ def test_each_page_runs_a_fixed_number_of_queries(auditor, project, django_asser
                 references=["seed", f"n{size}-0"],
                 tags=["a", "b"],
             )
+        # One of them the change feed's last id, which the page's live stream starts after.
         with django_assert_num_queries(9):
             auditor.get("/memories/")
         with django_assert_num_queries(10):  # the project's id, for the tier filter
@@ -362,7 +363,8 @@ def test_a_search_page_runs_a_fixed_number_of_queries(auditor, db, django_assert
         # The references citing the query among them; with the meaning beside the words:
         # the vectors' state, the near ones held against the filters, and the page's
         # memories loaded once the two are fused (the words' hits are read without them),
-        # and the columns the user hides.
+        # the columns the user hides, and the change feed's last id, which the page's live
+        # stream starts after.
         with django_assert_num_queries(12):
             auditor.get("/memories/?q=deploy")
 

@@ -79,6 +79,7 @@ def test_a_fixed_number_of_queries(auditor, project, django_assert_num_queries):
     # Sign-in (3), the projects once (the tabs, the session's and the names its rows give);
     # the view: both tiers' inline bodies and index in one statement, then both tiers'
     # tallies beside their expired memories (one statement); the oldest revision kept, from
-    # when the view can be rebuilt.
-    with django_assert_num_queries(7):
+    # when the view can be rebuilt; the change feed's last id, which the page's live stream
+    # starts after.
+    with django_assert_num_queries(8):
         auditor.get("/memories/_agent/?project=webdev")

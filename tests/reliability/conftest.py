@@ -221,7 +221,8 @@ class Served:
     """A store in data_dir served by gunicorn; `request` speaks to it with a write token.
 
     `shares`: another server whose database this one serves too (a second app server over
-    one PostgreSQL, with a data dir of its own), with that server's token. `pages`: collect
+    one PostgreSQL, with a data dir of its own; on SQLite, over the same file), with that
+    server's token. `pages`: collect
     the static files the pages link to first. `env`: settings of its own.
     """
 
@@ -235,7 +236,12 @@ class Served:
     ):
         self.data_dir = data_dir
         self.log = data_dir / "gunicorn.log"
-        if shares is None:
+        if shares is not None and not SERVER_URL:
+            # SQLite: the second server opens the first one's file, with a log of its own.
+            data_dir = self.data_dir = shares.data_dir
+            self.log = data_dir / f"gunicorn-{id(self)}.log"
+            self.token = shares.token
+        elif shares is None:
             migrate(data_dir)
             output = manage(
                 data_dir, "apitoken", "create", "writer", "--scope", "write", "--create-user"

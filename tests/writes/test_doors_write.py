@@ -287,19 +287,23 @@ def test_delete_of_missing_memory_is_refused(db):
         doors.delete("ghost")
 
 
+CHANGED = 1  # PostgreSQL's NOTIFY beside a change's entry in the feed
+
+
 @pytest.mark.parametrize(
     ("door", "queries"),
     [
         # savepoint; the name in any tier; the name across tiers; the upsert; the row read
-        # back; its vector; its wording key; the revision; release (no inline bytes added:
-        # the bands unread)
-        (lambda: doors.write("fresh", description="a thing apart"), 9),
+        # back; its vector; its wording key; the revision; its entry in the change feed (and
+        # on PostgreSQL the NOTIFY that wakes the other servers: CHANGED); release (no inline
+        # bytes added: the bands unread)
+        (lambda: doors.write("fresh", description="a thing apart"), 10),
         # + the bands' totals, for the inline bytes it adds
-        (lambda: doors.write("fresh", description="apart", body="x", load="inline"), 10),
+        (lambda: doors.write("fresh", description="apart", body="x", load="inline"), 11),
         # as a create, without the name across tiers; the text unchanged: no new vector or key
-        (lambda: doors.write("deploy", priority=1), 6),
+        (lambda: doors.write("deploy", priority=1), 7),
         # + the target project, the name in its tier and across tiers; an UPDATE by id
-        (lambda: doors.write("deploy", move_to="webdev"), 9),
+        (lambda: doors.write("deploy", move_to="webdev"), 10),
         # savepoint; the name; rollback and release: nothing else is asked
         (lambda: doors.write("deploy", description="again", must_create=True), 4),
     ],
@@ -309,6 +313,8 @@ def test_each_write_runs_a_fixed_number_of_queries(
     write, project, door, queries, django_assert_num_queries
 ):
     write("deploy", description="where deploys go", body="host-7")
+    if queries > 4 and connection.vendor == "postgresql":  # every case but the refusal lands
+        queries += CHANGED
     with django_assert_num_queries(queries), contextlib.suppress(NameClash):
         door()
 

@@ -1,11 +1,11 @@
-"""The OpenAPI 3.1 document of /v1: the memory, project, budget and audit-log routes (core)
-and the insight routes (graph, hygiene), served at /v1/openapi.json."""
+"""The OpenAPI 3.1 document of /v1: the memory, project, budget and audit-log routes (core),
+the insight routes (graph, hygiene) and the change feed (live), served at /v1/openapi.json."""
 
 from functools import cache
 
 from django.http import HttpRequest
 
-from memadmin.api.openapi import changes, core, insights
+from memadmin.api.openapi import changes, core, insights, live
 from memadmin.api.responses import ok
 
 
@@ -14,9 +14,9 @@ def document() -> dict:
     return {
         "openapi": "3.1.0",
         "info": {"title": "memadmin", "version": "1", "description": core.DESCRIPTION},
-        "paths": {**core.PATHS, **changes.PATHS, **insights.PATHS},
+        "paths": {**core.PATHS, **changes.PATHS, **insights.PATHS, **live.PATHS},
         "components": {
-            "schemas": {**core.SCHEMAS, **changes.SCHEMAS, **insights.SCHEMAS},
+            "schemas": {**core.SCHEMAS, **changes.SCHEMAS, **insights.SCHEMAS, **live.SCHEMAS},
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer", "description": "an API token"}
             },

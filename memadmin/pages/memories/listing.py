@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import push_url
 
 from memadmin.pages.memories import exports, page_numbers
@@ -396,10 +396,11 @@ def _row_answer(
     refusal: str = "",
     notice: str = "",
     status: int = 200,
+    edited: bool = True,
 ) -> HttpResponse:
     """The row drawn again with its edit's outcome beside it (its refusal, its notice, or
     saved) and the budget strip with it; without htmx, that outcome as a message on the list
-    the edit came from."""
+    the edit came from. Not `edited`: the row as it stands (a live page's swap)."""
     if not request.htmx:
         if refusal:
             messages.error(request, format_html("'{}' was not changed: {}", name, refusal))
@@ -415,7 +416,7 @@ def _row_answer(
         expired=memory.is_expired(),
         links=RowLinks(),
         refusal=refusal,
-        saved=not refusal and not notice,
+        saved=edited and not refusal and not notice,
         notice=notice,
     )
     html = render_to_string(
@@ -429,11 +430,16 @@ def _row_answer(
     return HttpResponse(html, status=status)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @requires_role()
 def memory_row(request: HtmxHttpRequest, name: str) -> HttpResponse:
-    """An inline edit of one row's priority or load, through the write door."""
+    """An inline edit of one row's priority or load, through the write door; GET, the row
+    as it stands, for a live list to swap in (static/js/live.js)."""
     project = tier_param(request.GET)
+    if request.method == "GET":
+        if not request.htmx:
+            return redirect(reverse("memories:list"))
+        return _row_answer(request, name, project, edited=False)
     form = RowForm(request.POST)
     if not form.is_valid():
         return _row_answer(request, name, project, refusal=form.first_error(), status=400)

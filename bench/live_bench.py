@@ -1,0 +1,295 @@
+"""Live updates: how long a write through one app server takes to reach a stream and a page
+open on another, what 200 open streams cost the request path, and whether every change
+reaches every listener under load. Two gunicorn servers (gunicorn.conf.py, 2 workers each)
+over one store: a SQLite file, or a PostgreSQL database (--database-url: a new database is
+made on that server).
+
+    .venv/bin/python bench/live_bench.py                      # SQLite
+    .venv/bin/python bench/live_bench.py --database-url postgres://memadmin@127.0.0.1:5432/memadmin
+
+Prints a Markdown summary with the load average before and after each measurement.
+"""
+
+import argparse
+import http.client
+import json
+import os
+import secrets
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.live.sse import Listener  # noqa: E402  (the tests' SSE reader)
+
+GUNICORN = str(Path(sys.executable).parent / "gunicorn")
+PASSWORD = "a long enough password"
+
+
+def loadavg() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Store:
+    def __init__(self, database_url: str | None):
+        self.dir = Path(tempfile.mkdtemp(prefix="live-bench-"))
+        self.env = {**os.environ, "MEMADMIN_DATA_DIR": str(self.dir)}
+        self.env.pop("MEMADMIN_DATABASE_URL", None)
+        if database_url:
+            import psycopg
+
+            name = "live_bench_" + secrets.token_hex(4)
+            with psycopg.connect(database_url, autocommit=True) as server:
+                server.execute(f"CREATE DATABASE {name}")
+            self.env["MEMADMIN_DATABASE_URL"] = urlunsplit(
+                urlsplit(database_url)._replace(path="/" + name)
+            )
+        self.env["MEMADMIN_STREAMS_PER_USER"] = "500"
+        self.env["MEMADMIN_SECRET_KEY"] = "one key for every app server " * 3
+        self.manage("migrate", "--noinput", "-v0")
+        self.manage("collectstatic", "--noinput", "-v0")
+        out = self.manage("apitoken", "create", "bench", "--scope", "write", "--create-user")
+        self.token = out.strip().splitlines()[-1]
+        subprocess.run(
+            [sys.executable, "manage.py", "createsuperuser", "--noinput"],
+            cwd=ROOT,
+            env={
+                **self.env,
+                "DJANGO_SUPERUSER_USERNAME": "boss",
+                "DJANGO_SUPERUSER_PASSWORD": PASSWORD,
+                "DJANGO_SUPERUSER_EMAIL": "boss@example.org",
+            },
+            check=True,
+            capture_output=True,
+        )
+
+    def manage(self, *args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+
+
+class Server:
+    def __init__(self, store: Store, name: str):
+        self.store = store
+        self.port = free_port()
+        self.log = (store.dir / f"{name}.log").open("w")
+        self.process = subprocess.Popen(
+            [GUNICORN, "memadmin.wsgi", "--bind", f"127.0.0.1:{self.port}", "--workers", "2"],
+            cwd=ROOT,
+            env=store.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        for _ in range(300):
+            try:
+                if self.request("GET", "/v1/openapi.json")[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError("gunicorn did not start")
+
+    def request(self, method, path, body=None) -> tuple[int, bytes]:
+        headers = {"Host": "127.0.0.1", "Authorization": f"Bearer {self.store.token}"}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        con = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            con.request(method, path, body=data, headers=headers)
+            response = con.getresponse()
+            return response.status, response.read()
+        finally:
+            con.close()
+
+    def put(self, name: str, **fields) -> None:
+        status, body = self.request("PUT", f"/v1/memories/{name}", fields)
+        assert status in (200, 201), body
+
+    def listen(self) -> Listener:
+        return Listener(self.port, "/v1/events", {"Authorization": f"Bearer {self.store.token}"})
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def stats(values: list[float]) -> str:
+    values = sorted(values)
+    p95 = values[min(len(values) - 1, int(len(values) * 0.95))]
+    median = statistics.median(values)
+    return f"median {median * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms (n={len(values)})"
+
+
+def stream_latency(a: Server, b: Server, n: int) -> list[float]:
+    """A PUT on A, from sending it to its event read from a stream on B."""
+    listener = b.listen()
+    seen = []
+    try:
+        for i in range(n):
+            started = time.perf_counter()
+            a.put("latency-probe", description=f"probe {i}")
+            message = listener.next(timeout=10)
+            assert message is not None and message.json()["name"] == "latency-probe"
+            seen.append(time.perf_counter() - started)
+            time.sleep(0.05)
+    finally:
+        listener.close()
+    return seen
+
+
+def page_latency(a: Server, b: Server, n: int) -> list[float]:
+    """A PUT on A, from sending it to its row redrawn on B's list in Chromium."""
+    from playwright.sync_api import sync_playwright
+
+    a.put("page-probe", description="page probe start", priority=0)  # first on the list
+    seen = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox"]
+        )
+        page = browser.new_page()
+        base = f"http://127.0.0.1:{b.port}"
+        page.goto(base + "/sign-in/")
+        page.fill("#id_username", "boss")
+        page.fill("#id_password", PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_url(base + "/")
+        page.goto(base + "/memories/")
+        page.wait_for_selector('#live[data-state="live"]', timeout=20000)
+        for i in range(n):
+            started = time.perf_counter()
+            a.put("page-probe", description=f"page probe {i}")
+            page.wait_for_selector(f"text=page probe {i}", timeout=20000, state="attached")
+            seen.append(time.perf_counter() - started)
+        browser.close()
+    return seen
+
+
+def list_times(server: Server, n: int) -> list[float]:
+    seen = []
+    for _ in range(n):
+        started = time.perf_counter()
+        status, _ = server.request("GET", "/v1/memories?limit=50")
+        assert status == 200
+        seen.append(time.perf_counter() - started)
+    return seen
+
+
+def delivery(a: Server, b: Server, writers: int, listeners: int, seconds: float, per_minute: int):
+    """`writers` writing `per_minute` changes a minute in all (half through each server) for
+    `seconds`, `listeners` streams (half on each): every change to every listener once."""
+    streams = [(a if i % 2 else b).listen() for i in range(listeners)]
+    interval = 60 / (per_minute / writers)
+    count = [0]
+    lock = threading.Lock()
+
+    def write(w: int) -> None:
+        server = a if w % 2 else b
+        end = time.monotonic() + seconds
+        n = 0
+        while time.monotonic() < end:
+            server.put(f"load-{w}-{n % 7}", description=f"writer {w} write {n}")
+            n += 1
+            with lock:
+                count[0] += 1
+            time.sleep(interval)
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    total = count[0]
+    lost = repeated = disordered = 0
+    reference = None
+    for stream in streams:
+        try:
+            messages = stream.collect(total, timeout=60)
+        except AssertionError:
+            lost += 1
+            continue
+        extra = stream.next(timeout=1)
+        repeated += extra is not None
+        ids = [m.id for m in messages]
+        disordered += ids != sorted(set(ids))
+        reference = reference or ids
+        lost += ids != reference
+        stream.close()
+    return total, lost, repeated, disordered
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database-url")
+    parser.add_argument("--probes", type=int, default=40)
+    parser.add_argument("--page-probes", type=int, default=15)
+    parser.add_argument("--list-requests", type=int, default=300)
+    parser.add_argument("--streams", type=int, default=200)
+    parser.add_argument("--memories", type=int, default=300)
+    parser.add_argument("--delivery-seconds", type=float, default=30)
+    args = parser.parse_args()
+    engine = "PostgreSQL" if args.database_url else "SQLite"
+    store = Store(args.database_url)
+    a, b = Server(store, "a"), Server(store, "b")
+    try:
+        for n in range(args.memories):
+            a.put(f"seed-{n}", description=f"seed memory {n} about topic {n % 17}", priority=n % 10)
+        print(f"## {engine}, two servers (2 workers each), {args.memories} memories\n")
+        print(f"load before: {loadavg()}\n")
+        streamed = stats(stream_latency(a, b, args.probes))
+        print(f"- write on A to event on B's stream: {streamed}")
+        paged = stats(page_latency(a, b, args.page_probes))
+        print(f"- write on A to row on B's list page: {paged}")
+        print(f"  (load {loadavg()})")
+        before = list_times(b, args.list_requests)
+        streams = [b.listen() for _ in range(args.streams)]
+        opened = sum(s.status == 200 for s in streams)
+        during = list_times(b, args.list_requests)
+        for stream in streams:
+            stream.close()
+        time.sleep(1)
+        after = list_times(b, args.list_requests)
+        print(f"- /v1/memories?limit=50 on B, no stream open: {stats(before)}")
+        print(f"- the same with {opened} streams open on B: {stats(during)}")
+        print(f"- the same after they closed: {stats(after)}")
+        print(f"  (load {loadavg()})")
+        total, lost, repeated, disordered = delivery(
+            a, b, writers=8, listeners=20, seconds=args.delivery_seconds, per_minute=1000
+        )
+        print(
+            f"- delivery, 8 writers at 1,000 writes a minute for {args.delivery_seconds:.0f} s, "
+            f"20 listeners: {total} changes; listeners missing or differing {lost}, with a "
+            f"repeat {repeated}, out of order {disordered}"
+        )
+        print(f"\nload after: {loadavg()}")
+    finally:
+        a.stop()
+        b.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
