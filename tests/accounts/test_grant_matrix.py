@@ -84,6 +84,7 @@ class Call:
 NOT_CALLED = {
     "logout": "signing out ends the session the rest of the matrix runs in (test_sessions)",
     "v1/^.*$": "no route: the JSON 404 of any unknown path under /v1, called below as /v1/nope",
+    "api:events": "a stream that stays open: tests/live/test_events_api.py holds it to its grants",
 }
 
 
@@ -118,6 +119,7 @@ def calls(ids: dict) -> list[Call]:
         Call("memories:list", "GET", f"/memories/{vq}", tier="vault"),
         Call("memories:bulk", "POST", "/memories/_bulk/", {"action": "verify", "id": ids["v"]}),
         Call("memories:facets", "GET", "/memories/_facets/"),
+        Call("live-events", "GET", "/live/events?once=1&after=0"),
         Call("memories:columns", "POST", "/memories/_columns/", {"show": ["priority"]}),
         Call("memories:months", "GET", "/memories/_months/"),
         Call("memories:new", "GET", "/memories/_new/"),
@@ -385,6 +387,8 @@ def _expected(principal: Principal, call: Call, reference: int) -> set[int]:
     ):
         # Open to all: the sign-in pages, /v1's own 404s, its document; a redirect.
         return {reference}
+    if call.route == "live-events" and (principal.kind == "token" or principal.grant == NOTHING):
+        return {401}  # an EventSource cannot follow a sign-in: the page falls back to polling
     if principal.kind == "token" and is_page:
         # A token opens no page: it is sent to the sign-in page (htmx: told to go there).
         return {302, 200} if call.method == "POST" else {302}

@@ -197,3 +197,41 @@ def test_a_head_request_gets_the_streams_headers_and_ends(narrow_server):
     assert answer.status == 200
     assert answer.headers["Content-Type"].startswith("text/event-stream")
     assert answer.body == b""
+
+
+def test_a_token_limited_to_a_project_hears_that_tier_and_the_global_one_alone(db):
+    from memadmin.accounts import grants, tokens
+    from projects import writes as project_doors
+    from projects.models import Project
+    from tests.api.conftest import make_user
+
+    project_doors.add("webdev")
+    project_doors.add("mobile")
+    owner = make_user("olga", "operator")
+    token, secret = tokens.create_token(owner, "read", places=["webdev"])
+    doors.write("a", description="global")
+    doors.write("b", description="on webdev", project="webdev")
+    doors.write("c", description="on mobile", project="mobile")
+    heard = _first_chunk(Api(secret).get("/v1/events", after=0))
+    names = [
+        json.loads(line[6:])["name"] for line in heard.splitlines() if line.startswith("data: ")
+    ]
+    assert names == ["webdev", "a", "b"] and "mobile" not in heard  # the project added, then two
+    # Read afresh for an open stream: the owner's grants taken back stop it.
+    role, reach = grants.standing(owner.id, token.id)
+    assert role == "operator" and not reach.sees(Project.objects.get(name="mobile").id)
+    grants.revoke(None, owner, grants.WHOLE_STORE)
+    assert grants.standing(owner.id, token.id)[0] is None
+
+
+def test_a_paused_token_stands_for_nothing_until_resumed(db):
+    from memadmin.accounts import grants, tokens
+    from tests.api.conftest import make_user
+
+    owner = make_user("olga", "operator")
+    token = tokens.create_token(owner, "read")[0]
+    assert grants.standing(owner.id, token.id)[0] == "operator"
+    tokens.pause(token)
+    assert grants.standing(owner.id, token.id)[0] is None
+    tokens.pause(token, paused=False)
+    assert grants.standing(owner.id, token.id)[0] == "operator"

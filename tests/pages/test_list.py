@@ -233,10 +233,11 @@ def test_each_page_runs_a_fixed_number_of_queries(auditor, project, django_asser
                 references=["seed", f"n{size}-0"],
                 tags=["a", "b"],
             )
-        # One of them the change feed's last id, which the page's live stream starts after.
-        with django_assert_num_queries(9):
+        # Two of them the columns the user hides and the change feed's last id, which the
+        # page's live stream starts after.
+        with django_assert_num_queries(10):
             auditor.get("/memories/")
-        with django_assert_num_queries(10):  # the project's id, for the tier filter
+        with django_assert_num_queries(11):  # the project's id, for the tier filter
             auditor.get("/memories/?project=webdev&tag=a&referencing=seed")
 
 
@@ -365,7 +366,7 @@ def test_a_search_page_runs_a_fixed_number_of_queries(auditor, db, django_assert
         # memories loaded once the two are fused (the words' hits are read without them),
         # the columns the user hides, and the change feed's last id, which the page's live
         # stream starts after.
-        with django_assert_num_queries(12):
+        with django_assert_num_queries(13):
             auditor.get("/memories/?q=deploy")
 
 
