@@ -113,6 +113,14 @@
     const at = ownWrites.get(change.memory_id);
     return at !== undefined && Date.now() - at < OWN_MS && change.door === "page";
   }
+  // The list drawn again by this page (a bulk action, its undo, a filter): what changed
+  // meanwhile is in what it draws, so a burst of changes then is not fetched row by row.
+  let resultsAskedAt = 0;
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    const target = event.detail.target;
+    if (target && target.id === "results") resultsAskedAt = Date.now();
+  });
+  const MANY_ROWS = 20;  // past this, a notice to reload rather than a request a row
 
   function receive(changes) {
     pending.push(...changes);
@@ -224,9 +232,15 @@
     const latest = new Map();
     for (const change of batch) if (change.memory_id) latest.set(change.memory_id, change);
     for (const [id, change] of latest) if (ownWrite(change)) latest.delete(id);
+    if (latest.size > MANY_ROWS) {
+      if (Date.now() - resultsAskedAt < OWN_MS) return;
+      return notice(`${latest.size} memories changed since this list was drawn.`);
+    }
     let unseen = 0;
     await Promise.all([...latest].map(async ([id, change]) => {
       const row = document.getElementById(`memory-${id}`);
+      // A row with a request of its own under way is drawn by its answer.
+      if (row && (row.classList.contains("htmx-request") || row.querySelector(".htmx-request"))) return;
       const gone = change.kind === "delete" || change.kind === "purge";
       if (!row) {
         if (!gone) unseen += 1;
