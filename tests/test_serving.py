@@ -5,8 +5,6 @@ port of 127.0.0.1."""
 import http.client
 import re
 import socket
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -15,11 +13,11 @@ import pytest
 
 from tests.conftest import PASSWORD
 from tests.reliability.conftest import (
+    create_boss,
     manage,
     migrate,
     start_gunicorn,
     stop_gunicorn,
-    store_env,
     wait_until_answering,
 )
 
@@ -77,18 +75,7 @@ def _sign_in(server: Gunicorn) -> str:
 def test_pages_and_their_static_files_are_served_before_collectstatic(store):
     """migrate, createsuperuser, gunicorn: no collectstatic, yet every page answers and the
     files it links are served (they were a 500 on the missing manifest entry)."""
-    subprocess.run(
-        [sys.executable, "manage.py", "createsuperuser", "--noinput"],
-        cwd=ROOT,
-        env={
-            **store_env(store),
-            "DJANGO_SUPERUSER_USERNAME": "boss",
-            "DJANGO_SUPERUSER_PASSWORD": PASSWORD,
-            "DJANGO_SUPERUSER_EMAIL": "boss@example.org",
-        },
-        check=True,
-        capture_output=True,
-    )
+    create_boss(store, PASSWORD)
     assert not (store / "staticfiles" / "staticfiles.json").exists()
     server = Gunicorn(store)
     try:

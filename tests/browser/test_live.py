@@ -3,13 +3,10 @@ SQLite file), a page open on one, an agent writing through /v1 on the other. The
 on the page without a reload: the list's row in place (a row the operator is editing is
 kept and marked), the memory's page says it changed, the agent view is drawn again."""
 
-import subprocess
-import sys
-
 import pytest
 
 from tests.conftest import PASSWORD
-from tests.reliability.conftest import ROOT, Served, store_env
+from tests.reliability.conftest import Served, create_boss
 
 pytestmark = pytest.mark.browser
 WAIT_MS = 20_000
@@ -21,18 +18,7 @@ def servers(tmp_path_factory):
     stores = tmp_path_factory.mktemp("live")
     first = Served(stores / "first", workers=1, pages=True, env=env)
     second = Served(stores / "second", workers=1, shares=first, pages=True, env=env)
-    subprocess.run(
-        [sys.executable, "manage.py", "createsuperuser", "--noinput"],
-        cwd=ROOT,
-        env={
-            **store_env(first.data_dir),
-            "DJANGO_SUPERUSER_USERNAME": "boss",
-            "DJANGO_SUPERUSER_PASSWORD": PASSWORD,
-            "DJANGO_SUPERUSER_EMAIL": "boss@example.org",
-        },
-        check=True,
-        capture_output=True,
-    )
+    create_boss(first.data_dir, PASSWORD)
     yield first, second
     logs = [first.stop(), second.stop()]
     assert not [log for log in logs if "Traceback" in log], logs

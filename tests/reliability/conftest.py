@@ -159,6 +159,22 @@ def manage(data_dir: Path, *args: str) -> str:
     return result.stdout
 
 
+def create_boss(data_dir: Path, password: str) -> None:
+    """The store's superuser `boss`, made by manage.py createsuperuser as an operator would."""
+    subprocess.run(
+        [sys.executable, "manage.py", "createsuperuser", "--noinput"],
+        cwd=ROOT,
+        env={
+            **store_env(data_dir),
+            "DJANGO_SUPERUSER_USERNAME": "boss",
+            "DJANGO_SUPERUSER_PASSWORD": password,
+            "DJANGO_SUPERUSER_EMAIL": "boss@example.org",
+        },
+        check=True,
+        capture_output=True,
+    )
+
+
 @dataclass
 class Answer:
     status: int
