@@ -1,9 +1,22 @@
-"""A URL's query built from a request's, some parameters replaced: the list page's links and
-/v1's next and previous pages."""
+"""A URL's query built from a request's, some parameters replaced (the list page's links and
+/v1's next and previous pages), and the paths those links lead to."""
 
+import functools
 from urllib.parse import urlencode
 
 from django.http import QueryDict
+from django.urls import get_script_prefix, get_urlconf, reverse
+
+
+def address(view: str) -> str:
+    """The path of a view that takes no arguments, as reverse() gives it, kept per script
+    prefix and URLconf: the list draws its own address into a dozen links on every page."""
+    return _address(view, get_script_prefix(), get_urlconf())
+
+
+@functools.lru_cache(maxsize=128)
+def _address(view: str, prefix: str, urlconf: str | None) -> str:
+    return reverse(view, urlconf=urlconf)
 
 
 def query_string(params: QueryDict, **changes: str | None) -> str:

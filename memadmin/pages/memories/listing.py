@@ -28,7 +28,7 @@ from memadmin.pages.query import ANY_TIER_VALUE, canonical_query
 from memadmin.templatetags.dashboard import html_join
 from memadmin.web.access import requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page, safe_next
-from memadmin.web.query import query_string
+from memadmin.web.query import address, query_string
 from memadmin.web.redrawn import on_refusal
 from memadmin.web.refusals import refusal_html
 from memadmin.web.responses import error_response
@@ -56,7 +56,7 @@ class RowLinks:
     def __init__(self):
         self.detail = reverse("memories:detail", args=[NAME_SLOT])
         self.row = reverse("memories:row", args=[NAME_SLOT])
-        self.list = reverse("memories:list")
+        self.list = address("memories:list")
 
     def listed(self, key: str, value: str) -> str:
         """The list filtered by one parameter."""
@@ -122,7 +122,7 @@ def _recalled(hits: list[Hit]) -> bool:
 def _list_url(params: QueryDict, view: str = "memories:list", **changes: str | None) -> str:
     """The list's address (or `view`'s) for these parameters, some replaced (a None value
     drops one)."""
-    return reverse(view) + query_string(params, **changes)
+    return address(view) + query_string(params, **changes)
 
 
 PLACE = ("after", "before", "offset")  # where in the list a page is
