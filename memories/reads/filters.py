@@ -695,7 +695,22 @@ class _ModeField(forms.CharField):
         return value
 
 
+class _SharedFields(dict):
+    """The fields of a form whose instances change none of them (no choices or widgets set
+    per request): shared by its instances where Django deep-copies them for each, which cost
+    a filter form more than validating its parameters."""
+
+    def __deepcopy__(self, memo):
+        return dict(self)
+
+
 class _FilterFormBase(FirstErrorMixin, forms.Form):
+    def __init__(self, *args, **kwargs):
+        form = type(self)
+        if not isinstance(form.__dict__.get("base_fields"), _SharedFields):
+            form.base_fields = _SharedFields(form.base_fields)
+        super().__init__(*args, **kwargs)
+
     def filters(self) -> MemoryFilters:
         """The validated filters; call after is_valid()."""
         return MemoryFilters(

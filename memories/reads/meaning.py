@@ -519,10 +519,13 @@ def ranking(query: list[str] | np.ndarray, *, floor: float, less_hubness: bool =
     HUB_PENALTY x its hubness as a search ranks (`less_hubness`): a future `nearest` reads.
     Begun now on a thread of its own, so that a hybrid search reads the words meanwhile (the
     encoder and the matrix product let go of the GIL). The vectors are brought up to date
-    first, here: through this thread's connection, which sees its own transaction's writes."""
-    with _current():
-        pass
-    return _rankers.submit(_ranked_for_search, query, floor, less_hubness)
+    first, here: through this thread's connection, which sees its own transaction's writes.
+    With no vector held, nothing is ranked and the question is not encoded."""
+    if held_count():
+        return _rankers.submit(_ranked_for_search, query, floor, less_hubness)
+    nothing: Future = Future()
+    nothing.set_result(_Ranked(np.zeros(0, dtype=np.int64), *(np.zeros(0, np.float32),) * 2))
+    return nothing
 
 
 _rankers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="meaning")
