@@ -496,7 +496,7 @@ def _cited_only(parsed: list[Query], parts, filters: MemoryFilters, now) -> list
 
 
 def _in_order(ids: list[int]) -> list[Memory]:
-    by_id = _memories(ids)
+    by_id = memory_rows.by_id(ids)
     return [by_id[memory_id] for memory_id in ids if memory_id in by_id]
 
 
@@ -542,13 +542,9 @@ def _by_meaning(ranking, filters: MemoryFilters, now, want: int) -> tuple[list[_
     return close, complete
 
 
-def _memories(ids: list[int]) -> dict[int, Memory]:
-    return Memory.objects.select_related("project").in_bulk(ids)
-
-
 def _meaning_page(close: list[_Close], complete: bool, limit: int, offset: int) -> SearchResult:
     page = close[offset : offset + limit]
-    memories = _memories([c.memory_id for c in page])
+    memories = memory_rows.by_id([c.memory_id for c in page])
     hits = [
         Hit(memories[c.memory_id], c.score, SEMANTIC, similarity=c.cosine)
         for c in page
@@ -615,7 +611,7 @@ def _fused(
         scores[memory_id] = score
     ranked = sorted(scores, key=lambda m: (scores[m], created[m], m), reverse=True)
     page = ranked[offset : offset + limit]
-    loaded = _memories(page)
+    loaded = memory_rows.by_id(page)
     hits = []
     for memory_id in page:
         if memory_id not in loaded:  # deleted since
