@@ -7,7 +7,7 @@ The memories are bench/generate.py's; the history is then written as plain INSER
 order of its moments: each memory's creation at its created_at and --revisions in all,
 about as many updates a memory, spread over its life up to a minute ago (its priority and
 description changing, its last update leaving the row as it stands). Then, for a session on
-no project and on the busiest project, the rebuilt view a day, a week and a month ago, the
+no project and on the busiest project, the rebuilt view a day, a week, a month and a year ago, the
 diffs of a week ago with a day ago and with now, and /v1/agent-view for both: the median CPU
 time and wall time of --repeats calls (after one warm-up), with the load average and how
 many revisions each moment has after it. Targets: a tier 200 ms, a diff 300 ms.
@@ -163,6 +163,7 @@ def main() -> int:
         "a day ago": now - dt.timedelta(days=1),
         "a week ago": now - dt.timedelta(days=7),
         "a month ago": now - dt.timedelta(days=30),
+        "a year ago": now - dt.timedelta(days=365),
     }
 
     def asked(**query) -> dict:
@@ -201,6 +202,18 @@ def main() -> int:
     )
     cases.append(
         ("diff", "diff, webdev, a week ago to now", view("webdev", project="webdev", since=week))
+    )
+    cases.append(
+        (
+            "diff",
+            "diff, webdev, a year ago to a month ago",
+            view(
+                "webdev",
+                project="webdev",
+                since=moments["a year ago"].isoformat(),
+                at=moments["a month ago"].isoformat(),
+            ),
+        )
     )
     cases.append(
         ("diff", "diff, no project, a week ago to a day ago", view(None, since=week, at=day))
