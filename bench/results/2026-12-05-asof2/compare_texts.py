@@ -1,18 +1,38 @@
-"""The rebuilt agent view text at fixed moments, from whichever checkout this runs in."""
-import datetime as dt, json, os, sys, hashlib
+"""The rebuilt agent view texts at fixed moments, from the checkout this runs in:
+
+    cd CHECKOUT && MEMADMIN_DATA_DIR=STORE python .../compare_texts.py OUT.json
+
+Run from a checkout of the commit before the states (an export of 1b78ad9) and from this
+branch on the same store, then compared (compare-texts.json)."""
+
+import datetime as dt
+import json
+import os
+import sys
+
 sys.path.insert(0, os.getcwd())
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memadmin.settings")
-import django
-django.setup()
-from memories.reads.past_view import view_at, project_names_at, project_at
-from projects.models import Project
-now = dt.datetime(2026, 12, 5, 8, 0, tzinfo=dt.UTC)
-out = {}
-webdev = Project.objects.get(name="webdev").id
-for days in (0.01, 1, 7, 30, 200, 365, 600):
-    moment = now - dt.timedelta(days=days)
-    for pid in (None, webdev, Project.objects.get(name="infra").id if Project.objects.filter(name="infra").exists() else None):
-        past = view_at(pid, moment)
-        out[f"{days} {pid}"] = past.text()
-json.dump(out, open(sys.argv[1], "w"))
-print(len(out))
+
+
+def main() -> None:
+    import django
+
+    django.setup()
+    from memories.reads.past_view import view_at
+    from projects.models import Project
+
+    now = dt.datetime(2026, 12, 5, 8, 0, tzinfo=dt.UTC)
+    sessions = [None, *Project.objects.filter(name__in=["webdev", "infra"]).values_list("id")]
+    out = {}
+    for days in (0.01, 1, 7, 30, 200, 365, 600):
+        moment = now - dt.timedelta(days=days)
+        for session in sessions:
+            project_id = session[0] if session else None
+            out[f"{days} {project_id}"] = view_at(project_id, moment).text()
+    with open(sys.argv[1], "w") as handle:
+        json.dump(out, handle)
+    print(len(out))
+
+
+if __name__ == "__main__":
+    main()
