@@ -187,14 +187,8 @@ def _states_of(memory_id: int, revisions: list[tuple], row) -> Iterator[list]:
             after = row[1] if row is not None else None
         moved = _place(before) != after
         if purged and action in _FOUND_IT:
-            yield [memory_id, tier, "", 0, at, None, False, "[]"] + [
-                since,
-                at,
-                revision_id,
-                False,
-                False,
-                True,
-            ]
+            erased = [tier, "", 0, at, None, False, "[]"]  # as erase() leaves it
+            yield [memory_id, *erased, since, at, revision_id, False, False, True]
         elif before is not None:
             yield [memory_id, *keys(before), since, at, revision_id, joins, moved, False]
         since, joins = at, moved
@@ -206,7 +200,12 @@ def rebuild() -> int:
     """Every state again, from the revisions and the rows as they stand: those record() keeps,
     for a store whose history was kept before the states were. Returns how many."""
     written, batch = 0, []
-    with connection.cursor() as cursor, connection.cursor() as reading:
+    # The revisions read in chunks (on PostgreSQL a cursor of the server's), not held whole.
+    with (
+        transaction.atomic(),
+        connection.cursor() as cursor,
+        connection.chunked_cursor() as reading,
+    ):
         cursor.execute(f"DELETE FROM {STATES}")
         standing = _standing(cursor)
         for memory_id, revisions in _by_memory(reading):
