@@ -268,10 +268,10 @@ class PastReads(TierReads):
                 self._moved.setdefault(kind, {}).setdefault(tier, []).append(
                     (load, _json(tags), count)
                 )
-            sign = {"now": 1, "joined": -1, "left": 1, "expired": 0}[kind]
-            memories[tier][load] += sign * count
             if kind == "expired":
                 expired[tier][load] += count
+            else:
+                memories[tier][load] += -count if kind == "joined" else count
         for tier in missing:
             self._read[("tally", tier)] = tallies.TierTally(
                 dict(memories[tier]), dict(expired[tier])
