@@ -672,6 +672,77 @@ class Revision(Acted):
         return f"#{self.id} {self.action} {self.name}"
 
 
+class MemoryState(models.Model):
+    """What a memory was from one revision of it to the next: what places it in an agent view
+    (tier, load, order, expiry, whether it has a body, tags), kept by the history beside each
+    revision (memories.writes.states), so the view at any moment reads the states that stood
+    then off an index, whatever changed since (memories.reads.past_view).
+
+    Its text is not copied: the revision that ended it holds it whole as its `before`, and
+    the row itself while it stands (`until` None). `since` None: since before the history
+    kept. `joins` and `leaves` mark where the memory entered or left a tier, load or tag (a
+    create, a move, a load or tags changed, a delete): the tallies at a moment are those of
+    now less what joined since and plus what left since.
+    """
+
+    memory_id = models.BigIntegerField()
+    tier = models.BigIntegerField()  # 0 is the global tier, as Memory.tier
+    load = models.CharField(max_length=6)
+    priority = models.IntegerField()
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField(null=True, blank=True)
+    has_body = models.BooleanField()
+    tags = models.JSONField(default=list)
+    since = models.DateTimeField(null=True, blank=True)
+    until = models.DateTimeField(null=True, blank=True)
+    ended_by = models.BigIntegerField(null=True, blank=True)  # the revision that ended it
+    joins = models.BooleanField()
+    leaves = models.BooleanField(default=False)
+    purged = models.BooleanField(default=False)  # its memory was purged: its text is gone
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["memory_id"], name="state_memory"),
+            # A tier's states of a load in index order, with when each stood: the first of a
+            # view's index at a moment are the first entries that stood then.
+            models.Index(
+                fields=["tier", "load", "priority", "-created_at", "-memory_id", "since", "until"],
+                name="state_band",
+            ),
+            models.Index(
+                fields=["tier", "expires_at", "since", "until"],
+                name="state_expiry",
+                condition=models.Q(expires_at__isnull=False),
+            ),
+            # What joined or left each tier since a moment, grouped by load and tags: the
+            # tallies then, off these alone.
+            models.Index(
+                fields=["tier", "since", "load", "tags"],
+                name="state_joins",
+                condition=models.Q(joins=True),
+            ),
+            models.Index(
+                fields=["tier", "until", "load", "tags"],
+                name="state_leaves",
+                condition=models.Q(leaves=True),
+            ),
+            models.Index(
+                fields=["tier", "until", "since"],
+                name="state_purged",
+                condition=models.Q(purged=True),
+            ),
+            models.Index(fields=["until"], name="state_until"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["memory_id"], condition=models.Q(until__isnull=True), name="state_open_once"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"memory {self.memory_id} from {self.since} to {self.until}"
+
+
 class ProjectAction(models.TextChoices):
     ADD = "add", "added"
     RENAME = "rename", "renamed"

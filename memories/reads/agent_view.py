@@ -217,11 +217,6 @@ class TierReads:
             self._read[key] = read()
         return self._read[key]
 
-    def rows_kept(self) -> tuple[str, list]:
-        """A condition (` AND ...`, with its params) on the stored rows this view reads: none
-        for the store as it stands; memories.reads.past_view leaves out those changed since."""
-        return "", []
-
     def index_tags_beside(self, tiers) -> Callable[[list[int]], list[tuple[str, int]]]:
         """The most common tags of the band's index memories in force but for those listed."""
         return functools.partial(tallies.left_out_tags, tiers, "index", self.now)
@@ -263,7 +258,6 @@ class TierReads:
             return " AND body != ''" if load == "inline" else ""
 
         whole: dict[str, list[int]] = {}
-        kept, kept_params = self.rows_kept()
         selects, params = [], []
         for number, (tier, load, limit) in enumerate(arms):
             if limit is None:
@@ -271,17 +265,17 @@ class TierReads:
                 continue
             selects.append(
                 f"SELECT * FROM (SELECT {columns}, {body(load)} AS body FROM memories_memory "
-                f"WHERE tier = %s AND load = %s AND {in_force}{with_body(load)}{kept} "
+                f"WHERE tier = %s AND load = %s AND {in_force}{with_body(load)} "
                 f"ORDER BY priority, created_at DESC, id DESC LIMIT %s) AS arm{number}"
             )
-            params += [tier, load, moment, *kept_params, limit]
+            params += [tier, load, moment, limit]
         for load, tiers in whole.items():
             selects.append(
                 f"SELECT {columns}, {body(load)} AS body FROM memories_memory "
                 f"WHERE load = %s AND tier IN ({', '.join(['%s'] * len(tiers))}) "
-                f"AND {in_force_listed}{with_body(load)}{kept}"
+                f"AND {in_force_listed}{with_body(load)}"
             )
-            params += [load, *tiers, moment, *kept_params]
+            params += [load, *tiers, moment]
         found: dict[tuple, list[Entry]] = {(tier, load): [] for tier, load, _ in arms}
         with connection.cursor() as cursor:
             cursor.execute(" UNION ALL ".join(selects), params)

@@ -1,41 +1,40 @@
-"""The agent view as it stood at a past moment, rebuilt from the revisions.
+"""The agent view as it stood at a past moment, rebuilt from the states the history keeps.
 
-The store as it stood at a moment is the store as it stands with every change since taken
-back: a memory changed since stood as the first revision after the moment found it (its
-`before`: none for a memory created or restored since), every other memory stood as it stands.
-So the rebuild reads what the live view reads, less the memories changed since
-(TierReads.rows_kept), and adds those memories' recorded states, classed at the moment by the
-same rules; agent_view then decides and render writes the text, as for the live view. Its cost
-follows the view and the changes since the moment, not the history.
+Each revision ends the state of its memory it found and begins the one it leaves
+(memories.models.MemoryState, kept by memories.writes.states): what places a memory in a view
+(tier, load, order, expiry, tags), when it stood, and where its text is (the `before` of the
+revision that ended it, or the row while it stands). So the rebuild reads what the live view
+reads, the states that stood at the moment in place of the rows, off the same kind of index
+range; the counts are the tallies of now less the memories that joined a tier, load or tag
+since and plus those that left it since; agent_view then decides and render writes the
+text, as for the live view. Its cost follows what the view shows and how many memories moved
+between tiers, loads and tags since, not the revisions since (bench/results/2026-12-05-asof2).
 
-A recorded state is read off its snapshot by the keys that class and order it (STATE_KEYS),
-and whole for the memories the view shows; the diff reads a memory's state whole into a
-Memory (recorded_memory), whatever fields the model holds. Projects are named as they were
-then (their renames, additions and removals are recorded apart). An expiry passing is no
-revision: a state is in force or not by the moment asked about. What pruning removed
-(`history prune`) cannot be taken back, so a moment before the oldest revision kept is not
-answered (answers_from).
+The diff reads a memory's state whole into a Memory (recorded_memory), whatever fields the
+model holds. Projects are named as they were then (their renames, additions and removals are
+recorded apart). An expiry passing is no revision: a state is in force or not by the moment
+asked about. What pruning removed (`history prune`) cannot be taken back, so a moment before
+the oldest revision kept is not answered (answers_from); a purged memory's text is gone, so
+a view then counts it as purged instead of showing it.
 """
 
 import datetime as dt
 import json
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.db import connection
 from django.utils import timezone
 
 from memories import engine
-from memories.engine.tables import MEMORY_TABLE
+from memories.engine.tables import BAND_TALLY, MEMORY_TABLE, TAG_TALLY
 from memories.models import (
-    GLOBAL_TIER,
-    Action,
     Memory,
+    MemoryState,
     ProjectAction,
     ProjectRevision,
     Revision,
-    Tag,
     TrashedMemory,
 )
 from memories.reads import tallies
@@ -45,7 +44,6 @@ from memories.reads.agent_view import (
     Entry,
     TierReads,
     agent_view,
-    band_tiers,
     stored_moment,
 )
 from memories.reads.rows import db_time
@@ -55,9 +53,7 @@ from projects.models import Project
 
 REVISIONS = Revision._meta.db_table
 TRASH = TrashedMemory._meta.db_table
-# Changes after which a memory was there before them: a purged memory's first revision
-# after the moment, if one of these, hid a state the purge erased.
-_FOUND_IT = {Action.UPDATE, Action.MOVE, Action.EDIT, Action.DELETE, Action.REVERT}
+STATES = MemoryState._meta.db_table
 _FIELDS = {f.attname: f for f in Memory._meta.concrete_fields}
 
 
@@ -126,210 +122,201 @@ def _json(value):
     return json.loads(value) if isinstance(value, str) else value
 
 
-def _class(load: str, expires_at: dt.datetime | None, moment: dt.datetime) -> str:
-    """What a memory counts as in a view at `moment`: its load when in force, else expired.
-    The same rule as the live view's statements and tallies (agent_view, tallies)."""
-    if expires_at is not None and expires_at <= moment:
-        return "expired"
-    return load
-
-
-def _moment_of(value: str | None) -> dt.datetime | None:
-    return None if value is None else dt.datetime.fromisoformat(value)
-
-
-def state_class(state: dict, moment: dt.datetime) -> str:
-    """What a recorded state counts as at `moment` (_class), read off the snapshot."""
-    return _class(state["load"], _moment_of(state["expires_at"]), moment)
-
-
-def _entry(state: dict, names: dict[int, str]) -> Entry:
-    """A recorded state as the live view reads a row (memories.reads.agent_view.TierReads)."""
-    project_id = state["project_id"]
-    body = state["body"]
-    return Entry(
-        id=state["id"],
-        name=state["name"],
-        project_id=project_id,
-        project_name=names.get(project_id) if project_id else None,
-        priority=state["priority"],
-        created_at=_moment_of(state["created_at"]),
-        description=state["description"],
-        body=body if state["load"] == "inline" else "",  # an index entry's body is never shown
-        body_bytes=len(body.encode("utf-8")),
-    )
-
-
-# What classes a recorded state (state_class) and places it in index order: read off each
-# snapshot by the database, the whole snapshot only for those a view shows, since a week's
-# changes are thousands of states and decoding each whole cost most of a rebuild
-# (bench/results/2026-12-05-asof). A field the rule of state_class comes to read joins them.
-STATE_KEYS = ("id", "project_id", "load", "expires_at", "priority", "created_at", "tags")
-
-
-@dataclass(slots=True)
-class Recorded:
-    """A memory's state at the moment, as its first revision after recorded it: its keys."""
-
-    revision_id: int
-    state: dict  # STATE_KEYS, and the whole snapshot once read (ChangedSince.entries)
-    order: tuple = ()
-
-    def __post_init__(self):
-        created = _moment_of(self.state["created_at"])
-        self.order = (self.state["priority"], -created.timestamp(), -self.state["id"])
-
-
-@dataclass
-class ChangedSince:
-    """The memories of some tiers that a revision after `moment` changed: each one's state at
-    the moment (past, by tier and what it counted as then), and each one's row as it stands,
-    which the tallies count (present)."""
-
-    moment: dt.datetime
-    names: dict[int, str]
-    past: dict[tuple[int, str], list[Recorded]] = field(default_factory=dict)
-    present: list[tuple[int, str, str]] = field(default_factory=list)  # tier, class, tags
-    present_counts: Counter | None = None  # of present, by tier and class, once counted
-    purged: int = 0  # memories there then whose recorded state a purge erased
-
-    @classmethod
-    def read(cls, moment: dt.datetime, tiers, names: dict[int, str]) -> "ChangedSince":
-        changed = cls(moment, names)
-        marks = ", ".join(["%s"] * len(tiers))
-        at = db_time(moment)
-        statements = engine.of(connection).statements
-        # Grouped off the range of revision_at_memory: left to choose, SQLite walks every
-        # revision in memory order (revision_memory) to skip the sort, the whole history.
-        memory_id = statements.unindexed("memory_id")
-        keys = statements.json_values("r.before", STATE_KEYS)
-        with connection.cursor() as cursor:
-            # The first revision after the moment of each memory whose state then was in the
-            # tiers: a move's previous tier, else its tier.
-            cursor.execute(
-                f"SELECT r.id, r.action, r.purged, {keys} FROM {REVISIONS} r WHERE r.id IN "
-                f"(SELECT MIN(id) FROM {REVISIONS} WHERE at > %s GROUP BY {memory_id}) "
-                f"AND COALESCE(r.previous_tier, r.tier) IN ({marks}) "
-                "AND (r.before IS NOT NULL OR r.purged)",
-                [at, *tiers],
-            )
-            for revision_id, action, purged, values in cursor.fetchall():
-                if purged:
-                    changed.purged += action in _FOUND_IT
-                    continue
-                state = dict(zip(STATE_KEYS, json.loads(values), strict=True))
-                key = (state["project_id"] or GLOBAL_TIER, state_class(state, moment))
-                changed.past.setdefault(key, []).append(Recorded(revision_id, state))
-            cursor.execute(
-                f"SELECT tier, load, CAST(expires_at AS TEXT), tags FROM {MEMORY_TABLE} "
-                f"WHERE tier IN ({marks}) AND id IN "
-                f"(SELECT memory_id FROM {REVISIONS} WHERE at > %s)",
-                [*tiers, at],
-            )
-            for tier, load, expires_at, tags in cursor.fetchall():
-                expiry = stored_moment(expires_at) if expires_at else None
-                changed.present.append((tier, _class(load, expiry, moment), tags))
-        for records in changed.past.values():
-            records.sort(key=lambda record: record.order)
-        return changed
-
-    def then(self, tier: int, what: str) -> list[Recorded]:
-        """The tier's memories that counted as `what` at the moment (a load, or expired), in
-        index order."""
-        return self.past.get((tier, what), [])
-
-    def entries(self, records: list[Recorded]) -> list[Entry]:
-        """The records as the view shows them, each snapshot read whole."""
-        wanted = [r for r in records if "body" not in r.state]
-        if wanted:
-            ids, params = engine.of(connection).statements.values([r.revision_id for r in wanted])
-            with connection.cursor() as cursor:
-                cursor.execute(f"SELECT id, before FROM {REVISIONS} WHERE id IN ({ids})", params)
-                whole = {revision_id: _json(before) for revision_id, before in cursor.fetchall()}
-            for record in wanted:
-                record.state = whole[record.revision_id]
-        return [_entry(record.state, self.names) for record in records]
-
-    def counted_now(self, tier: int, what: str) -> int:
-        """How many of the tier's rows as they stand, counted by the tallies as `what` at the
-        moment, are changed since (and so counted by their past state instead)."""
-        if self.present_counts is None:
-            self.present_counts = Counter((t, kind) for t, kind, _ in self.present)
-        return self.present_counts[(tier, what)]
+def _stood() -> str:
+    """The condition that a state stood at the moment (its two params: the moment twice)."""
+    return "(since IS NULL OR since <= %s) AND (until IS NULL OR until > %s)"
 
 
 class PastReads(TierReads):
-    """What agent_view reads of each tier, as it stood at `now`: the rows unchanged since,
-    read as the live view reads them, and the recorded states of the others."""
+    """What agent_view reads of each tier, as it stood at `now`: the states that stood then
+    (memories.models.MemoryState) where the live view reads the rows, and the tallies of now
+    less what joined the tiers since and plus what left them."""
 
-    def __init__(self, now: dt.datetime, names: dict[int, str], changed: ChangedSince):
+    def __init__(self, now: dt.datetime, names: dict[int, str]):
         super().__init__(now)
         self._read[("projects",)] = names
-        self.changed = changed
+        self._tags: dict[int, list[str]] = {}  # the tags of each state read, by memory
+        # Per tier, the (load, tags, memories) that joined since, left since, expired then.
+        self._moved: dict[str, dict[int, list[tuple[str, list[str], int]]]] = {}
+        self.purged = 0
 
-    def rows_kept(self) -> tuple[str, list]:
-        return (
-            f" AND id NOT IN (SELECT memory_id FROM {REVISIONS} WHERE at > %s)",
-            [db_time(self.now)],
-        )
+    def _read_arms(self, arms: list[tuple[int, str, int | None]]) -> dict[tuple, list[Entry]]:
+        moment = db_time(self.now)
+        stood = _stood()
+        in_force = "(expires_at IS NULL OR expires_at > %s) AND NOT purged"
+        columns = "tier, load, memory_id, ended_by, priority, CAST(created_at AS TEXT), tags"
+        selects, params = [], []
+        for number, (tier, load, limit) in enumerate(arms):
+            body = " AND has_body" if load == "inline" else ""
+            where = f"tier = %s AND load = %s AND {stood} AND {in_force}{body}"
+            if limit is None:
+                selects.append(f"SELECT {columns} FROM {STATES} WHERE {where}")
+                params += [tier, load, moment, moment, moment]
+                continue
+            selects.append(
+                f"SELECT * FROM (SELECT {columns} FROM {STATES} WHERE {where} "
+                f"ORDER BY priority, created_at DESC, memory_id DESC LIMIT %s) AS arm{number}"
+            )
+            params += [tier, load, moment, moment, moment, limit]
+        with connection.cursor() as cursor:
+            cursor.execute(" UNION ALL ".join(selects), params)
+            rows = cursor.fetchall()
+        texts = self._texts(rows)
+        found: dict[tuple, list[Entry]] = {(tier, load): [] for tier, load, _ in arms}
+        names = self._read[("projects",)]
+        for tier, load, memory_id, ended_by, priority, created, tags in rows:
+            name, project_id, description, body = texts[(memory_id, ended_by)]
+            self._tags[memory_id] = _json(tags)
+            body = body if load == "inline" else ""  # an index entry's body is never shown
+            found[(tier, load)].append(
+                Entry(
+                    id=memory_id,
+                    name=name,
+                    project_id=project_id,
+                    project_name=names.get(project_id) if project_id else None,
+                    priority=priority,
+                    created_at=stored_moment(created),
+                    description=description,
+                    body=body,
+                    body_bytes=len(body.encode("utf-8")),
+                )
+            )
+        for entries in found.values():
+            entries.sort(key=INDEX_ORDER)
+        return found
 
-    def inline(self, tier: int) -> list[Entry]:
-        past = [e for e in self.changed.entries(self.changed.then(tier, "inline")) if e.body]
-        return sorted([*super().inline(tier), *past], key=INDEX_ORDER)
+    def _texts(self, rows) -> dict[tuple[int, int | None], tuple]:
+        """The name, project, description and body of each state read, by (memory, the
+        revision that ended it): that revision's `before`, or the row while it stands."""
+        ended = [ended_by for _, _, _, ended_by, *_ in rows if ended_by is not None]
+        standing = [memory_id for _, _, memory_id, ended_by, *_ in rows if ended_by is None]
+        texts = {}
+        statements = engine.of(connection).statements
+        with connection.cursor() as cursor:
+            if ended:
+                ids, params = statements.values(ended)
+                cursor.execute(
+                    f"SELECT memory_id, id, before FROM {REVISIONS} WHERE id IN ({ids})", params
+                )
+                for memory_id, revision_id, before in cursor.fetchall():
+                    state = _json(before)
+                    texts[(memory_id, revision_id)] = (
+                        state["name"],
+                        state["project_id"],
+                        state["description"],
+                        state["body"],
+                    )
+            if standing:
+                ids, params = statements.values(standing)
+                cursor.execute(
+                    f"SELECT id, name, project_id, description, body FROM {MEMORY_TABLE} "
+                    f"WHERE id IN ({ids})",
+                    params,
+                )
+                for memory_id, *text in cursor.fetchall():
+                    texts[(memory_id, None)] = tuple(text)
+        return texts
 
-    def index_candidates(self, tier: int, limit: int) -> list[Entry]:
-        past = self.changed.entries(self.changed.then(tier, "index")[:limit])
-        return sorted([*super().index_candidates(tier, limit), *past], key=INDEX_ORDER)[:limit]
+    def read_tallies(self, tiers) -> None:
+        """Each tier's memories per load at the moment (the tallies of now, less the states
+        that joined the tier since, plus those that left it since) and those expired then,
+        with their tags; and how many memories of the tiers a purge erased since."""
+        missing = [tier for tier in tiers if ("tally", tier) not in self._read]
+        if not missing:
+            return
+        marks = ", ".join(["%s"] * len(missing))
+        moment = db_time(self.now)
+        stood = _stood()
+        grouped = "tier, load, tags, COUNT(*)"
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT 'now', tier, load, NULL, CAST(SUM(memories) AS BIGINT) FROM {BAND_TALLY} "
+                f"WHERE tier IN ({marks}) GROUP BY tier, load UNION ALL "
+                f"SELECT 'joined', {grouped} FROM {STATES} "
+                f"WHERE joins AND tier IN ({marks}) AND since > %s GROUP BY tier, load, tags "
+                f"UNION ALL SELECT 'left', {grouped} FROM {STATES} "
+                f"WHERE leaves AND tier IN ({marks}) AND until > %s GROUP BY tier, load, tags "
+                f"UNION ALL SELECT 'expired', {grouped} FROM {STATES} "
+                f"WHERE tier IN ({marks}) AND expires_at <= %s AND {stood} AND NOT purged "
+                "GROUP BY tier, load, tags "
+                f"UNION ALL SELECT 'purged', tier, '', NULL, COUNT(*) FROM {STATES} "
+                f"WHERE purged AND tier IN ({marks}) AND until > %s AND "
+                "(since IS NULL OR since <= %s) GROUP BY tier",
+                [
+                    *missing,
+                    *missing,
+                    moment,
+                    *missing,
+                    moment,
+                    *missing,
+                    moment,
+                    moment,
+                    moment,
+                    *missing,
+                    moment,
+                    moment,
+                ],
+            )
+            rows = cursor.fetchall()
+        memories = {tier: Counter() for tier in missing}
+        expired = {tier: Counter() for tier in missing}
+        for kind, tier, load, tags, count in rows:
+            if kind == "purged":
+                self.purged += count
+                continue
+            if kind != "now":
+                self._moved.setdefault(kind, {}).setdefault(tier, []).append(
+                    (load, _json(tags), count)
+                )
+            if kind == "expired":
+                expired[tier][load] += count
+            else:
+                memories[tier][load] += -count if kind == "joined" else count
+        for tier in missing:
+            self._read[("tally", tier)] = tallies.TierTally(
+                dict(memories[tier]), dict(expired[tier])
+            )
 
-    def count(self, tier: int, what: str) -> int:
-        kind = {"listable": "index", "search_only": "search", "expired": "expired"}[what]
-        return (
-            super().count(tier, what)
-            - self.changed.counted_now(tier, kind)
-            + len(self.changed.then(tier, kind))
-        )
+    def _moved_tags(self, tiers, load: str) -> Counter:
+        """The tags of the tiers' memories of `load` at the moment less those of now: what
+        left since counted in, what joined since counted out, and the expired then out."""
+        counts: Counter = Counter()
+        for kind, sign in (("joined", -1), ("left", 1), ("expired", -1)):
+            for tier in tiers:
+                for state_load, tags, count in self._moved.get(kind, {}).get(tier, []):
+                    if state_load == load:
+                        for tag in tags:
+                            counts[tag] += sign * count
+        return counts
 
     def index_tags_beside(self, tiers) -> Callable[[list[int]], list[tuple[str, int]]]:
         def tags_beside(listed: list[int]) -> list[tuple[str, int]]:
-            past = [r.state for tier in tiers for r in self.changed.then(tier, "index")]
-            changed_ids = {state["id"] for state in past}
-            kept = [memory_id for memory_id in listed if memory_id not in changed_ids]
-            counts = tallies.left_out_tag_counts(tiers, "index", self.now, kept)
-            counts.subtract(
-                tag
-                for tier, kind, tags in self.changed.present
-                if tier in tiers and kind == "index"
-                for tag in _json(tags)
-            )
-            shown = set(listed)
-            counts.update(
-                tag for state in past if state["id"] not in shown for tag in state["tags"]
-            )
+            marks = ", ".join(["%s"] * len(tiers))
+            counts = self._moved_tags(tiers, "index")
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"SELECT tag, CAST(SUM(memories) AS BIGINT) FROM {TAG_TALLY} "
+                    f"WHERE load = %s AND tier IN ({marks}) GROUP BY tag",
+                    ["index", *tiers],
+                )
+                for tag, count in cursor.fetchall():
+                    counts[tag] += count
+            counts.subtract(tag for memory_id in listed for tag in self._tags[memory_id])
             return tallies.most_common_tags(counts)
 
         return tags_beside
 
     def tags_among(self, memories: list[Entry]) -> Callable[[list[int]], list[tuple[str, int]]]:
-        ids = {entry.id for entry in memories}
-        past = {
-            record.state["id"]: record.state
-            for records in self.changed.past.values()
-            for record in records
-            if record.state["id"] in ids
-        }
-        kept = [entry.id for entry in memories if entry.id not in past]
-
         def tags_beside(listed: list[int]) -> list[tuple[str, int]]:
             shown = set(listed)
-            counts = Counter(
-                Tag.objects.filter(memory_id__in=[i for i in kept if i not in shown])
-                .values_list("tag", flat=True)
-                .iterator()
+            return tallies.most_common_tags(
+                Counter(
+                    tag
+                    for entry in memories
+                    if entry.id not in shown
+                    for tag in self._tags[entry.id]
+                )
             )
-            counts.update(
-                tag for state in past.values() if state["id"] not in shown for tag in state["tags"]
-            )
-            return tallies.most_common_tags(counts)
 
         return tags_beside
 
@@ -365,11 +352,9 @@ def view_at(
                 field=field_name,
             )
         project = Project(id=project_id, name=names[project_id])
-    tiers = band_tiers(project)
-    changed = ChangedSince.read(moment, tiers, names)
-    reads = PastReads(moment, names, changed)
+    reads = PastReads(moment, names)
     view = agent_view(project, moment, reads=reads)
-    return PastView(view=view, moment=moment, project=project, purged=changed.purged)
+    return PastView(view=view, moment=moment, project=project, purged=reads.purged)
 
 
 def memories_at(ids: list[int], moment: dt.datetime) -> dict[int, Memory]:

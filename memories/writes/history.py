@@ -45,6 +45,7 @@ from memories.models import (
 from memories.rules import secrets
 from memories.rules.errors import InvalidField
 from memories.rules.fields import rfc3339
+from memories.writes import states as memory_states
 
 PAGE, BULK, API, MCP, COMMAND, IMPORT, DIRECT = (
     Door.PAGE.value,
@@ -317,6 +318,7 @@ def record(action: str, *, before=None, after=None, subject: dict | None = None)
     with connection.cursor() as cursor:
         cursor.execute(INSERT_REVISION + "RETURNING id", row)
         revision_id = cursor.fetchone()[0]
+        memory_states.record(cursor, [(row[1], revision_id, row[0], before, after)])
         if after is None and row[6] != PURGE:
             cursor.execute(INSERT_TRASHED, [revision_id, row[1]])
         _announce(cursor, [_change(row, revision_id, before, after)])
@@ -402,6 +404,13 @@ def record_import(keys: list[tuple[str, int | None]], before: dict[int, dict]) -
             _change(row, revision_id, *state)
             for row, revision_id, state in zip(rows, ids, states, strict=True)
         ]
+        memory_states.record(
+            cursor,
+            [
+                (row[1], revision_id, row[0], *state)
+                for row, revision_id, state in zip(rows, ids, states, strict=True)
+            ],
+        )
         for start in range(0, len(changes), CHUNK):
             _announce(cursor, changes[start : start + CHUNK])
     return [written[key] for key in keys]
@@ -463,4 +472,5 @@ def prune(*, days: int | None = None, now: dt.datetime | None = None) -> Pruned 
             # The feed past the retention period: a stream resuming from before it is told to
             # read the store afresh (memories.reads.changes.Backlog).
             cursor.execute("DELETE FROM memories_change WHERE at < %s", [cutoff_db])
+    memory_states.prune(cutoff_db)
     return Pruned(revisions=removed_revisions, change_sets=removed_sets, cutoff=cutoff)

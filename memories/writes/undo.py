@@ -27,7 +27,7 @@ from memories.rules.errors import (
     UndoRefused,
     VersionUnavailable,
 )
-from memories.writes import doors, history, row_codec, vectors, wordings
+from memories.writes import doors, history, row_codec, states, vectors, wordings
 from projects.models import Project
 
 _PUT_BACK = (
@@ -193,6 +193,7 @@ def purge(trashed_id, *, admin: bool) -> str:
         Revision.objects.filter(memory_id=deletion.memory_id).update(
             before=None, after=None, purged=True
         )
+        states.erase(deletion.memory_id)
         history.record(history.PURGE, subject=subject)
     return deletion.name
 

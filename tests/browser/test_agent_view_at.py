@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from memories.models import Memory, ProjectRevision, Revision
-from memories.writes import doors, history
+from memories.writes import doors, history, states
 from projects import writes as project_doors
 from tests.browser.conftest import ARTIFACTS
 from tests.conftest import make_user
@@ -16,11 +16,13 @@ pytestmark = pytest.mark.browser
 
 
 def _ten_days_pass() -> None:
-    """What was written so far moved back ten days, as time passing would."""
+    """What was written so far moved back ten days, as time passing would; the memories'
+    states, which the history keeps as it is written, rebuilt from the history so moved."""
     ten_days_ago = timezone.now() - dt.timedelta(days=10)
     Revision.objects.update(at=ten_days_ago)
     ProjectRevision.objects.update(at=ten_days_ago)
     Memory.objects.update(created_at=ten_days_ago, updated_at=ten_days_ago)
+    states.rebuild()
 
 
 @pytest.fixture

@@ -139,3 +139,42 @@ def test_a_moment_before_the_history_kept_is_not_answered(write, settings):
     history.prune(days=1, now=timezone.now() + dt.timedelta(days=1, seconds=1))
     assert not Revision.objects.exists()
     assert answers_from() > start  # nothing kept: only the view as it stands
+
+
+def test_what_a_prune_keeps_still_answers(write, seen):
+    write("a", description="first")
+    write("b", description="second", tags=["ops"])
+    cutoff = timezone.now()
+    write("a", description="first, again", load="inline", body="A rule.")
+    write("c", description="third")
+    seen()
+    doors.delete("b")
+    doors.move("c", to=project_doors.add("webdev").name)
+    seen()
+    history.prune(days=1, now=cutoff + dt.timedelta(days=1))
+    assert answers_from() > cutoff
+    assert seen.check() == 3
+
+
+def test_a_memory_written_past_the_doors_stood_as_its_first_revision_found_it(write, seen):
+    then = timezone.now() - dt.timedelta(days=3)
+    Memory.objects.create(
+        name="old", description="from before", created_at=then, updated_at=then, verified_at=then
+    )
+    write("new", description="beside it")
+    seen()
+    write("old", description="now through a door", priority=1)
+    seen()
+    assert seen.check() == 2
+
+
+def test_a_purged_memory_is_counted_not_shown(write):
+    write("keep", description="kept")
+    write("gone", description="purged since")
+    moment = timezone.now()
+    assert "gone" in agent_view(None, moment).text()
+    doors.delete("gone")
+    undo.purge(TrashedMemory.objects.get().id, admin=True)
+    past = view_at(None, moment)
+    assert past.purged == 1
+    assert "keep" in past.text() and "gone" not in past.text()

@@ -294,16 +294,17 @@ CHANGED = 1  # PostgreSQL's NOTIFY beside a change's entry in the feed
     ("door", "queries"),
     [
         # savepoint; the name in any tier; the name across tiers; the upsert; the row read
-        # back; its vector; its wording key; the revision; its entry in the change feed (and
-        # on PostgreSQL the NOTIFY that wakes the other servers: CHANGED); release (no inline
-        # bytes added: the bands unread)
-        (lambda: doors.write("fresh", description="a thing apart"), 10),
+        # back; its vector; its wording key; the revision; the state it begins; its entry in
+        # the change feed (and on PostgreSQL the NOTIFY that wakes the other servers:
+        # CHANGED); release (no inline bytes added: the bands unread)
+        (lambda: doors.write("fresh", description="a thing apart"), 11),
         # + the bands' totals, for the inline bytes it adds
-        (lambda: doors.write("fresh", description="apart", body="x", load="inline"), 11),
-        # as a create, without the name across tiers; the text unchanged: no new vector or key
-        (lambda: doors.write("deploy", priority=1), 7),
+        (lambda: doors.write("fresh", description="apart", body="x", load="inline"), 12),
+        # as a create, without the name across tiers; the text unchanged: no new vector or
+        # key; + the state it ends (and the one for a row with none, which finds one)
+        (lambda: doors.write("deploy", priority=1), 10),
         # + the target project, the name in its tier and across tiers; an UPDATE by id
-        (lambda: doors.write("deploy", move_to="webdev"), 10),
+        (lambda: doors.write("deploy", move_to="webdev"), 13),
         # savepoint; the name; rollback and release: nothing else is asked
         (lambda: doors.write("deploy", description="again", must_create=True), 4),
     ],
