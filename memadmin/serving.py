@@ -116,8 +116,8 @@ class _HandedOver:
 
 
 class Worker(gthread.ThreadWorker):
-    """gunicorn's threaded worker, its connections read by deadline, its streams written by
-    the hub."""
+    """gunicorn's threaded worker: request heads read on its poller, a connection's count
+    held per address, requests read by deadline, streams written by the hub."""
 
     def init_process(self):
         self.hub = Hub().start()
