@@ -25,6 +25,9 @@ from memadmin.env import env_int, env_list
 HEADER_SECONDS = env_int("MEMADMIN_HEADER_SECONDS", 10, minimum=1)
 PER_ADDRESS = env_int("MEMADMIN_CONNECTIONS_PER_ADDRESS", 16, minimum=1)
 HEAD_MAX = 64 * 1024
+# A refused connection's answer waits this long at most for the start of its request, to be
+# JSON for /v1.
+REFUSAL_WAIT_SECONDS = 1.0
 HEAD_END = b"\r\n\r\n"
 
 
@@ -95,8 +98,8 @@ def answer(status: int, reason: str, sentence: str, *, json_body: bool) -> bytes
 
 def refuse(sock: socket.socket, response_for) -> None:
     """Answer a connection refused before its request was read, and close it: what its
-    client has sent so far is read first (closing over unread bytes would reset the
-    connection, and the client would never see the answer)."""
+    client has sent so far is read first (the answer is in the kind the request asks for,
+    and closing over unread bytes would reset the connection before the client saw it)."""
     sock.setblocking(False)
     head = b""
     with contextlib.suppress(OSError):

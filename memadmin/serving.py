@@ -33,7 +33,15 @@ from gunicorn import util
 from gunicorn.http import errors
 from gunicorn.workers import gthread
 
-from memadmin.admission import HEAD_MAX, Addresses, Head, answer, for_the_api, refuse
+from memadmin.admission import (
+    HEAD_MAX,
+    REFUSAL_WAIT_SECONDS,
+    Addresses,
+    Head,
+    answer,
+    for_the_api,
+    refuse,
+)
 from memadmin.env import env_int
 from memadmin.live.hub import Hub
 
@@ -123,6 +131,7 @@ class Worker(gthread.ThreadWorker):
         self.hub = Hub().start()
         self.addresses = Addresses()
         self._reading_heads: dict[_Connection, None] = {}  # in the order of their deadlines
+        self._refusing: dict[socket.socket, float] = {}  # by deadline, likewise
         self._handling = threading.local()
         super().init_process()
 
@@ -198,13 +207,22 @@ class Worker(gthread.ThreadWorker):
             return  # another worker took it, or the client gave up
         address = client_addr[0] if isinstance(client_addr, tuple) else ""
         if not self.addresses.admit(address):
-            refuse(client_sock, self._too_many)
+            client_sock.setblocking(False)
+            self._refusing[client_sock] = time.monotonic() + REFUSAL_WAIT_SECONDS
+            self.poller.register(client_sock, selectors.EVENT_READ, self._refuse)
             return
         self.nr_conns += 1
         conn = _Connection(
             self.cfg, client_sock, client_addr, listener.getsockname(), self.addresses
         )
         self._read_head(conn)
+
+    def _refuse(self, sock: socket.socket) -> None:
+        """Answer a connection past its address's limit once its request begins (or its
+        wait is over), and close it."""
+        self.poller.unregister(sock)
+        del self._refusing[sock]
+        refuse(sock, self._too_many)
 
     def _too_many(self, head: bytes) -> bytes:
         sentence = (
@@ -252,10 +270,15 @@ class Worker(gthread.ThreadWorker):
         del self._reading_heads[conn]
 
     def murder_pending(self):
-        """Also close the connections whose request head is overdue (and, once the worker
-        is stopping, those that have sent nothing yet)."""
+        """Also answer the refused connections whose wait is over, and close those whose
+        request head is overdue (and, once the worker is stopping, those that have sent
+        nothing yet)."""
         super().murder_pending()
         now = time.monotonic()
+        for sock, deadline in list(self._refusing.items()):
+            if deadline > now and self.alive:
+                break
+            self._refuse(sock)
         for conn in list(self._reading_heads):
             if conn.head.overdue(now) or (not self.alive and not conn.head.data):
                 self._stop_reading_head(conn)
