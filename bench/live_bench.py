@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter, defaultdict
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -131,6 +132,17 @@ class Server:
     def listen(self) -> Listener:
         return Listener(self.port, "/v1/events", {"Authorization": f"Bearer {self.store.token}"})
 
+    def cpu_seconds(self) -> float:
+        """The CPU time of the master and its worker processes so far."""
+        pids = [self.process.pid]
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        pids += [int(pid) for pid in children.read_text().split()]
+        ticks = 0
+        for pid in pids:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+        return ticks / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(timeout=30)
@@ -188,57 +200,64 @@ def page_latency(a: Server, b: Server, n: int) -> list[float]:
     return seen
 
 
-def list_times(server: Server, n: int) -> list[float]:
+def list_times(server: Server, n: int) -> tuple[list[float], float]:
+    """`n` list requests' times, and the server's CPU time per request over them (its
+    processes', read from /proc: the load of the machine moves it much less)."""
     seen = []
+    cpu_before = server.cpu_seconds()
     for _ in range(n):
         started = time.perf_counter()
         status, _ = server.request("GET", "/v1/memories?limit=50")
         assert status == 200
         seen.append(time.perf_counter() - started)
-    return seen
+    return seen, (server.cpu_seconds() - cpu_before) / n
 
 
 def delivery(a: Server, b: Server, writers: int, listeners: int, seconds: float, per_minute: int):
-    """`writers` writing `per_minute` changes a minute in all (half through each server) for
-    `seconds`, `listeners` streams (half on each): every change to every listener once."""
+    """`writers` writing `per_minute` changes a minute in all (half through each server, each
+    writer on its own schedule, at once when behind it) for `seconds`, to 7 memories each, and
+    `listeners` streams (half on each): every change to every listener once, each memory's in
+    the order written."""
     streams = [(a if i % 2 else b).listen() for i in range(listeners)]
     interval = 60 / (per_minute / writers)
-    count = [0]
+    written: Counter[str] = Counter()  # memory name: acknowledged writes
     lock = threading.Lock()
+    started = time.monotonic()
 
     def write(w: int) -> None:
         server = a if w % 2 else b
-        end = time.monotonic() + seconds
         n = 0
-        while time.monotonic() < end:
-            server.put(f"load-{w}-{n % 7}", description=f"writer {w} write {n}")
+        while (due := started + n * interval) < started + seconds:
+            time.sleep(max(0.0, due - time.monotonic()))
+            name = f"load-{w}-{n % 7}"
+            server.put(name, description=f"writer {w} write {n}")
             n += 1
             with lock:
-                count[0] += 1
-            time.sleep(interval)
+                written[name] += 1
 
     threads = [threading.Thread(target=write, args=(w,)) for w in range(writers)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    total = count[0]
+    took = time.monotonic() - started
+    total = sum(written.values())
     lost = repeated = disordered = 0
-    reference = None
     for stream in streams:
         try:
-            messages = stream.collect(total, timeout=60)
+            messages = stream.collect(total, timeout=120)
         except AssertionError:
             lost += 1
             continue
-        extra = stream.next(timeout=1)
-        repeated += extra is not None
-        ids = [m.id for m in messages]
-        disordered += ids != sorted(set(ids))
-        reference = reference or ids
-        lost += ids != reference
+        repeated += stream.next(timeout=1) is not None or len({m.id for m in messages}) < total
+        revisions = defaultdict(list)
+        for message in messages:
+            change = message.json()
+            revisions[change["name"]].append(change["revision"])
+        lost += {name: len(seen) for name, seen in revisions.items()} != dict(written)
+        disordered += any(seen != sorted(seen) for seen in revisions.values())
         stream.close()
-    return total, lost, repeated, disordered
+    return total, took, lost, repeated, disordered
 
 
 def main() -> int:
@@ -246,7 +265,8 @@ def main() -> int:
     parser.add_argument("--database-url")
     parser.add_argument("--probes", type=int, default=40)
     parser.add_argument("--page-probes", type=int, default=15)
-    parser.add_argument("--list-requests", type=int, default=300)
+    parser.add_argument("--list-requests", type=int, default=150)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--streams", type=int, default=200)
     parser.add_argument("--memories", type=int, default=300)
     parser.add_argument("--delivery-seconds", type=float, default=30)
@@ -264,25 +284,41 @@ def main() -> int:
         paged = stats(page_latency(a, b, args.page_probes))
         print(f"- write on A to row on B's list page: {paged}")
         print(f"  (load {loadavg()})")
-        before = list_times(b, args.list_requests)
-        streams = [b.listen() for _ in range(args.streams)]
-        opened = sum(s.status == 200 for s in streams)
-        during = list_times(b, args.list_requests)
-        for stream in streams:
-            stream.close()
-        time.sleep(1)
-        after = list_times(b, args.list_requests)
-        print(f"- /v1/memories?limit=50 on B, no stream open: {stats(before)}")
-        print(f"- the same with {opened} streams open on B: {stats(during)}")
-        print(f"- the same after they closed: {stats(after)}")
+        # In turns, so that the machine's load falls on both alike.
+        without, within, cpu_without, cpu_within = [], [], [], []
+        opened = []
+        for _ in range(args.rounds):
+            times, cpu = list_times(b, args.list_requests)
+            without += times
+            cpu_without.append(cpu)
+            streams = [b.listen() for _ in range(args.streams)]
+            opened.append(sum(s.status == 200 for s in streams))
+            time.sleep(1)
+            times, cpu = list_times(b, args.list_requests)
+            within += times
+            cpu_within.append(cpu)
+            for stream in streams:
+                stream.close()
+            time.sleep(1)
+        ms = ", ".join
+        print(
+            f"- /v1/memories?limit=50 on B, {args.rounds} turns of {args.list_requests}, no "
+            f"stream open: {stats(without)}; server CPU a request "
+            f"{ms(f'{c * 1000:.2f}' for c in cpu_without)} ms"
+        )
+        print(
+            f"- the same with {min(opened)} streams open on B: {stats(within)}; server CPU a "
+            f"request {ms(f'{c * 1000:.2f}' for c in cpu_within)} ms"
+        )
         print(f"  (load {loadavg()})")
-        total, lost, repeated, disordered = delivery(
+        total, took, lost, repeated, disordered = delivery(
             a, b, writers=8, listeners=20, seconds=args.delivery_seconds, per_minute=1000
         )
         print(
-            f"- delivery, 8 writers at 1,000 writes a minute for {args.delivery_seconds:.0f} s, "
-            f"20 listeners: {total} changes; listeners missing or differing {lost}, with a "
-            f"repeat {repeated}, out of order {disordered}"
+            f"- delivery, 8 writers aiming at 1,000 writes a minute for "
+            f"{args.delivery_seconds:.0f} s, 20 listeners: {total} changes in {took:.1f} s "
+            f"({total / took * 60:.0f} a minute); listeners missing or differing {lost}, with "
+            f"a repeat {repeated}, with a memory's changes out of order {disordered}"
         )
         print(f"\nload after: {loadavg()}")
     finally:

@@ -3,6 +3,7 @@
 port of 127.0.0.1."""
 
 import http.client
+import json
 import re
 import socket
 import threading
@@ -30,8 +31,10 @@ class Gunicorn:
         self.process, self.port = start_gunicorn(data_dir, self.log, **env)
         wait_until_answering(self.process, self.log, lambda: self.get("/sign-in/")[0] == 200)
 
-    def request(self, method, path, body=None, headers=None, timeout=30):
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+    def request(self, method, path, body=None, headers=None, timeout=30, source="127.0.0.1"):
+        connection = http.client.HTTPConnection(
+            "127.0.0.1", self.port, timeout=timeout, source_address=(source, 0)
+        )
         try:
             connection.request(
                 method, path, body=body, headers={"Host": "127.0.0.1", **(headers or {})}
@@ -41,8 +44,8 @@ class Gunicorn:
         finally:
             connection.close()
 
-    def get(self, path, headers=None, timeout=30):
-        return self.request("GET", path, headers=headers, timeout=timeout)
+    def get(self, path, headers=None, timeout=30, source="127.0.0.1"):
+        return self.request("GET", path, headers=headers, timeout=timeout, source=source)
 
     def stop(self):
         stop_gunicorn(self.process)
@@ -106,9 +109,9 @@ def test_after_collectstatic_the_hashed_copies_are_linked(store):
         server.stop()
 
 
-def _trickle(port: int, opening: bytes, stop: threading.Event, cut: list):
+def _trickle(port: int, opening: bytes, stop: threading.Event, cut: list, source="127.0.0.1"):
     """A client sending its request a few bytes at a time, one piece a second, forever."""
-    sock = socket.create_connection(("127.0.0.1", port))
+    sock = socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
     sock.settimeout(1)
     try:
         sock.sendall(opening)
@@ -141,8 +144,11 @@ SLOW_BODY = (
 def test_ten_slow_clients_leave_the_server_answering_and_are_cut_off(store):
     """Ten clients trickling their headers and ten trickling a body (the outside test held all
     4 sync workers with ten): every other request is still answered, and each slow client is
-    cut off once its request has taken MEMADMIN_REQUEST_READ_SECONDS."""
-    server = Gunicorn(store, MEMADMIN_REQUEST_READ_SECONDS="12")
+    cut off once its request has taken MEMADMIN_REQUEST_READ_SECONDS (their address may
+    hold them all here: the limit on it is tested below)."""
+    server = Gunicorn(
+        store, MEMADMIN_REQUEST_READ_SECONDS="12", MEMADMIN_CONNECTIONS_PER_ADDRESS="40"
+    )
     stop = threading.Event()
     cut: list[float] = []
     clients = [
@@ -167,3 +173,89 @@ def test_ten_slow_clients_leave_the_server_answering_and_are_cut_off(store):
     finally:
         stop.set()
         server.stop()
+
+
+def _open_head(port: int, source: str) -> socket.socket:
+    """A connection from `source` that has sent the start of a request's headers."""
+    sock = socket.create_connection(("127.0.0.1", port), source_address=(source, 0), timeout=30)
+    sock.sendall(SLOW_HEADERS)
+    return sock
+
+
+def test_an_address_past_its_connection_limit_is_refused_and_no_other(store):
+    """One worker process, 4 connections an address: a 5th from that address is answered 429
+    (the API's JSON for /v1) and closed; another address is served meanwhile; once one of the
+    4 closes, the address is served again."""
+    server = Gunicorn(store, MEMADMIN_WORKERS="1", MEMADMIN_CONNECTIONS_PER_ADDRESS="4")
+    held = [_open_head(server.port, "127.0.0.2") for _ in range(4)]
+    try:
+        time.sleep(0.5)  # accepted by the worker
+        status, headers, body = server.get("/v1/memories", source="127.0.0.2")
+        assert status == 429
+        assert headers["Content-Type"] == "application/json"
+        assert "as many as one address may" in json.loads(body)["error"]
+        status, headers, _ = server.get("/sign-in/", source="127.0.0.2")
+        assert status == 429 and headers["Content-Type"].startswith("text/plain")
+        assert server.get("/v1/openapi.json", source="127.0.0.3")[0] == 200
+        held.pop().close()
+        time.sleep(0.5)
+        assert server.get("/v1/openapi.json", source="127.0.0.2")[0] == 200
+        assert "Traceback" not in server.log.read_text()
+    finally:
+        for sock in held:
+            sock.close()
+        server.stop()
+
+
+def test_heads_trickled_in_hold_no_thread_and_are_closed_at_their_deadline(store):
+    """One worker process of one thread: eight clients trickling their headers from as many
+    addresses leave it answering the others at once (a thread reading their headers would
+    wait on each for the whole request deadline), and each is closed once its headers have
+    taken MEMADMIN_HEADER_SECONDS."""
+    server = Gunicorn(
+        store, MEMADMIN_WORKERS="1", MEMADMIN_THREADS="1", MEMADMIN_HEADER_SECONDS="6"
+    )
+    stop = threading.Event()
+    cut: list[float] = []
+    clients = [
+        threading.Thread(
+            target=_trickle,
+            args=(server.port, SLOW_HEADERS, stop, cut, f"127.0.1.{n}"),
+            daemon=True,
+        )
+        for n in range(1, 9)
+    ]
+    try:
+        for client in clients:
+            client.start()
+        time.sleep(1)
+        answered = [server.get("/v1/openapi.json", timeout=20)[0] for _ in range(5)]
+        first_cut_after_answers = time.monotonic()
+        assert answered == [200] * 5
+        for client in clients:
+            client.join(timeout=30)
+        assert len(cut) == len(clients), "a client trickling its headers was never closed"
+        assert first_cut_after_answers < min(cut)
+    finally:
+        stop.set()
+        server.stop()
+
+
+def test_a_bad_host_and_a_body_over_the_limit_are_one_log_line_each(store):
+    server = Gunicorn(store, MEMADMIN_MAX_REQUEST_BYTES="2048")
+    try:
+        assert server.get("/v1/memories", headers={"Host": "evil.example"})[0] == 400
+        status, _, body = server.request(
+            "PUT",
+            "/v1/memories/big",
+            body=b"x" * 4096,
+            headers={"Content-Type": "application/json", "Authorization": "Bearer x"},
+        )
+        assert status == 413, body
+    finally:
+        server.stop()
+    log = server.log.read_text()
+    assert "Traceback" not in log
+    refusals = [line for line in log.splitlines() if "evil.example" in line and "HTTP_HOST" in line]
+    assert len(refusals) == 1, log
+    assert len([line for line in log.splitlines() if "larger than" in line]) == 1, log

@@ -5,8 +5,10 @@ engine's signal (memories.engine changes.wait: PostgreSQL's NOTIFY, SQLite's pol
 the changes committed past the last it read, and offers them to each stream in order. A
 stream that opens after an id (its client's Last-Event-ID) first gets what it missed, read
 under the same lock, so between that backlog and the live changes nothing is lost or
-repeated. A database that goes away stops nothing: the thread reconnects and reads on from
-its last id.
+repeated. A database that goes away (a restart, a failover) ends every open stream, cleanly:
+its client reconnects with its last event id once the database is back (an EventSource on
+its own; the pages poll meanwhile), and gets what it missed from the backlog. The thread
+reconnects and reads on from its last id for the streams opened then.
 """
 
 import logging
@@ -123,11 +125,16 @@ class Feed:
         """End every open stream and wait for the thread to let go of its connection (a
         test server stopping before its database is dropped)."""
         with self._lock:
-            streams, thread = list(self._streams), self._thread
-        for stream in streams:
-            stream.close()
+            thread = self._thread
+        self._end_streams()
         if thread is not None:
             thread.join(timeout)
+
+    def _end_streams(self) -> None:
+        with self._lock:
+            streams = list(self._streams)
+        for stream in streams:
+            stream.close()
 
     def count(self) -> int:
         with self._lock:
@@ -148,7 +155,11 @@ class Feed:
                     events = changes.after(self._position)
                 except Exception as failure:
                     if isinstance(failure, DatabaseError):
-                        log.warning("The change feed lost the database; reconnecting.")
+                        log.warning(
+                            "The change feed lost the database; its streams end, and resume "
+                            "from their last event id once it is back."
+                        )
+                        self._end_streams()
                     else:
                         log.exception("The change feed failed to read; it tries again.")
                     self._disconnect()

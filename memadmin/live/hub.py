@@ -3,8 +3,9 @@
 memadmin.serving hands a stream's socket here once its response headers are sent; the
 request thread is free at once. The hub's thread sends each stream what it has pending (as
 HTTP/1.1 chunks), a heartbeat when it has been quiet, and closes it when the client goes
-away, stops reading (its unsent output passes MAX_UNSENT bytes: a slow reader is cut off
-rather than buffered without end, and slows no one else), or the stream has been idle past
+away, stops reading (its unsent output passes the stream's max_unsent bytes,
+MEMADMIN_STREAM_BUFFER_BYTES: a slow reader is cut off rather than buffered without end, and
+slows no one else), or the stream has been idle past
 its idle timeout (the client reconnects, resuming from its last event id).
 
 Read by gunicorn's master before Django is set up: it imports nothing of Django's.
@@ -20,8 +21,10 @@ import time
 
 log = logging.getLogger(__name__)
 
-MAX_UNSENT = 1024 * 1024
 TICK_SECONDS = 1.0
+# The kernel's buffer for a stream's socket, which would otherwise grow to megabytes for a
+# client that stops reading before the stream's own limit is reached.
+SOCKET_BUFFER_BYTES = 16 * 1024
 
 
 def chunk(data: bytes) -> bytes:
@@ -61,6 +64,7 @@ class Hub:
         """Write `stream` to `sock` from now on (its response headers are sent; `chunked`,
         with Transfer-Encoding: chunked, else to an HTTP/1.0 client until the close)."""
         sock.setblocking(False)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SOCKET_BUFFER_BYTES)
         entry = _Open(sock, stream, chunked)
         with self._lock:
             self._adopted.append(entry)
@@ -140,7 +144,7 @@ class Hub:
             if sent:
                 del entry.unsent[:sent]
                 entry.last_sent = time.monotonic()
-        if len(entry.unsent) > MAX_UNSENT:
+        if len(entry.unsent) > entry.stream.max_unsent:
             log.warning("A stream's client stopped reading; it is cut off.")
             self._close(entry)
             return

@@ -60,6 +60,7 @@ class Stream:
         self.render = render
         self.heartbeat_seconds = settings.MEMADMIN_STREAM_HEARTBEAT_SECONDS
         self.idle_seconds = settings.MEMADMIN_STREAM_IDLE_SECONDS
+        self.max_unsent = settings.MEMADMIN_STREAM_BUFFER_BYTES
         self.closed = False
         self._pending: list[bytes] = [f"retry: {RETRY_MS}\n\n".encode()]
         self._ready = threading.Condition()

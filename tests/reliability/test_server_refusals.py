@@ -1,8 +1,10 @@
 """What the HTTP server refuses before memadmin sees the request is documented, as it is
-answered: the OpenAPI document names each of gunicorn's refusals by its status. Everything
-memadmin itself answers under /v1 is JSON (tests/api/test_errors.py)."""
+answered: the OpenAPI document names each of gunicorn's refusals by its status, and under
+/v1 they are the API's JSON error, one sentence, like everything memadmin itself answers
+there (tests/api/test_errors.py)."""
 
 import http.client
+import json
 
 from memadmin.api.openapi import core
 
@@ -42,7 +44,25 @@ REFUSED = [
 def test_the_servers_own_refusals_are_the_documented_ones(served):
     described = " ".join(core.DESCRIPTION.split())
     for request_bytes, status, documented in REFUSED:
-        answered, content_type, _ = _raw(served.port, request_bytes)
+        answered, content_type, body = _raw(served.port, request_bytes)
         assert answered == status, documented
-        assert not content_type.startswith("application/json")
+        assert content_type == "application/json"
+        sentence = json.loads(body)["error"]
+        assert sentence.endswith(".") and sentence.count(". ") == 0, sentence
         assert documented in described
+    assert "Traceback" not in served.stop()
+
+
+def test_outside_the_api_they_stay_the_servers_own(served):
+    """The pages' refusals are gunicorn's page: a browser shows it."""
+    request_bytes = b"GET /memories/?q=" + b"x" * 5000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    answered, content_type, _ = _raw(served.port, request_bytes)
+    assert (answered, content_type) == (414, "text/html")
+
+
+def test_a_malformed_request_to_the_api_is_its_json(served):
+    answered, content_type, body = _raw(
+        served.port, b"GET /v1/memories HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header: x\r\n\r\n"
+    )
+    assert (answered, content_type) == (400, "application/json")
+    assert json.loads(body)["error"].startswith("The server could not read this request")

@@ -958,10 +958,10 @@ unknown route answers 404, a wrong method 405 (with Allow), malformed JSON or pa
 a query parameter or body field a route does not take 400 naming it, a body over the
 server's limit 413 (refused from its Content-Length, before it is read).
 
-Refusals memadmin cannot shape, because the HTTP server answers before the request reaches
-it: gunicorn refuses a request line over 4,094 bytes (414 URI Too Long; a long `q=` belongs
-in fewer synonyms), more than 100 header fields or a header line over 8,190 bytes (431
-Request Header Fields Too Large), and a malformed request line, header or chunked body
-(400), each with a short text/html body. A reverse proxy in front adds its own answers
-(413, 502, 504...), in its own format.
+Refusals the HTTP server makes before the request reaches the application are the same JSON
+error: a request line over 4,094 bytes (414 URI Too Long; a long `q=` belongs in fewer
+synonyms), more than 100 header fields or a header line over 8,190 bytes (431 Request Header
+Fields Too Large), a malformed request line, header or chunked body (400), and a connection
+past the number one client address may hold open at once (429). A reverse proxy in front
+adds its own answers (413, 502, 504...), in its own format.
 """
