@@ -19,8 +19,8 @@ from django.utils import timezone
 
 from memadmin.accounts import roles
 from memadmin.models import ApiToken, Grant
-from memories.rules import tiers
-from memories.rules.errors import AccountRefused, InvalidField, TokenRefused
+from memories.rules import fields, tiers
+from memories.rules.errors import AccountRefused, InvalidField, TokenRefused, UnknownProject
 from memories.rules.reach import NOWHERE, Reach
 from projects.models import Project
 
@@ -39,8 +39,14 @@ def where(place) -> str:
 
 
 def _project(place) -> Project | None:
-    """The project of a tier's name (None: the global tier); an unknown one is refused."""
-    return None if place is None else Project.objects.named(place)
+    """The project of a tier's name (None: the global tier); a name no project may hold, or
+    none holds, is refused as a bad `project`."""
+    if place is None:
+        return None
+    try:
+        return Project.objects.named(fields.project_name(place))
+    except UnknownProject as unknown:
+        raise InvalidField("project", unknown.message) from None
 
 
 @dataclass(frozen=True)
@@ -218,6 +224,16 @@ def limit_token(token: ApiToken, places) -> None:
                 field="project",
             )
         Grant.objects.create(token=token, project=project)
+
+
+def token_choices(held: Reach) -> list:
+    """The tiers a token of one whose reach is `held` may be limited to, as limit_token takes
+    them: None (the global tier) first, then the projects' names in name order."""
+    projects = Project.every.order_by("name")
+    if not held.whole:
+        projects = projects.filter(id__in=held.seen)
+    names = list(projects.values_list("name", flat=True))
+    return ([None] if held.sees(tiers.GLOBAL_TIER) else []) + names
 
 
 def token_places(token: ApiToken) -> list:

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import OperationalError, connection, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from memadmin.accounts import grants, roles
-from memadmin.models import ApiToken
+from memadmin.models import ApiToken, Grant
 from memories import engine
 from memories.rules import fields
 from memories.rules.errors import (
@@ -145,11 +145,13 @@ def create_token(
 
 def user_tokens(user) -> QuerySet:
     """The user's own tokens, newest first, revoked ones included."""
-    return ApiToken.objects.filter(user=user).select_related("user")
+    return all_tokens().filter(user=user)
 
 
 def all_tokens() -> QuerySet:
-    return ApiToken.objects.select_related("user")
+    """Every token with its owner and the tiers it was limited to (grants.token_places)."""
+    limited_to = Prefetch("tier_grants", Grant.objects.select_related("project"))
+    return ApiToken.objects.select_related("user").prefetch_related(limited_to)
 
 
 def revoke(token: ApiToken) -> ApiToken:

@@ -18,6 +18,7 @@ from django.template.defaultfilters import floatformat
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
+from memadmin.accounts import grants
 from memories.models import memory_view_url
 from memories.rules import budget, tiers
 from memories.rules.captions import relative, verified_since_recorded
@@ -31,6 +32,12 @@ register.filter("verified_since_recorded", verified_since_recorded)
 def token_state(token, now) -> str:
     """An API token's state at `now`: live, paused, expired or revoked."""
     return token.state(now)
+
+
+@register.filter
+def token_tiers(token) -> list[str]:
+    """The tiers an API token was limited to ('global', projects' names); []: its owner's."""
+    return [tiers.label(place) for place in grants.token_places(token)]
 
 
 # Django's escape() and conditional_escape() do this escaping (html.escape) behind a

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from django.db import connection
-from django.db.models import BigIntegerField, QuerySet, Sum, Value
-from django.db.models.functions import Cast, Lower
+from django.db.models import QuerySet, Value
+from django.db.models.functions import Lower
 
 from memories import engine
 from memories.engine.sql import NEVER_READ
@@ -31,7 +31,7 @@ from memories.engine.tables import (
     TAG_VERIFIED_TALLY,
     VERIFIED_TALLY,
 )
-from memories.models import BandTally, Load, Memory, TagTally
+from memories.models import Load, Memory, TagTally
 from memories.reads.filters import SPARSE, MemoryFilters
 from memories.reads.rows import db_time
 from memories.rules import fields as memory_fields
@@ -94,11 +94,6 @@ def _expired_sql() -> str:
     return engine.of(connection).statements.likelihood("expires_at <= %s", SPARSE)
 
 
-def _sum(column: str) -> Cast:
-    """A whole-number sum (PostgreSQL sums a bigint column as numeric, a Decimal in Python)."""
-    return Cast(Sum(column), BigIntegerField())
-
-
 def count(filters, now: dt.datetime) -> int | None:
     """How many memories `filters` (reads.filters.MemoryFilters) admit, from the tallies when
     every condition is one they are kept by (tier or band, load, priority; in force or not), else
@@ -113,19 +108,32 @@ def count(filters, now: dt.datetime) -> int | None:
     kept_by_bands = ("project", "load", "priority_min", "priority_max", "expired")
     if not filters.asks_only(*kept_by_bands) or filters.expired is True:
         return None
-    kept = BandTally.objects.all()
+    # A plain statement: the list and /v1 ask on every call, and the aggregate's queryset,
+    # built and compiled, cost more than summing the tallies (the more so with a grant's
+    # tiers: bench/results/2026-12-05-grants2).
+    where, params = [], []
     tier, band = filters.tier_key(), filters.band_tiers()
     if tier is not None:
-        kept = kept.filter(tier=tier)
+        where.append("tier = %s")
+        params.append(tier)
     if band is not None:
-        kept = kept.filter(tier__in=band)
-    if filters.load:
-        kept = kept.filter(load=filters.load)
-    if filters.priority_min is not None:
-        kept = kept.filter(priority__gte=filters.priority_min)
-    if filters.priority_max is not None:
-        kept = kept.filter(priority__lte=filters.priority_max)
-    total = kept.aggregate(n=_sum("memories"))["n"] or 0
+        where.append(f"tier IN ({', '.join(['%s'] * len(band))})" if band else "1 = 0")
+        params.extend(band)
+    for condition, value in (
+        ("load = %s", filters.load or None),
+        ("priority >= %s", filters.priority_min),
+        ("priority <= %s", filters.priority_max),
+    ):
+        if value is not None:
+            where.append(condition)
+            params.append(value)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT CAST(SUM(memories) AS BIGINT) FROM {BAND_TALLY}"
+            + (f" WHERE {' AND '.join(where)}" if where else ""),
+            params,
+        )
+        total = cursor.fetchone()[0] or 0
     if filters.expired is False:
         expired = replace(filters, expired=True)
         total -= expired.apply(Memory.objects.all(), now, sparse=True).count()

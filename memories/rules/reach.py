@@ -93,8 +93,14 @@ def refuse_change(tier: int, where: str) -> None:
         raise OutsideGrants(OUTSIDE_WRITE.format(where=where))
 
 
+def changes_store() -> bool:
+    """Whether the caller may make a change that spans the store (add a project): their
+    grants to change are on the whole store, not on named tiers."""
+    return current().changed is None
+
+
 def refuse_store_change(what: str) -> None:
     """Refuse a change that spans the store (`what`: 'add a project') to a caller whose
     grants are on named tiers."""
-    if current().changed is not None:
+    if not changes_store():
         raise OutsideGrants(f"Only a grant on the whole store lets you {what}.")

@@ -1,6 +1,7 @@
 """The authorization matrix: every page, fragment and /v1 route, every MCP tool and resource,
 for a person and an API token granted (a) the whole store, (b) one project, (c) the global
-tier alone, (d) nothing, each as auditor, operator and admin.
+tier alone, (d) nothing, each as auditor, operator and admin. Every page request is sent
+twice, as a page and as htmx's partial (`HX-Request: true`), which views answer apart.
 
 Each answer's status is checked, and its body searched for the names, descriptions and a
 marker in the bodies of the memories of every tier the principal holds no grant on, and for
@@ -12,7 +13,7 @@ The routes are read from the URLconf: a route added without a row here fails
 """
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 from django.test import Client
@@ -47,7 +48,8 @@ TIERS = {
 }
 ALPHA, VAULT = TIERS["alpha"]["project"], TIERS["vault"]["project"]
 EDIT = {"old_string": "VAULTMARK", "new_string": "V"}
-STALE = {"If-Match": '"stale"'}  # a delete refused for a version mismatch, whoever may delete
+STALE = {"If-Match": '"stale"'}
+HTMX = {"HX-Request": "true"}  # a delete refused for a version mismatch, whoever may delete
 # The tiers each grant sees: a project's grant reads the global tier too (a session on the
 # project reads it), and never changes it.
 SEEN = {
@@ -70,13 +72,15 @@ def forbidden(grant: str) -> list[str]:
 @dataclass(frozen=True)
 class Call:
     """One request of the matrix: `route` the URLconf's name for it; `tier` the tier of the
-    memory, project or record it names (None: none)."""
+    memory, project or record it names (None: none); `htmx`: sent as htmx sends it (a page's
+    form posts always are)."""
 
     route: str
     method: str
     path: str
     data: dict = field(default_factory=dict)
     tier: str | None = None
+    htmx: bool = False
 
 
 # Every route of the URLconf, by its key (`namespace:name`, or the pattern of an unnamed one),
@@ -263,7 +267,8 @@ def calls(ids: dict) -> list[Call]:
         # Last: it deletes the vault's memory for whoever may.
         Call("mcp", "TOOL", f"/mcp{vq}", {"name": "memory_delete", "arguments": tool}, "vault"),
     ]
-    return page + api + mcp
+    partials = [replace(call, htmx=True) for call in page if call.method == "GET"]
+    return page + partials + api + mcp
 
 
 @pytest.fixture
@@ -360,8 +365,8 @@ def _send(client: Client, secret: str | None, call: Call):
             headers=headers,
         )
     if call.method == "GET":
-        return client.get(call.path, headers=headers)
-    return client.post(call.path, call.data, headers={**headers, "HX-Request": "true"})
+        return client.get(call.path, headers={**headers, **(HTMX if call.htmx else {})})
+    return client.post(call.path, call.data, headers={**headers, **HTMX})
 
 
 def _body(response) -> str:
@@ -391,7 +396,7 @@ def _expected(principal: Principal, call: Call, reference: int) -> set[int]:
         return {401}  # an EventSource cannot follow a sign-in: the page falls back to polling
     if principal.kind == "token" and is_page:
         # A token opens no page: it is sent to the sign-in page (htmx: told to go there).
-        return {302, 200} if call.method == "POST" else {302}
+        return {302, 200} if call.method == "POST" or call.htmx else {302}
     if principal.kind == "person" and not is_page:
         return {401}  # a session is no credential for /v1 and /mcp
     if principal.grant == NOTHING:
@@ -455,7 +460,7 @@ def test_the_matrix(store, principal):
     their_client, their_secret = _holder(principal)
     whole = principal.grant == WHOLE
     references = None if whole else _reference(principal, store)
-    failures, statuses = [], []
+    failures, statuses, partials = [], [], 0
     for number, call in enumerate(calls(store)):
         response = _send(their_client, their_secret, call)
         body = _body(response)
@@ -476,9 +481,15 @@ def test_the_matrix(store, principal):
             for asked in hidden:
                 if asked in call.path or asked in json.dumps(call.data):
                     body = body.replace(asked, "")
+        person = principal.kind == "person"
+        if person and call.htmx and call.path == "/memories/" and status == 200:
+            # The header reached the view: it answered the list's partial, not the page.
+            assert "<html" not in body
+            partials += 1
         leaked = [text for text in hidden if text in body]
         if leaked:
             failures.append(f"{call.method} {call.path}: shows {leaked}")
     if whole:
         REFERENCE[(principal.kind, principal.role)] = statuses
     assert not failures, "\n".join(failures)
+    assert partials == (principal.kind == "person" and principal.grant != NOTHING)

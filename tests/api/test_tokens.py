@@ -138,6 +138,7 @@ def test_command_list_and_revoke(operator, auditor):
     assert _run("list").splitlines()[0].split() == [
         "ID",
         "USER",
+        "TIERS",
         "SCOPE",
         "PREFIX",
         "CREATED",
@@ -149,6 +150,7 @@ def test_command_list_and_revoke(operator, auditor):
     ]
     listed = _run("list", "--user", "otto")
     assert token.prefix in listed and "deploy bot" in listed and " live " in listed
+    assert " (owner's) " in listed
     assert "audrey" not in listed
     assert f"Revoked token {token.id}" in _run("revoke", str(token.id))
     assert "already revoked" in _run("revoke", str(token.id))

@@ -2,9 +2,11 @@
 
 import pytest
 
+from memadmin.accounts import grants, roles
 from memories.writes import doors
 from projects.models import Project
-from tests.pages.conftest import chrome_free
+from tests.conftest import make_user
+from tests.pages.conftest import chrome_free, signed_in
 
 
 @pytest.fixture
@@ -109,3 +111,18 @@ def test_a_fixed_number_of_queries(auditor, project, django_assert_num_queries):
         Project.objects.create(name=name, created_at=project.created_at)
     with django_assert_num_queries(6):
         auditor.get("/projects/")
+
+
+def test_an_operator_of_one_project_renames_it_and_is_not_offered_a_new_one(store):
+    otto = make_user("otto", None)
+    grants.grant(None, otto, roles.OPERATOR, "webdev")
+    client = signed_in(otto)
+    html = client.get("/projects/").content.decode()
+    assert "New project" not in html and "Rename" in html  # adding a project spans the store
+    refused = client.post("/projects/", {"name": "infra"}, HTTP_HX_REQUEST="true")
+    assert refused.status_code == 403
+    assert "Only a grant on the whole store lets you add a project." in refused.content.decode()
+    assert (
+        "New project"
+        in signed_in(make_user("wanda", roles.OPERATOR)).get("/projects/").content.decode()
+    )

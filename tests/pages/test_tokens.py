@@ -5,9 +5,13 @@ import re
 import pytest
 from django.test import Client
 
+from memadmin.accounts import grants, roles
 from memadmin.models import ApiToken
 from memadmin.pages.accounts.forms import TokenForm
-from tests.pages.conftest import chrome_free
+from memories.writes import doors
+from projects import writes as project_doors
+from tests.conftest import make_user
+from tests.pages.conftest import chrome_free, signed_in
 
 
 def create(client, scope="read", label="nightly job", **headers):
@@ -116,7 +120,7 @@ def test_a_fixed_number_of_queries(admin, operator, db, django_assert_num_querie
     for _ in range(5):
         create(operator)
         create(admin)
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(8):  # the tiers of each list's tokens, and the projects
         admin.get("/tokens/")
 
 
@@ -133,7 +137,12 @@ def test_a_refusal_sits_under_the_input_it_is_about(operator, auditor, db):
 def test_the_form_keeps_a_label_as_the_door_does():
     form = TokenForm({"scope": "read", "label": "  nightly \t job  "})
     assert form.is_valid()
-    assert form.cleaned_data == {"scope": "read", "label": "nightly job", "expires": None}
+    assert form.cleaned_data == {
+        "scope": "read",
+        "label": "nightly job",
+        "expires": None,
+        "project": None,
+    }
     assert TokenForm({"scope": "read", "label": "a\x00b"}).errors == {
         "label": ["The label must be text."]
     }
@@ -216,3 +225,88 @@ def test_another_users_token_is_not_paused_or_rotated(operator, auditor, admin, 
     assert not ApiToken.objects.get().paused
     assert admin.post(f"/tokens/{token.id}/pause/", {"paused": "true"}).status_code == 302
     assert ApiToken.objects.get().paused
+
+
+@pytest.fixture
+def tiers(db):
+    """Projects webdev and vault, a memory in each tier, and otto, an operator of webdev."""
+    project_doors.add("webdev")
+    project_doors.add("vault")
+    doors.write("g-note", description="global note")
+    doors.write("w-note", project="webdev", description="web note")
+    doors.write("v-note", project="vault", description="vault note")
+    otto = make_user("otto", None)
+    grants.grant(None, otto, roles.OPERATOR, "webdev")
+    return signed_in(otto)
+
+
+def _tier_choices(html: str) -> list[str]:
+    """The values of the tier picker's boxes, in order."""
+    return re.findall(r'<input type="checkbox" name="project" value="([^"]*)"', html)
+
+
+def test_the_tier_picker_offers_what_the_persons_grants_reach(tiers, admin):
+    assert _tier_choices(tiers.get("/tokens/").content.decode()) == ["", "webdev"]
+    assert _tier_choices(admin.get("/tokens/").content.decode()) == ["", "vault", "webdev"]
+
+
+def test_a_token_made_on_the_page_reaches_the_tiers_ticked(tiers):
+    created = tiers.post("/tokens/", {"scope": "write", "label": "web bot", "project": "webdev"})
+    assert created.status_code == 201
+    token = ApiToken.objects.get()
+    assert grants.token_places(token) == ["webdev"]
+    assert "webdev" in _row(created.content.decode(), token)
+    api = Client(HTTP_AUTHORIZATION=f"Bearer {secret_in(created.content.decode())}")
+    names = [m["name"] for m in api.get("/v1/memories").json()["memories"]]
+    assert sorted(names) == ["g-note", "w-note"]  # the project, and the global tier it reads
+    refused = api.put("/v1/memories/g-new", {"description": "x"}, content_type="application/json")
+    assert refused.status_code == 403  # the global tier is read, not changed
+
+
+def test_a_token_of_the_global_tier_alone(tiers):
+    created = tiers.post("/tokens/", {"scope": "read", "project": ""})
+    assert created.status_code == 201
+    token = ApiToken.objects.get()
+    assert grants.token_places(token) == [None]
+    assert "global" in _row(created.content.decode(), token)
+    api = Client(HTTP_AUTHORIZATION=f"Bearer {secret_in(created.content.decode())}")
+    assert [m["name"] for m in api.get("/v1/memories").json()["memories"]] == ["g-note"]
+
+
+def test_none_ticked_reaches_what_its_owner_does(tiers):
+    created = tiers.post("/tokens/", {"scope": "read"})
+    token = ApiToken.objects.get()
+    assert grants.token_places(token) == []
+    assert "its owner's" in _row(created.content.decode(), token)
+
+
+@pytest.mark.parametrize(
+    ("project", "message"),
+    [
+        # Past the grants reads as a name no project holds: whether it exists is not told.
+        ("vault", "There is no project named &#x27;vault&#x27;."),
+        ("nowhere", "There is no project named &#x27;nowhere&#x27;."),
+        ("bad name!", "A project starts with a letter or digit"),
+        ("a\x00b", "A project starts with a letter or digit"),
+        ("x" * 65, "A project is at most 64 characters."),
+    ],
+)
+def test_a_tier_past_the_grants_or_no_tier_at_all_is_refused_under_the_picker(
+    tiers, project, message
+):
+    refused = tiers.post("/tokens/", {"scope": "read", "project": ["webdev", project]})
+    html = refused.content.decode()
+    assert refused.status_code == 400
+    picker = html.split('<fieldset class="field token-scope token-tiers has-error"', 1)[1]
+    assert message in picker.split("</fieldset>")[0]
+    assert 'value="webdev" checked' in picker  # ticked again, as sent
+    assert not ApiToken.objects.exists()
+
+
+def test_a_token_is_refused_a_tier_its_owner_was_granted_nothing_on(db):
+    project_doors.add("vault")
+    viewer = make_user("viewer", None)
+    grants.grant(None, viewer, roles.AUDITOR, None)  # the global tier alone
+    assert _tier_choices(signed_in(viewer).get("/tokens/").content.decode()) == [""]
+    refused = signed_in(viewer).post("/tokens/", {"scope": "read", "project": "vault"})
+    assert refused.status_code == 400 and not ApiToken.objects.exists()

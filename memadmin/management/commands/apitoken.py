@@ -12,7 +12,7 @@ from django.core.management.base import CommandError
 from django.db import transaction
 from django.utils import timezone
 
-from memadmin.accounts import roles, tokens
+from memadmin.accounts import grants, roles, tokens
 from memadmin.cli.faults import StoreCommand
 from memadmin.models import ApiToken
 from memories.rules import tiers
@@ -113,6 +113,7 @@ class Command(StoreCommand):
             (
                 str(t.id),
                 t.user.get_username(),
+                ",".join(tiers.column(place) for place in grants.token_places(t)) or "(owner's)",
                 t.scope,
                 t.prefix + "…",
                 _minute(t.created_at),
@@ -129,6 +130,7 @@ class Command(StoreCommand):
         header = (
             "ID",
             "USER",
+            "TIERS",
             "SCOPE",
             "PREFIX",
             "CREATED",

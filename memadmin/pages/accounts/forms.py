@@ -28,6 +28,9 @@ class TokenForm(RefusalsMixin, forms.Form):
     label = forms.Field(required=False)
     scope = forms.Field(required=False)
     expires = forms.Field(required=False)
+    # The tiers ticked, as `apitoken create --project` names them ('' the global tier); none:
+    # whatever its owner's grants reach.
+    project = forms.Field(required=False, widget=forms.SelectMultiple)
 
     label_max_chars = tokens.LABEL_MAX_CHARS
 
@@ -39,6 +42,18 @@ class TokenForm(RefusalsMixin, forms.Form):
 
     def clean_expires(self):
         return _by_rule(tokens.token_expiry, self.cleaned_data["expires"] or None)
+
+    def clean_project(self) -> list | None:
+        """The places create_token limits the token to (None the global tier), or None."""
+        return [name or None for name in self._sent()] or None
+
+    def _sent(self) -> list[str]:
+        sent = self["project"].value() or []
+        return [sent] if isinstance(sent, str) else list(sent)
+
+    def ticked(self) -> set:
+        """The tiers ticked as the form was sent (None the global tier), to tick them again."""
+        return {name or None for name in self._sent()}
 
 
 class PauseForm(FirstErrorMixin, forms.Form):

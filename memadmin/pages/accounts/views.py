@@ -18,6 +18,7 @@ from memadmin.pages.accounts.forms import (
     TokenForm,
     UnlockForm,
 )
+from memadmin.web import acting
 from memadmin.web.access import has_role, requires_role
 from memadmin.web.http import HtmxHttpRequest, render_page
 from memadmin.web.redrawn import on_refusal
@@ -30,6 +31,7 @@ def _tokens_context(request: HtmxHttpRequest, **extra) -> dict:
         "tokens": list(tokens.user_tokens(request.user)),
         "scopes": ["read", "write"] if has_role(request, roles.OPERATOR) else ["read"],
         "form": TokenForm(),
+        "tier_choices": grants.token_choices(acting.request_holdings(request).reach()),
         "created": None,
         "secret": "",
         "error": "",
@@ -69,7 +71,10 @@ def api_tokens(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _tokens_page(request, status=InvalidField.status, form=form)
     with on_refusal(lambda error: _tokens_page(request, status=error.status, form=form), form=form):
-        token, secret = tokens.create_token(request.user, **form.cleaned_data)
+        data = form.cleaned_data
+        token, secret = tokens.create_token(
+            request.user, data["scope"], data["label"], data["expires"], data["project"]
+        )
     return _tokens_page(request, status=201, created=token, secret=secret)
 
 
