@@ -117,6 +117,7 @@ class _Vectors:
         # search's first pass reads (`cosines`), a quarter of the matrix.
         self.columns = np.zeros((embedding.DIMENSIONS, 0), dtype=np.int8)
         self.scale = np.zeros(0, dtype=np.float32)
+        self.packed = quantized.Packed()
         self.row_of: dict[int, int] = {}
         self.used = 0  # rows of the arrays in use (some freed)
         self.table_rows = np.zeros((0, 2), dtype=np.int64)  # each row's (id, stamp) in the table
@@ -266,8 +267,8 @@ class _Vectors:
             nothing = np.full(int(live.sum()), -1.0, dtype=np.float32)
             return used[live], nothing, np.zeros_like(nothing)
         centre, queries = self.centre(), self.centred(vector)
-        dots, error = quantized.products(self.columns, queries)
-        dots = dots[:, : self.used] * self.scale[: self.used]
+        dots, error = self.packed.products(self.columns, self.used, queries)
+        dots *= self.scale[: self.used]
         sims = ((dots - (queries @ centre)[:, None]) / self._lengths()).max(axis=0)
         return used[live], sims[live], (np.float32(error.max()) / self._lengths())[live]
 

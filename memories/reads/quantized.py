@@ -18,13 +18,14 @@ import threading
 
 import numpy as np
 import onnxruntime
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 # The float arithmetic's share of `error`: a float32 dot product of two unit vectors of 384
 # components is off by at most 384 x 2^-24 (2.3e-5), and the scaling here by a few units in
 # the last place.
 FLOAT_SLACK = 5e-5
 ZERO_POINT = 128
+REPACK_AFTER = 4096  # columns written since the last packing, at least, before the next
 STEPS = 127  # a query's largest component, in bytes
 
 
@@ -49,44 +50,73 @@ def _rounded(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.round(rows / scales), scales
 
 
-def products(columns: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(each query's dot product with each column of `columns` (signed bytes, a stored vector
-    a column), a row a query; how far each may be from the float32 product of the query with
-    the column's unit vector, once divided by the column's length)."""
-    shifted, scales, error = rounded_twice(queries)
-    (exact,) = _session().run(None, {"queries": shifted, "columns": columns})
-    halves = exact.reshape(len(queries), 2, -1).astype(np.float32)
-    dots = halves[:, 0] * scales[:, :1].astype(np.float32)
-    dots += halves[:, 1] * scales[:, 1:].astype(np.float32)
-    return dots, error
+class Packed:
+    """A search's first pass over the stored vectors, one a column of a matrix that only grows
+    (`_Vectors.columns`). Those up to `packed` are the constant of a graph of their own,
+    which onnxruntime packs once for its kernel: a product in less than half the time of one
+    whose matrix is an input (bench/results/2026-12-05-int8). Those written since go through
+    the graph that takes them as an input, until they are more than an eighth of the packed
+    ones (REPACK_AFTER at least) and all are packed again (0.4 s at 100,000). A column
+    changed since it was packed (a vector gone) keeps its old product: the caller leaves its
+    rows out."""
+
+    def __init__(self):
+        self.packed = 0
+        self._session = None
+
+    def products(self, columns: np.ndarray, used: int, queries: np.ndarray):
+        """(each query's dot product with each of the first `used` columns of `columns`
+        (signed bytes, a stored vector a column), a row a query; how far each may be from the
+        float32 product of the query with the column's unit vector, once divided by the
+        column's length)."""
+        shifted, scales, error = rounded_twice(queries)
+        if self._session is None or used - self.packed > max(REPACK_AFTER, self.packed // 8):
+            self._session, self.packed = _session(columns[:, :used]), used
+        parts = [self._session.run(None, {"queries": shifted})[0]]
+        if used > self.packed:
+            written = np.ascontiguousarray(columns[:, self.packed : used])
+            parts.append(_session().run(None, {"queries": shifted, "columns": written})[0])
+        exact = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+        halves = exact.reshape(len(queries), 2, -1).astype(np.float32)
+        dots = halves[:, 0] * scales[:, :1].astype(np.float32)
+        dots += halves[:, 1] * scales[:, 1:].astype(np.float32)
+        return dots, error
 
 
 _built = threading.Lock()
-_sessions: list[onnxruntime.InferenceSession] = []
+_input_graph: list[onnxruntime.InferenceSession] = []
 
 
-def _session() -> onnxruntime.InferenceSession:
-    """One MatMulInteger graph a process, run on one thread as the encoder is: a web
-    worker's search takes one core."""
-    with _built:
-        if not _sessions:
-            graph = helper.make_graph(
-                [helper.make_node("MatMulInteger", ["queries", "columns", "zero"], ["dots"])],
-                "int8-first-pass",
-                [
-                    helper.make_tensor_value_info("queries", TensorProto.UINT8, ["q", "d"]),
-                    helper.make_tensor_value_info("columns", TensorProto.INT8, ["d", "n"]),
-                ],
-                [helper.make_tensor_value_info("dots", TensorProto.INT32, ["q", "n"])],
-                [helper.make_tensor("zero", TensorProto.UINT8, [], [ZERO_POINT])],
-            )
-            model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-            options = onnxruntime.SessionOptions()
-            options.intra_op_num_threads = 1
-            options.inter_op_num_threads = 1
-            _sessions.append(
-                onnxruntime.InferenceSession(
-                    model.SerializeToString(), options, providers=["CPUExecutionProvider"]
-                )
-            )
-        return _sessions[0]
+def _session(columns: np.ndarray | None = None) -> onnxruntime.InferenceSession:
+    """A MatMulInteger graph of the queries (shifted bytes) times `columns`, its constant; of
+    the queries times an input "columns" without them (one a process). Run on one thread as
+    the encoder is: a web worker's search takes one core."""
+    if columns is None:
+        with _built:
+            if not _input_graph:
+                _input_graph.append(_session_of(None))
+            return _input_graph[0]
+    return _session_of(np.ascontiguousarray(columns))
+
+
+def _session_of(columns: np.ndarray | None) -> onnxruntime.InferenceSession:
+    shape = ["d", "n"] if columns is None else list(columns.shape)
+    matrix = helper.make_tensor_value_info("columns", TensorProto.INT8, shape)
+    constants = [helper.make_tensor("zero", TensorProto.UINT8, [], [ZERO_POINT])]
+    if columns is not None:
+        constants.append(numpy_helper.from_array(columns, "columns"))
+    graph = helper.make_graph(
+        [helper.make_node("MatMulInteger", ["queries", "columns", "zero"], ["dots"])],
+        "int8-first-pass",
+        [helper.make_tensor_value_info("queries", TensorProto.UINT8, ["q", "d"])]
+        + ([matrix] if columns is None else []),
+        [helper.make_tensor_value_info("dots", TensorProto.INT32, ["q", "n"])],
+        constants,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    return onnxruntime.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )

@@ -54,12 +54,16 @@ def test_the_first_pass_is_within_its_error_of_the_float32_cosines():
     rng = np.random.default_rng(3)
     stored = _unit(rng.standard_normal((500, embedding.DIMENSIONS)))
     codes = embedding.codes_of([embedding.to_bytes(row) for row in stored])
+    columns = np.ascontiguousarray(codes.T)
     queries = _unit(rng.standard_normal((3, embedding.DIMENSIONS)))
     queries[2] = 0.0  # a query of no word piece
-    dots, error = quantized.products(np.ascontiguousarray(codes.T), queries)
     lengths = np.linalg.norm(codes.astype(np.float64), axis=1)
     exact = queries.astype(np.float64) @ (codes / lengths[:, None]).T
-    assert (np.abs(dots / lengths - exact) <= error[:, None]).all()
+    first_pass = quantized.Packed()
+    for used in (300, 500):  # the 200 written after the first 300 were packed: not packed
+        dots, error = first_pass.products(columns, used, queries)
+        assert (np.abs(dots / lengths[:used] - exact[:, :used]) <= error[:, None]).all()
+        assert first_pass.packed == 300
     assert error.max() < 1e-4
     assert (dots[2] == 0).all()
 
