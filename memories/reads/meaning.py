@@ -2,8 +2,10 @@
 process and brought up to date with the store before each use.
 
 The vectors (memories.MemoryVector, quantized to bytes) are read once per process into one
-float32 matrix of unit rows, so a cosine is a dot product and a search is one matrix-vector
-product (numpy, BLAS). Before each use two small queries (the highest vector row, the row
+float32 matrix of unit rows, so a cosine is a dot product, and kept as stored beside it: a
+search's first pass multiplies the query with those bytes (memories.reads.quantized, a quarter
+of the float32 matrix to read), then takes the exact cosines of the few memories it may
+return (`_Ranked`). Before each use two small queries (the highest vector row, the row
 count) tell whether another process or this one wrote since: new rows are read alone;
 anything else (a memory deleted, the last one edited, rows rolled back and their ids reused)
 compares the rows held with the table's ids and stamps and reads only those that differ.
@@ -260,7 +262,7 @@ class _Vectors:
     def cosines(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(memory ids, centred cosine to `vector`, how far each may be from its exact value
         (`cosines_of`)) of every held vector; to the nearest of them when `vector` is
-        several, one a row. The cosines are the first pass's (`quantized.products`)."""
+        several, one a row. The cosines are the first pass's (`quantized.Packed`)."""
         used = self.ids[: self.used]
         live = used >= 0
         if not len(vector) or not self.used:
