@@ -18,7 +18,7 @@ import threading
 
 import numpy as np
 import onnxruntime
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 # The float arithmetic's share of `error`: a float32 dot product of two unit vectors of 384
 # components is off by at most 384 x 2^-24 (2.3e-5), and the scaling here by a few units in
@@ -52,17 +52,19 @@ def _rounded(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 class Packed:
     """A search's first pass over the stored vectors, one a column of a matrix that only grows
-    (`_Vectors.columns`). Those up to `packed` are the constant of a graph of their own,
-    which onnxruntime packs once for its kernel: a product in less than half the time of one
-    whose matrix is an input (bench/results/2026-12-05-int8). Those written since go through
-    the graph that takes them as an input, until they are more than an eighth of the packed
-    ones (REPACK_AFTER at least) and all are packed again (0.4 s at 100,000). A column
-    changed since it was packed (a vector gone) keeps its old product: the caller leaves its
-    rows out."""
+    (`_Vectors.columns`). The matrix is handed to onnxruntime as the constant of a graph of
+    its own, which packs it once for its kernel: a product in less than half the time of one
+    whose matrix is an input (bench/results/2026-12-05-int8). Its columns up to `packed`
+    (those in use then) are read from that packing; those written since go through the graph
+    that takes them as an input, until they are more than an eighth of the packed ones
+    (REPACK_AFTER at least) and all are packed again (0.3 s at 100,000). A column changed
+    since it was packed (a vector gone) keeps its old product: the caller leaves its rows
+    out."""
 
     def __init__(self):
         self.packed = 0
         self._session = None
+        self._matrix = None  # what onnxruntime was handed (not copied): kept while it is used
 
     def products(self, columns: np.ndarray, used: int, queries: np.ndarray):
         """(each query's dot product with each of the first `used` columns of `columns`
@@ -71,8 +73,8 @@ class Packed:
         column's length)."""
         shifted, scales, error = rounded_twice(queries)
         if self._session is None or used - self.packed > max(REPACK_AFTER, self.packed // 8):
-            self._session, self.packed = _session(columns[:, :used]), used
-        parts = [self._session.run(None, {"queries": shifted})[0]]
+            self._session, self._matrix, self.packed = _session(columns), columns, used
+        parts = [self._session.run(None, {"queries": shifted})[0][:, : self.packed]]
         if used > self.packed:
             written = np.ascontiguousarray(columns[:, self.packed : used])
             parts.append(_session().run(None, {"queries": shifted, "columns": written})[0])
@@ -88,35 +90,42 @@ _input_graph: list[onnxruntime.InferenceSession] = []
 
 
 def _session(columns: np.ndarray | None = None) -> onnxruntime.InferenceSession:
-    """A MatMulInteger graph of the queries (shifted bytes) times `columns`, its constant; of
-    the queries times an input "columns" without them (one a process). Run on one thread as
-    the encoder is: a web worker's search takes one core."""
+    """A MatMulInteger graph of the queries (shifted bytes) times `columns` (C-contiguous),
+    its constant, handed over in place (an initializer held outside the graph); or of the
+    queries times an input "columns" (one graph a process). Run on one thread as the encoder
+    is: a web worker's search takes one core."""
     if columns is None:
         with _built:
             if not _input_graph:
                 _input_graph.append(_session_of(None))
             return _input_graph[0]
-    return _session_of(np.ascontiguousarray(columns))
+    return _session_of(columns)
 
 
 def _session_of(columns: np.ndarray | None) -> onnxruntime.InferenceSession:
-    shape = ["d", "n"] if columns is None else list(columns.shape)
-    matrix = helper.make_tensor_value_info("columns", TensorProto.INT8, shape)
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    inputs = [helper.make_tensor_value_info("queries", TensorProto.UINT8, ["q", "d"])]
     constants = [helper.make_tensor("zero", TensorProto.UINT8, [], [ZERO_POINT])]
-    if columns is not None:
-        constants.append(numpy_helper.from_array(columns, "columns"))
+    if columns is None:
+        inputs.append(helper.make_tensor_value_info("columns", TensorProto.INT8, ["d", "n"]))
+    else:
+        elsewhere = TensorProto(name="columns", data_type=TensorProto.INT8, dims=columns.shape)
+        elsewhere.data_location = TensorProto.EXTERNAL
+        elsewhere.external_data.add(key="location", value="held-by-the-process")
+        constants.append(elsewhere)
+        options.add_external_initializers(
+            ["columns"], [onnxruntime.OrtValue.ortvalue_from_numpy(columns)]
+        )
     graph = helper.make_graph(
         [helper.make_node("MatMulInteger", ["queries", "columns", "zero"], ["dots"])],
         "int8-first-pass",
-        [helper.make_tensor_value_info("queries", TensorProto.UINT8, ["q", "d"])]
-        + ([matrix] if columns is None else []),
+        inputs,
         [helper.make_tensor_value_info("dots", TensorProto.INT32, ["q", "n"])],
         constants,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
     return onnxruntime.InferenceSession(
         model.SerializeToString(), options, providers=["CPUExecutionProvider"]
     )
