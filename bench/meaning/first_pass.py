@@ -6,8 +6,9 @@ question costs, the encoder left out.
 On a store with vectors (bench/generate.py, then `manage.py memory embed`):
 
 * memory: the resident set of this process before and after the vectors are first read,
-  then after the first search (which packs them where the checkout does), and the bytes of
-  the arrays held for them (`meaning._held`);
+  then after the first search (which packs them where the checkout does), then once glibc's
+  malloc_trim has handed back what reading them freed (what stays), and the bytes of the
+  arrays held for them (`meaning._held`);
 * product: the held float32 matrix times one question (numpy, one BLAS thread as the app
   sets), and, where this checkout has it, the first pass over the stored bytes
   (`quantized.products`, with its scaling to cosines);
@@ -21,6 +22,7 @@ and after: the machine is shared.
 """
 
 import argparse
+import ctypes
 import statistics
 import sys
 import time
@@ -89,9 +91,12 @@ def main() -> None:
     meaning.nearest(meaning.ranking(vectors[:1], floor=0.15), want=WANT)
     searched = time.perf_counter() - started
     first = rss_mib()
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    trimmed = rss_mib()
     print(f"{held} vectors held; resident set (MiB) {before:.0f} before they are read,")
     print(f"  {after:.0f} after (+{after - before:.1f}, {took:.1f} s),")
-    print(f"  {first:.0f} after the first search (+{first - before:.1f}, {searched:.2f} s)")
+    print(f"  {first:.0f} after the first search (+{first - before:.1f}, {searched:.2f} s),")
+    print(f"  {trimmed:.0f} once malloc_trim hands back what was freed (+{trimmed - before:.1f})")
     print(f"arrays (MiB, capacity {len(meaning._held.ids)} rows): ")
     print("  " + ", ".join(f"{name} {size / 2**20:.1f}" for name, size in arrays.items()))
 
