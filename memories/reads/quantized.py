@@ -57,9 +57,9 @@ class Packed:
     whose matrix is an input (bench/results/2026-12-05-int8). Its columns up to `packed`
     (those in use then) are read from that packing; those written since go through the graph
     that takes them as an input, until they are more than an eighth of the packed ones
-    (REPACK_AFTER at least) and all are packed again (0.3 s at 100,000). A column changed
-    since it was packed (a vector gone) keeps its old product: the caller leaves its rows
-    out."""
+    (REPACK_AFTER at least) and all are packed again (0.3 s at 100,000), as they are once the
+    matrix is another (grown by an eighth): the one packed is not kept. A column changed since
+    it was packed (a vector gone) keeps its old product: the caller leaves its rows out."""
 
     def __init__(self):
         self.packed = 0
@@ -72,12 +72,13 @@ class Packed:
         float32 product of the query with the column's unit vector, once divided by the
         column's length)."""
         shifted, scales, error = rounded_twice(queries)
-        if self._session is None or used - self.packed > max(REPACK_AFTER, self.packed // 8):
+        written = used - self.packed
+        if columns is not self._matrix or written > max(REPACK_AFTER, self.packed // 8):
             self._session, self._matrix, self.packed = _session(columns), columns, used
         parts = [self._session.run(None, {"queries": shifted})[0][:, : self.packed]]
         if used > self.packed:
-            written = np.ascontiguousarray(columns[:, self.packed : used])
-            parts.append(_session().run(None, {"queries": shifted, "columns": written})[0])
+            since = np.ascontiguousarray(columns[:, self.packed : used])
+            parts.append(_session().run(None, {"queries": shifted, "columns": since})[0])
         exact = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
         halves = exact.reshape(len(queries), 2, -1).astype(np.float32)
         dots = halves[:, 0] * scales[:, :1].astype(np.float32)

@@ -64,6 +64,10 @@ def test_the_first_pass_is_within_its_error_of_the_float32_cosines():
         dots, error = first_pass.products(columns, used, queries)
         assert (np.abs(dots / lengths[:used] - exact[:, :used]) <= error[:, None]).all()
         assert first_pass.packed == 300
+    grown = columns.copy()  # the held matrix grown: another array, all of it packed again
+    dots, error = first_pass.products(grown, 500, queries)
+    assert first_pass.packed == 500
+    assert (np.abs(dots / lengths - exact) <= error[:, None]).all()
     assert error.max() < 1e-4
     assert (dots[2] == 0).all()
 
