@@ -10,7 +10,10 @@ busy machine slows both alike, the hits counted and the senses that answered. Qu
 ten common words, LoCoMo-style questions, and hostile ones (500 distinct terms, 10,000
 characters, punctuation only, 20 synonyms of 32 common words each; in process, so past the
 API's refusal of a query over 500 characters). The load average is printed before and after (the
-machine is shared).
+machine is shared). With --cpu, beside each median time the median CPU time of the searching
+thread (the words' statement, fusing and loading the page) and of the process's other threads
+(the meaning's: encoding the question and ranking the vectors, on a thread of its own): on a
+machine too busy for wall-clock figures, what a search would cost on two free cores.
 """
 
 import argparse
@@ -54,6 +57,11 @@ def main() -> int:
     parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--modes", default="words,hybrid")
     parser.add_argument("--only", default="", help="labels to run, comma separated prefixes")
+    parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="also the CPU time of the searching thread and of the others (the meaning's)",
+    )
     options = parser.parse_args()
     print(f"load average before: {Path('/proc/loadavg').read_text().strip()}")
     database_url = __import__("os").environ.get("MEMADMIN_DATABASE_URL", "")
@@ -70,13 +78,23 @@ def main() -> int:
         f"{connection.vendor}, {options.memories} memories, "
         f"{MemoryVector.objects.count()} vectors; median of {options.runs} runs, ms\n"
     )
-    print(f"{'question':<18} " + " ".join(f"{m + ' ms':>10} {'hits':>7}" for m in modes))
+    print(
+        f"{'question':<18} "
+        + " ".join(
+            f"{m + ' ms':>10}"
+            + (f" {'cpu':>6} {'other':>6}" if options.cpu else "")
+            + f" {'hits':>7}"
+            for m in modes
+        )
+    )
     filters = MemoryFilters()
     for label, asked in questions():
         queries = asked if isinstance(asked, list) else [asked]
         if options.only and not any(label.startswith(o) for o in options.only.split(",")):
             continue
         times = {mode: [] for mode in modes}
+        cpu = {mode: [] for mode in modes}
+        other = {mode: [] for mode in modes}
         counts = {}
         for mode in modes:  # warm
             search.search(queries, filters, limit=PAGE, mode=mode)
@@ -84,12 +102,24 @@ def main() -> int:
             for mode in modes:
                 meaning.forget_questions()
                 started = time.perf_counter()
+                thread, process = time.thread_time(), time.process_time()
                 result = search.search(queries, filters, limit=PAGE, mode=mode)
                 times[mode].append(time.perf_counter() - started)
+                thread = time.thread_time() - thread
+                cpu[mode].append(thread)
+                other[mode].append(time.process_time() - process - thread)
                 capped = "+" if result.capped else ""
                 counts[mode] = f"{result.count}{capped}"
         cells = " ".join(
-            f"{statistics.median(times[m]) * 1000:>10.1f} {counts[m]:>7}" for m in modes
+            f"{statistics.median(times[m]) * 1000:>10.1f}"
+            + (
+                f" {statistics.median(cpu[m]) * 1000:>6.1f}"
+                f" {statistics.median(other[m]) * 1000:>6.1f}"
+                if options.cpu
+                else ""
+            )
+            + f" {counts[m]:>7}"
+            for m in modes
         )
         print(f"{label:<18} {cells}")
     print(f"\nload average after: {Path('/proc/loadavg').read_text().strip()}")

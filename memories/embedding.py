@@ -145,10 +145,17 @@ def to_bytes(vector: np.ndarray) -> bytes:
 
 def from_bytes(blobs: list[bytes]) -> np.ndarray:
     """The stored vectors as unit float32 rows, ready for cosine by dot product."""
-    if not blobs:
-        return np.zeros((0, DIMENSIONS), dtype=np.float32)
-    matrix = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), DIMENSIONS)
-    matrix = matrix.astype(np.float32)
+    return unit_rows(codes_of(blobs))
+
+
+def codes_of(blobs: list[bytes]) -> np.ndarray:
+    """The stored vectors as they are stored: DIMENSIONS signed bytes a row."""
+    return np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), DIMENSIONS)
+
+
+def unit_rows(codes: np.ndarray) -> np.ndarray:
+    """Stored vectors (`codes_of`) as unit float32 rows (zero stays zero)."""
+    matrix = codes.astype(np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     matrix /= norms

@@ -48,11 +48,11 @@ def main() -> None:
     held = meaning._held
     targets = []
     for name, project, query in PARAPHRASES:
-        ids, sims = held.cosines(embedding.embed([query]))
+        ids, sims, _ = held.cosines(embedding.embed([query]))
         targets.append(float(sims[list(ids).index(index[(name, project)])]))
     best_unrelated = []
     for query in UNRELATED:
-        _, sims = held.cosines(embedding.embed([query]))
+        _, sims, _ = held.cosines(embedding.embed([query]))
         best_unrelated.append(float(sims.max()))
     t = np.array(targets)
     print(f"model {embedding.MODEL_VERSION}, centred: {meaning.CENTRED}")

@@ -5,8 +5,9 @@ paraphrase set (recall@5 by meaning and hybrid) and the labelled near-duplicate 
 
 Each variant sets the constants of memories.embedding and memories.reads.meaning, embeds
 the demo store again and runs recall.py's search; the pairs' best thresholds come from
-duplicate_pairs.py's scoring. Stored as int8 (as the store does) unless the variant says
-float32.
+duplicate_pairs.py's scoring. Stored as int8, as the store does: the float32 variants of
+bench/results/2026-12-04-encoder/recipes-minilm.txt (the same recall) cannot run since a
+search's first pass reads the stored bytes as they are (memories.reads.quantized).
 """
 
 import sys
@@ -24,17 +25,15 @@ import generate  # noqa: E402
 from recall import demo_store, recall  # noqa: E402
 
 
-def variant(name, *, body=300, separate=False, centred=False, hub=0.5, float32=False):
+def variant(name, *, body=300, separate=False, centred=False, hub=0.5):
     embedding_constants = {"BODY_CHARS": body, "separate": separate}
-    return name, embedding_constants, {"CENTRED": centred, "HUB_PENALTY": hub}, float32
+    return name, embedding_constants, {"CENTRED": centred, "HUB_PENALTY": hub}
 
 
 VARIANTS = [
     variant("one text, body 300, plain, no hub", hub=0.0),
-    variant("one text, body 300, plain, no hub, float32", hub=0.0, float32=True),
     variant("one text, body 300, plain, hub 0.25", hub=0.25),
     variant("one text, body 300, plain, hub 0.5"),
-    variant("one text, body 300, plain, hub 0.5, float32", float32=True),
     variant("one text, body 300, plain, hub 0.75", hub=0.75),
     variant("one text, body 300, plain, hub 1.0", hub=1.0),
     variant("one text, body 300, centred, no hub", centred=True, hub=0.0),
@@ -52,17 +51,6 @@ VARIANTS = [
 ]
 
 
-def _float32(vector):
-    return np.asarray(vector, dtype=np.float32).tobytes()
-
-
-def _from_float32(blobs):
-    dims = 384
-    if not blobs:
-        return np.zeros((0, dims), dtype=np.float32)
-    return np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dims).copy()
-
-
 def _parts_summed(memories):
     """Each part embedded alone, their unit vectors summed (the body's at half weight)."""
     from memories import embedding
@@ -76,7 +64,7 @@ def _parts_summed(memories):
     return total / np.maximum(np.linalg.norm(total, axis=1, keepdims=True), 1e-12)
 
 
-def run(name, embedding_constants, meaning_constants, float32) -> dict:
+def run(name, embedding_constants, meaning_constants) -> dict:
     from duplicate_pairs import HELD_OUT, PAIRS, _cuts, precision_recall, right, scored
 
     from memories import embedding
@@ -87,15 +75,13 @@ def run(name, embedding_constants, meaning_constants, float32) -> dict:
     embedding_constants = dict(embedding_constants)
     separate = embedding_constants.pop("separate")
     defaults = {k: getattr(embedding, k) for k in embedding_constants}
-    saved = (embedding.to_bytes, embedding.from_bytes, embedding.embed_memories)
+    saved = embedding.embed_memories
     for key, value in embedding_constants.items():
         setattr(embedding, key, value)
     if separate:
         embedding.embed_memories = _parts_summed
     for key, value in meaning_constants.items():
         setattr(meaning, key, value)
-    if float32:
-        embedding.to_bytes, embedding.from_bytes = _float32, _from_float32
     try:
         started = time.perf_counter()
         vectors.embed(list(Memory.objects.order_by("id").values_list("id", flat=True)))
@@ -115,7 +101,7 @@ def run(name, embedding_constants, meaning_constants, float32) -> dict:
     finally:
         for key, value in defaults.items():
             setattr(embedding, key, value)
-        embedding.to_bytes, embedding.from_bytes, embedding.embed_memories = saved
+        embedding.embed_memories = saved
 
 
 def main() -> None:

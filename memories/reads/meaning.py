@@ -2,8 +2,10 @@
 process and brought up to date with the store before each use.
 
 The vectors (memories.MemoryVector, quantized to bytes) are read once per process into one
-float32 matrix of unit rows, so a cosine is a dot product and a search is one matrix-vector
-product (numpy, BLAS). Before each use two small queries (the highest vector row, the row
+float32 matrix of unit rows, so a cosine is a dot product, and kept as stored beside it: a
+search's first pass multiplies the query with those bytes (memories.reads.quantized, a quarter
+of the float32 matrix to read), then takes the exact cosines of the few memories it may
+return (`_Ranked`). Before each use two small queries (the highest vector row, the row
 count) tell whether another process or this one wrote since: new rows are read alone;
 anything else (a memory deleted, the last one edited, rows rolled back and their ids reused)
 compares the rows held with the table's ids and stamps and reads only those that differ.
@@ -43,6 +45,7 @@ from django.db.models.expressions import RawSQL
 
 from memories import embedding, engine
 from memories.models import GLOBAL_TIER, Memory, MemoryVector
+from memories.reads import quantized
 from memories.reads.filters import MemoryFilters
 from memories.rules import facts, similarity
 
@@ -112,6 +115,11 @@ class _Vectors:
     def _clear(self) -> None:
         self.ids = np.full(0, -1, dtype=np.int64)  # -1: a free row
         self.matrix = np.zeros((0, embedding.DIMENSIONS), dtype=np.float32)
+        # The rows as stored (signed bytes), one a column, and each one's 1 / length: what a
+        # search's first pass reads (`cosines`), a quarter of the matrix.
+        self.columns = np.zeros((embedding.DIMENSIONS, 0), dtype=np.int8)
+        self.scale = np.zeros(0, dtype=np.float32)
+        self.packed = quantized.Packed()
         self.row_of: dict[int, int] = {}
         self.used = 0  # rows of the arrays in use (some freed)
         self.table_rows = np.zeros((0, 2), dtype=np.int64)  # each row's (id, stamp) in the table
@@ -203,11 +211,21 @@ class _Vectors:
             matrix[: self.used] = self.matrix[: self.used]
             table_rows = np.zeros((capacity, 2), dtype=np.int64)
             table_rows[: self.used] = self.table_rows[: self.used]
+            columns = np.zeros((embedding.DIMENSIONS, capacity), dtype=np.int8)
+            columns[:, : self.used] = self.columns[:, : self.used]
+            scale = np.zeros(capacity, dtype=np.float32)
+            scale[: self.used] = self.scale[: self.used]
             self.ids, self.matrix, self.table_rows = ids, matrix, table_rows
+            self.columns, self.scale = columns, scale
         start = self.used
         for first in range(0, len(current), DECODE_ROWS):
-            blobs = [v for _, _, v in current[first : first + DECODE_ROWS]]
-            self.matrix[start + first : start + first + len(blobs)] = embedding.from_bytes(blobs)
+            codes = embedding.codes_of([v for _, _, v in current[first : first + DECODE_ROWS]])
+            rows = slice(start + first, start + first + len(codes))
+            self.matrix[rows] = embedding.unit_rows(codes)
+            self.columns[:, rows] = codes.T
+            lengths = np.linalg.norm(codes.astype(np.float64), axis=1)
+            lengths[lengths == 0] = np.inf  # a zero vector's scale: 0
+            self.scale[rows] = 1.0 / lengths
         self.total += self.matrix[start:needed].sum(axis=0, dtype=np.float64)
         self.lengths = None
         memory_ids = [memory_id for memory_id, _, _ in current]
@@ -226,6 +244,8 @@ class _Vectors:
             self.lengths = None
             self.ids[row] = -1
             self.matrix[row] = 0.0
+            self.columns[:, row] = 0
+            self.scale[row] = 0.0
 
     def centre(self) -> np.ndarray:
         """The mean of the held vectors, drawn toward zero as if CENTRE_PRIOR more memories
@@ -239,36 +259,53 @@ class _Vectors:
         """Unit vectors (one a row) less the centre, made units again (zero stays zero)."""
         return _centred(rows, self.centre())
 
-    def cosines(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(memory ids, centred cosine to `vector`) of every held vector; to the nearest of
-        them when `vector` is several, one a row."""
+    def cosines(self, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(memory ids, centred cosine to `vector`, how far each may be from its exact value
+        (`cosines_of`)) of every held vector; to the nearest of them when `vector` is
+        several, one a row. The cosines are the first pass's (`quantized.Packed`)."""
         used = self.ids[: self.used]
         live = used >= 0
-        if not len(vector):
-            return used[live], np.full(int(live.sum()), -1.0, dtype=np.float32)
-        return used[live], self._cosines_to(vector).max(axis=1)[live]
+        if not len(vector) or not self.used:
+            nothing = np.full(int(live.sum()), -1.0, dtype=np.float32)
+            return used[live], nothing, np.zeros_like(nothing)
+        centre, queries = self.centre(), self.centred(vector)
+        dots, error = self.packed.products(self.columns, self.used, queries)
+        dots *= self.scale[: self.used]
+        sims = ((dots - (queries @ centre)[:, None]) / self._lengths()).max(axis=0)
+        return used[live], sims[live], (np.float32(error.max()) / self._lengths())[live]
 
     def cosines_of(self, memory_ids: list[int], vectors: np.ndarray) -> dict[int, float]:
-        """`cosines` for those of the memories that have a vector, by id."""
+        """The centred cosine to `vectors` (the nearest of them) of those of the memories that
+        have a vector, by id: in float64, rounded to float32, so a memory's is the same
+        whatever else is computed with it (a float32 product's last bits move with where a
+        row falls in it)."""
         held, rows = self.rows_of(memory_ids)
         if not len(held) or not len(vectors):
             return {}
-        centre, queries = self.centre(), self.centred(vectors)
+        centre = self.centre().astype(np.float64)
+        queries = self.centred(vectors).astype(np.float64)
+        rows = rows.astype(np.float64)
         lengths = np.sqrt(np.maximum(1.0 - 2.0 * (rows @ centre) + centre @ centre, 1e-12))
         sims = ((rows @ queries.T - queries @ centre) / lengths[:, None]).max(axis=1)
-        return dict(zip(held.tolist(), sims.tolist(), strict=True))
+        return dict(zip(held.tolist(), sims.astype(np.float32).tolist(), strict=True))
 
     def _cosines_to(self, vectors: np.ndarray) -> np.ndarray:
         """The centred cosine of each row in use (freed ones too) to each of `vectors` (one a
         row), a column each."""
         centre, queries = self.centre(), self.centred(vectors)
-        # The held rows are not centred in place (every write would move them all): with
-        # unit rows m, (m - c) . q = m . q - c . q and |m - c|² = 1 - 2 m . c + c . c, the
-        # lengths kept until the rows change, so a search is one product with the queries.
+        products = self.matrix[: self.used] @ queries.T
+        return (products - queries @ centre) / self._lengths()[:, None]
+
+    def _lengths(self) -> np.ndarray:
+        """Each row's |m - c|, kept until the rows or the centre change. The held rows are
+        not centred in place (every write would move them all): with unit rows m,
+        (m - c) . q = m . q - c . q and |m - c|² = 1 - 2 m . c + c . c, so a search is one
+        product with the queries."""
         if self.lengths is None:
+            centre = self.centre()
             squared = 1.0 - 2.0 * (self.matrix[: self.used] @ centre) + centre @ centre
             self.lengths = np.sqrt(np.maximum(squared, 1e-12))
-        return (self.matrix[: self.used] @ queries.T - queries @ centre) / self.lengths[:, None]
+        return self.lengths
 
     def to_draw(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """(memory ids, their unit rows, the centre) to draw every pair of (`_drawn`) when
@@ -456,11 +493,17 @@ class Neighbour:
 class _Ranked:
     """Memory ids with their cosine and hubness, ranked by cosine less HUB_PENALTY x hubness
     (the earlier held row first among equals), ordered only as far as a caller reads: a
-    search reads its first few hundred of what may be most of the store."""
+    search reads its first few hundred of what may be most of the store.
 
-    def __init__(self, ids: np.ndarray, sims: np.ndarray, hubs: np.ndarray, query=None):
+    The cosines are the first pass's, each within its `error` of the exact one
+    (`_Vectors.cosines_of`); those of every memory that may be among the first read are made
+    exact before they are ordered, so what is read is ranked and scored as the exact
+    cosines of every memory would rank and score it."""
+
+    def __init__(self, ids, sims, hubs, query=None, error=None):
         self._ids, self._sims, self._hubs = ids, sims, hubs
         self._query = query  # the query's vectors, one a row
+        self._error = np.zeros(len(ids), dtype=np.float32) if error is None else error
         self._key = -(sims - HUB_PENALTY * hubs)
         self._order = np.zeros(0, dtype=np.int64)
         self.total = len(ids)
@@ -469,9 +512,22 @@ class _Ranked:
         """(ids, cosines, hubness) of the first `n`, as a stable sort of them all would give."""
         n = min(n, self.total)
         if len(self._order) < n:
+            self._settle(n)
             self._order = _stable_first(self._key, n)
         order = self._order[:n]
         return self._ids[order], self._sims[order], self._hubs[order]
+
+    def _settle(self, n: int) -> None:
+        """Make exact the cosine of every memory that may be among the first `n`: n keys
+        plus their errors are at most the n-th least of those, so no memory whose key less
+        its error is above it can be."""
+        if not n or not self._error.any():
+            return
+        bound = np.partition(self._key + self._error, n - 1)[n - 1]
+        doubtful = np.flatnonzero((self._key - self._error <= bound) & (self._error > 0))
+        self._sims[doubtful] = _exact(self._ids[doubtful], self._sims[doubtful], self._query)
+        self._key[doubtful] = -(self._sims[doubtful] - HUB_PENALTY * self._hubs[doubtful])
+        self._error[doubtful] = 0.0
 
     def similarity(self, memory_ids: list[int]) -> dict[int, float]:
         """The cosine of each of those memories that has a vector to the query, however far
@@ -492,6 +548,28 @@ def _stable_first(key: np.ndarray, n: int) -> np.ndarray:
     return within[np.argsort(key[within], kind="stable")][:n]
 
 
+def _exact(ids: np.ndarray, sims: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """The exact cosines (`_Vectors.cosines_of`) of these memories to the query, in place of
+    their first pass's `sims` (kept for a memory whose vector went meanwhile)."""
+    with _held.lock:
+        exact = _held.cosines_of(ids.tolist(), query)
+    return np.array([exact.get(m, s) for m, s in zip(ids.tolist(), sims, strict=True)], sims.dtype)
+
+
+def _above(floor: float, ids, sims, error, hubs, query: np.ndarray) -> _Ranked:
+    """The ranking of those of the memories (with their first pass's cosines, their error
+    and their hubness) whose exact cosine is at least `floor`: those near it made exact."""
+    maybe = sims + error >= floor
+    ids, sims, error, hubs = ids[maybe], sims[maybe], error[maybe], hubs[maybe]
+    doubtful = np.flatnonzero(sims - error < floor)
+    if len(doubtful):
+        sims[doubtful] = _exact(ids[doubtful], sims[doubtful], query)
+        error[doubtful] = 0.0
+        keep = sims >= floor
+        ids, sims, error, hubs = ids[keep], sims[keep], error[keep], hubs[keep]
+    return _Ranked(ids, sims, hubs, query, error)
+
+
 def _ranked(
     vector: np.ndarray | None = None,
     *,
@@ -506,11 +584,12 @@ def _ranked(
             vector = vectors.vector_of(of)
             if vector is None:
                 return _Ranked(*(np.zeros(0) for _ in range(3)))
-        ids, sims = vectors.cosines(vector)
-    keep = sims >= floor
+        ids, sims, error = vectors.cosines(vector)
     if exclude:
-        keep &= ~np.isin(ids, list(exclude))
-    return _Ranked(ids[keep], sims[keep], np.zeros(int(keep.sum()), dtype=np.float32))
+        kept = ~np.isin(ids, list(exclude))
+        ids, sims, error = ids[kept], sims[kept], error[kept]
+    hubs = np.zeros(len(ids), dtype=np.float32)
+    return _above(floor, ids, sims, error, hubs, np.atleast_2d(vector))
 
 
 def ranking(query: list[str] | np.ndarray, *, floor: float, less_hubness: bool = True) -> Future:
@@ -534,11 +613,10 @@ _rankers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="meaning")
 def _ranked_for_search(query: list[str] | np.ndarray, floor: float, less_hubness: bool) -> _Ranked:
     vectors = query_vectors(query) if isinstance(query, list) else query
     with _held.lock:  # held still, not brought up to date: that reads the database
-        ids, sims = _held.cosines(vectors)
+        ids, sims, error = _held.cosines(vectors)
         live = _held.ids[: _held.used] >= 0
         hubs = _held.hubness()[live] if less_hubness else np.zeros(len(ids), dtype=np.float32)
-    keep = sims >= floor
-    return _Ranked(ids[keep], sims[keep], hubs[keep], vectors)
+    return _above(floor, ids, sims, error, hubs, vectors)
 
 
 def _within(

@@ -190,9 +190,9 @@ def test_an_edit_of_the_last_memory_written_reads_its_vector_alone(write, monkey
         write(f"fact-{n}", description=fact)
     assert meaning.held_count() == len(FACTS)
     decoded = []
-    from_bytes = embedding.from_bytes
+    codes_of = embedding.codes_of
     monkeypatch.setattr(
-        embedding, "from_bytes", lambda blobs: decoded.append(len(blobs)) or from_bytes(blobs)
+        embedding, "codes_of", lambda blobs: decoded.append(len(blobs)) or codes_of(blobs)
     )
     write(f"fact-{len(FACTS) - 1}", description="Subtitles are burnt into the video")
     doors.delete("fact-0")
