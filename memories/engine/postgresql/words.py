@@ -83,6 +83,15 @@ _WORDS = (
     " AS d"
 )
 
+# The same figures of words in a store known to hold no more memories than the threshold:
+# each counted, and the statistics (a view costly to plan) not read.
+_WORDS_COUNTED = (
+    "SELECT w.word, d.df::float8, 0::float8 FROM unnest(%(words)s::text[], %(quoted)s::text[])"
+    " AS w(word, quoted) CROSS JOIN LATERAL (SELECT count(*) FROM (SELECT 1 FROM"
+    f" {S} WHERE {S}.{SEARCH_COLUMN} @@ to_tsquery('{CONFIG}', w.quoted) LIMIT %(budget)s)"
+    " AS matched) AS d(df)"
+)
+
 
 class _Kept(threading.local):
     raw = None
@@ -115,10 +124,11 @@ def statistics(
     missing = [word for word in dict.fromkeys(words) if (word, threshold, budget) not in words_kept]
     store = store_kept.get(budget)
     if missing or store is None:
+        counted = store is not None and store.estimated <= threshold
         with connection.cursor() as cursor:
             if missing:
                 cursor.execute(
-                    _WORDS,
+                    _WORDS_COUNTED if counted else _WORDS,
                     {
                         "budget": budget,
                         "threshold": threshold,
@@ -129,8 +139,10 @@ def statistics(
             else:
                 cursor.execute(_STORE_ONLY, {"budget": budget})
             rows = cursor.fetchall()
-        memories, estimated, average = rows[0][:3]
-        store = store_kept[budget] = Store(memories, estimated, average)
-        for row in rows if missing else ():
-            words_kept[(row[3], threshold, budget)] = Word(row[4], row[5])
+        if not counted:
+            memories, estimated, average = rows[0][:3]
+            store = store_kept[budget] = Store(memories, estimated, average)
+            rows = [row[3:] for row in rows] if missing else []
+        for word, matches, estimate in rows:
+            words_kept[(word, threshold, budget)] = Word(matches, estimate)
     return store, [words_kept[(word, threshold, budget)] for word in words]
