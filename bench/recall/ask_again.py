@@ -78,10 +78,8 @@ def main() -> None:
             for question in conversation.questions:
                 params = {"q": question.text, "project": conversation.project, "mode": mode}
                 meaning.forget_questions()  # as if asked for the first time
-                if options.cold and connection.vendor == "postgresql":
-                    from memories.engine.postgresql import words
-
-                    words._kept.raw = None
+                if options.cold:
+                    _forget_statistics()
                 pid = _backend(connection)
                 began_server, began_own = cpu_of(pid), time.process_time()
                 began = time.perf_counter()
@@ -114,6 +112,15 @@ def main() -> None:
     if options.out:
         options.out.parent.mkdir(parents=True, exist_ok=True)
         options.out.write_text(text + "\n")
+
+
+def _forget_statistics() -> None:
+    """PostgreSQL's kept word statistics forgotten (a checkout before them keeps none)."""
+    try:
+        from memories.engine.postgresql import words
+    except ImportError:
+        return
+    words._kept.raw = None
 
 
 def _backend(connection) -> int | None:
