@@ -22,7 +22,7 @@ S = SEARCH_TABLE
 # The memories' average length, in distinct words, as the newest LENGTH_SAMPLE hold it: BM25
 # weighs a word less in a memory longer than most.
 LENGTH_SAMPLE = 1_000
-KEPT_WORDS = 100_000  # words kept per connection at most (then read afresh)
+KEPT_WORDS = 10_000  # words kept per connection at most (a few MB; then read afresh)
 
 
 @dataclass(frozen=True)
