@@ -33,8 +33,10 @@ write's own transaction; the migrations create them, frozen
         REBUILD_STEPS: how often `progress(1)` is told.
 
 `search`, the statement `memories.reads.search` runs (see `memories.engine.ranking`)
-    ranking_statement(plan: Plan) -> (sql, params): the matches of the plan's parts, scored
-        by the formula the plan carries, counted, and the page's memories joined.
+    ranking_statement(plan: Plan, connection) -> (sql, params): the matches of the plan's
+        parts, scored by the formula the plan carries, counted, and the page's memories
+        joined; what the engine needs of the store to write it (PostgreSQL: the words'
+        statistics) read through `connection`.
     ranked_rows(connection, sql, params) -> list[tuple]: the rows of a ranking statement,
         run with whatever planner settings the engine gives that statement alone.
 

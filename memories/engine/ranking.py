@@ -70,14 +70,12 @@ class _Arithmetic:
     power: Callable
     greatest: Callable
     unless_pinned: Callable
-    ln: Callable
 
 
 _PYTHON = _Arithmetic(
     number=float,
     power=pow,
     greatest=max,
-    ln=math.log,
     unless_pinned=lambda priority, one, fading: one if priority <= 1 else fading,
 )
 
@@ -100,7 +98,6 @@ def _sql_arithmetic_of(
         unless_pinned=lambda priority, one, fading: _Expression(
             f"(CASE WHEN {priority.text} <= 1 THEN {one.text} ELSE {fading.text} END)"
         ),
-        ln=lambda value: _Expression(f"ln({value.text})"),
     )
 
 
@@ -134,17 +131,9 @@ class Formula:
 
     def idf(self, memories: float, matches: float) -> float:
         """A word's inverse document frequency, as FTS5's bm25() weighs it: a word most of the
-        `memories` hold (its `matches`) weighs next to nothing, never less than 1e-6."""
-        return self._idf(_PYTHON, memories, matches)
-
-    def idf_sql(self, memories: str, matches: str) -> str:
-        """`idf()` as SQL, of two SQL expressions."""
-        a = _sql_arithmetic_of(_float8)
-        return self._idf(a, _Expression(memories), _Expression(matches)).text
-
-    def _idf(self, a, memories, matches):
-        n = a.number
-        return a.greatest(n(1e-6), a.ln((memories - matches + n(0.5)) / (matches + n(0.5))))
+        `memories` hold (its `matches`) weighs next to nothing, never less than 1e-6.
+        PostgreSQL's statement carries it as a number (memories.engine.postgresql.words)."""
+        return max(1e-6, math.log((memories - matches + 0.5) / (matches + 0.5)))
 
     def term_relevance(self, idf: float, frequency: float, length_ratio: float) -> float:
         """One word's share of a memory's relevance score: its `idf` × its `frequency` in

@@ -356,7 +356,7 @@ def _statement(
         offset=offset,
         candidates=CANDIDATES,
     )
-    return engine.of(db).search.ranking_statement(plan)
+    return engine.of(db).search.ranking_statement(plan, db)
 
 
 def _run(

@@ -1,15 +1,20 @@
 """PostgreSQL's ranking statement as it runs: planned with the parallel setting for it alone,
-and a prefix retry that does not run starts no parallel workers."""
+a prefix retry that does not run starts no parallel workers, and the words' statistics it
+carries are kept while the store stands still."""
+
+import datetime as dt
 
 import pytest
 from django.db import connection, transaction
+from django.utils import timezone
 
 from memories import engine
 from memories.reads.filters import MemoryFilters
-from memories.reads.search import ranking_sql
+from memories.reads.search import ranking_sql, search
 
 pytestmark = pytest.mark.engine("postgresql")
 
+NOW = timezone.now() + dt.timedelta(days=1)  # one moment for every score compared
 SETTING = "SELECT current_setting('parallel_tuple_cost'), current_setting('parallel_setup_cost')"
 
 
@@ -65,3 +70,29 @@ def test_a_prefix_retry_that_does_not_run_starts_no_workers(write):
     retry = next(n for n, line in enumerate(lines) if "Filter:" in line and ":*" in line)
     gather = next((line for line in reversed(lines[:retry]) if "Gather" in line), "")
     assert "Gather" in gather and "never executed" in gather, plan
+
+
+def _score(name: str, query: str) -> float:
+    hits = search([query], MemoryFilters(), mode="words", now=NOW).hits
+    return next(hit.score for hit in hits if hit.memory.name == name)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_words_statistics_are_kept_until_a_change_is_committed(
+    write, django_assert_num_queries
+):
+    """BM25's figures (the memories, their length, each word's matches) are read once and
+    kept while the store stands still; a commit reads them again, and kept or read afresh
+    (inside a transaction, where nothing is kept), a search ranks alike."""
+    write("lake-heron", body="Herons at the lake")
+    write("pier", body="Gulls by the pier")
+    before = _score("lake-heron", "heron lake")
+    with django_assert_num_queries(1):  # the change counter alone
+        ranking_sql(["heron lake"], MemoryFilters())
+    with django_assert_num_queries(2):  # a word not read yet: the counter, then its matches
+        ranking_sql(["gulls"], MemoryFilters())
+    write("pier-heron", body="A heron on the lake by the pier")
+    after = _score("lake-heron", "heron lake"), _score("pier", "gulls pier")
+    with transaction.atomic():
+        fresh = _score("lake-heron", "heron lake"), _score("pier", "gulls pier")
+    assert after == fresh and after[0] != before

@@ -17,7 +17,9 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
+from memories.engine.postgresql import words as statistics
 from memories.engine.postgresql.index import CONFIG, SEARCH_COLUMN, SEARCH_TABLE
+from memories.engine.postgresql.words import lexeme
 from memories.engine.ranking import SENSES, Formula, Part, Plan, Spelling
 from memories.engine.sql import Sql as _Sql
 from memories.engine.sql import like_pattern, scan_cte
@@ -53,11 +55,6 @@ PARALLEL_ENDED = (
     "SET LOCAL parallel_tuple_cost TO DEFAULT",
     "SET LOCAL parallel_setup_cost TO DEFAULT",
 )
-
-
-def lexeme(word: str) -> str:
-    """One tsquery operand: whatever it holds is read as text, never as syntax."""
-    return "'" + word.replace("\x00", " ").replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 def _float(value: float) -> str:
@@ -128,7 +125,8 @@ class _Terms:
     weight: str  # importance × freshness, of the search index's copy of the memory's fields;
     # %s: the Julian day now, the half-life in days
     rank: str  # {query}: the tsquery (a prefix part's)
-    word_rank: str  # one word's share of the relevance; {idf}, {query}: the word's
+    word_rank: str  # one word's share of the relevance; {idf}, {query}: the word's;
+    # {average}: the memories' average length
     text_relevance: str  # of the row's hits.pattern
     prefix_weight: str
     scan_limit: int
@@ -161,7 +159,7 @@ def _terms(f: Formula) -> _Terms:
     frequency = (
         f"(ts_rank({weights}, {column}, {{query}}) * {_float(f.name_weight * math.pi**2 / 6)})"
     )
-    length_ratio = f"(length({column}) / (SELECT average FROM lengths))"
+    length_ratio = f"(length({column}) / {{average}})"
     return _Terms(
         weight=f.weight_sql(WEIGHED),
         rank=f"({_float(f.name_weight)} * ts_rank({weights}, {column}, {{query}}))",
@@ -208,12 +206,15 @@ def _text_condition(sql: _Sql, pattern: str) -> None:
 
 @dataclass(frozen=True)
 class _Words:
-    """A word part's CTEs: `terms` of (place, query, idf) for each of its words, the idf 0
-    for a word the question leaves out; `chosen`, of a question at scale, of the tsqueries
-    of the words kept (see _words_sql)."""
+    """A word part's words as BM25 weighs them: each word's idf (`idfs`, in the part's order)
+    and the memories' average length, written into the statement as numbers; or, for a
+    question at scale that may leave words out (`chosen`), `idfs` None and the CTEs
+    `weighed<n>` of (place, query, idf), the idf 0 for a word left out, and `chosen<n>` of
+    the tsqueries of the words kept (see _words_sql)."""
 
-    terms: str
-    count: int
+    average_length: float
+    idfs: list[float] | None = None
+    weighed: str | None = None
     chosen: str | None = None
 
 
@@ -246,14 +247,22 @@ def _index_hit(
     column = f"{S}.{SEARCH_COLUMN}"
     if words_of:
         # BM25's sum over the words: each word ranked alone, weighed by its idf.
-        rank = " + ".join(
-            t.word_rank.replace(
-                "{idf}", f"(SELECT idf FROM {words_of.terms} WHERE place = {n})"
-            ).replace("{query}", f"(SELECT query FROM {words_of.terms} WHERE place = {n})")
-            for n in range(1, words_of.count + 1)
-        )
-        rank = f"({rank})"
+        ranks = []
         rank_params = []
+        for place, word in enumerate(words, start=1):
+            if words_of.idfs is None:
+                idf = f"(SELECT idf FROM {words_of.weighed} WHERE place = {place})"
+                word_query_sql = f"(SELECT query FROM {words_of.weighed} WHERE place = {place})"
+            else:
+                idf = _float(words_of.idfs[place - 1])
+                word_query_sql, query_params = word_query([word])
+                rank_params += query_params
+            ranks.append(
+                t.word_rank.replace("{idf}", idf)
+                .replace("{average}", _float(words_of.average_length))
+                .replace("{query}", word_query_sql)
+            )
+        rank = f"({' + '.join(ranks)})"
     else:
         rank = t.rank.replace("{query}", query[0])
         rank_params = query[1]
@@ -297,25 +306,19 @@ def _index_hit(
         )
 
 
-# The memories' average length, in distinct words, as the newest LENGTH_SAMPLE hold it: BM25
-# weighs a word less in a memory longer than most.
-LENGTH_SAMPLE = 1_000
+def _words_sql(sql: _Sql, plan: Plan, flt: _Filter, connection) -> dict[int, _Words]:
+    """For each word part, how its words are weighed (_Words), by the part's number, from the
+    store's word statistics (memories.engine.postgresql.words).
 
-
-def _words_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, _Words]:
-    """For each word part, its CTEs (_Words), by the part's number.
-
-    A word's matches: from the planner's statistics of the search column (its most common
-    lexemes and their frequencies, which ANALYZE keeps) when the store holds more memories
-    than the words budget and the word is among them; else counted through the index, up to
-    the budget.
-
-    For each question (a word part of several words) at scale, also the CTE `chosen<n>` of
-    (q0, q1, q2, dropped, left_out, floor): the tsqueries (anywhere, in the name or
-    description, in the name) of the words kept, or of them all when the filters admit none
-    of the kept words' matches; whether a word was left out (`left_out`) or the newest
-    matches alone are ranked (`dropped` then too: the count is then a lower bound). A word
-    is kept by the statistics' estimate alone, a word not among them counting as rare.
+    A question (a word part of several words) at scale whose words have matches the
+    statistics estimate (a store of more memories than its share of the words budget) keeps
+    its rarer words, in the CTE `chosen<n>` of (q0, q1, q2, dropped, left_out, floor): the
+    tsqueries (anywhere, in the name or description, in the name) of the words kept, or of
+    them all when the filters admit none of the kept words' matches; whether a word was left
+    out (`left_out`) or the newest matches alone are ranked (`dropped` then too: the count is
+    then a lower bound). A word is kept by the statistics' estimate alone, a word not among
+    them counting as rare, so that a question none of whose words is estimated keeps them
+    all, and its statement is written without those CTEs.
     """
     budget = plan.candidates.words_budget
     found: dict[int, _Words] = {}
@@ -325,56 +328,29 @@ def _words_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, _Words]:
     questions = [n for n in word_parts if len(plan.parts[n].words) > 1]
     at_scale = budget < UNBOUNDED
     share = max(1, budget // max(1, len(questions)))  # synonyms share the budget
-    # The store's memories: counted up to the budget, past it the planner's estimate. Not the
-    # highest id, which ids left by deleted memories would raise, and every idf with it.
-    sql.add(
-        "store AS MATERIALIZED (SELECT CASE WHEN estimated > %s THEN estimated ELSE"
-        f" (SELECT count(*) FROM (SELECT 1 FROM {S} LIMIT %s) AS held) END::float8 AS memories,"
-        " estimated FROM (SELECT (SELECT greatest(reltuples, 0) FROM pg_class"
-        f" WHERE oid = '{S}'::regclass) AS estimated) AS planned), "
-        "lengths AS MATERIALIZED (SELECT greatest(coalesce(avg(length(newest.search)), 1),"
-        f" 1)::float8 AS average FROM (SELECT {SEARCH_COLUMN} AS search FROM {S} ORDER BY id DESC"
-        f" LIMIT {LENGTH_SAMPLE}) AS newest), "
-        # The schema as the search index's, not current_schema(), which would keep the whole
-        # statement from parallel plans (it is marked parallel unsafe).
-        "common AS MATERIALIZED (SELECT e.lexeme, e.freq * (SELECT estimated FROM store) AS df"
-        " FROM pg_stats AS s, unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs)"
-        " AS e(lexeme, freq) WHERE s.schemaname = (SELECT nspname FROM pg_namespace WHERE oid ="
-        f" (SELECT relnamespace FROM pg_class WHERE oid = '{S}'::regclass))"
-        f" AND s.tablename = '{S}' AND s.attname = '{SEARCH_COLUMN}'), ",
-        int(budget),
-        int(budget),
-    )
     for number in word_parts:
         words = list(plan.parts[number].words)
-        terms = f"terms{number}"
         question = at_scale and number in questions
-        # A store of no more memories than the budget holds no more matches: every word is
-        # counted, and the statistics (5 ms to read) are not read.
+        store, read = statistics.statistics(
+            connection,
+            words,
+            threshold=int(share if question else budget),
+            budget=int(min(budget, UNBOUNDED)),
+        )
+        idfs = [plan.formula.idf(store.memories, word.matches) for word in read]
+        if not question or not any(word.estimate for word in read):
+            found[number] = _Words(store.average_length, idfs)
+            continue
+        terms = f"terms{number}"
         sql.add(
             f"{terms} AS MATERIALIZED (SELECT *, sum(estimate) OVER (ORDER BY estimate, place"
-            " ROWS UNBOUNDED PRECEDING) AS running FROM (SELECT w.place, q.query, w.quoted,"
-            f" {plan.formula.idf_sql('(SELECT memories FROM store)', 'd.df')} AS idf,"
-            " coalesce(c.df, 0) AS estimate FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY"
-            f" AS w(word, quoted, place) CROSS JOIN LATERAL (SELECT to_tsquery('{CONFIG}',"
-            " w.quoted) AS query) AS q"
-            # The word's lexemes made once (OFFSET 0: not folded back into the test of each
-            # of the statistics' thousand lexemes, where they were made again for each).
-            f" CROSS JOIN LATERAL (SELECT tsvector_to_array(to_tsvector('{CONFIG}', w.word))"
-            " AS lexemes OFFSET 0) AS l CROSS JOIN LATERAL (SELECT CASE WHEN (SELECT estimated"
-            " FROM store) > %s THEN (SELECT max(common.df) FROM common WHERE common.lexeme ="
-            " ANY(l.lexemes)) END AS df OFFSET 0) AS c"
-            " CROSS JOIN LATERAL (SELECT coalesce(c.df, (SELECT count(*) FROM (SELECT 1 FROM"
-            f" {S} WHERE {S}.{SEARCH_COLUMN} @@ q.query LIMIT %s) AS matched)) AS df OFFSET 0)"
-            " AS d) AS counted), ",
-            words,
+            f" ROWS UNBOUNDED PRECEDING) AS running FROM (SELECT place, to_tsquery('{CONFIG}',"
+            " quoted) AS query, quoted, idf, estimate FROM unnest(%s::text[], %s::float8[],"
+            " %s::real[]) WITH ORDINALITY AS w(quoted, idf, estimate, place)) AS counted), ",
             [lexeme(word) for word in words],
-            int(share if question else budget),
-            int(min(budget, UNBOUNDED)),
+            idfs,
+            [word.estimate for word in read],
         )
-        if not question:
-            found[number] = _Words(terms, len(words))
-            continue
         name = f"chosen{number}"
         kept = f"running <= {int(share)} OR running = estimate"
         sql.add(
@@ -423,7 +399,7 @@ def _words_sql(sql: _Sql, plan: Plan, flt: _Filter) -> dict[int, _Words]:
             f"weighed{number} AS MATERIALIZED (SELECT place, query, CASE WHEN {kept} OR NOT"
             f" (SELECT left_out FROM {name}) THEN idf ELSE 0 END AS idf FROM {terms}), "
         )
-        found[number] = _Words(f"weighed{number}", len(words), name)
+        found[number] = _Words(store.average_length, weighed=f"weighed{number}", chosen=name)
     return found
 
 
@@ -463,14 +439,14 @@ def _hits_sql(
             _text_condition(sql, pattern)
 
 
-def _words_ranking_sql(plan: Plan, flt: _Filter) -> _Sql:
+def _words_ranking_sql(plan: Plan, flt: _Filter, connection) -> _Sql:
     """The common case, one query of words alone: each match ranked and weighed in one pass
     of the index, no grouping (a memory matches one sense), counted from that pass. The
     same total and page as the general statement makes of it."""
     f = plan.formula
     t = _terms(f)
     sql = _Sql().add("WITH ")
-    words = _words_sql(sql, plan, flt)
+    words = _words_sql(sql, plan, flt, connection)
     sql.add("scored AS MATERIALIZED (SELECT id, sense, rel * weight")
     sql.add(
         f" * (CASE WHEN sense = 'prefix' THEN {t.prefix_weight} ELSE 1.0::float8 END) AS score,"
@@ -491,13 +467,14 @@ def _words_ranking_sql(plan: Plan, flt: _Filter) -> _Sql:
     return sql
 
 
-def ranking_statement(plan: Plan) -> tuple[str, list]:
-    """The rows `memories.engine.ranking` describes, in one statement."""
+def ranking_statement(plan: Plan, connection) -> tuple[str, list]:
+    """The rows `memories.engine.ranking` describes, in one statement, its words weighed by
+    the store's statistics as `connection` reads them."""
     flt = _Filter(plan.where or "TRUE", list(plan.params))
     if len(plan.divisors) == 1 and all(part.sense in ("word", "prefix") for part in plan.parts):
-        sql = _words_ranking_sql(plan, flt)
+        sql = _words_ranking_sql(plan, flt, connection)
     else:
-        sql = _ranking_sql(plan, flt)
+        sql = _ranking_sql(plan, flt, connection)
     sql.add(
         "SELECT total.n, total.capped, page.score, page.sense_rank, page.terms, "
         + plan.columns
@@ -508,13 +485,13 @@ def ranking_statement(plan: Plan) -> tuple[str, list]:
     return sql.text(), sql.params
 
 
-def _ranking_sql(plan: Plan, flt: _Filter) -> _Sql:
+def _ranking_sql(plan: Plan, flt: _Filter, connection) -> _Sql:
     """Any search: every part's hits scored, grouped per query and memory, one row per memory
     at its best, counted, and the page."""
     f = plan.formula
     t = _terms(f)
     sql = _Sql().add("WITH ")
-    words = _words_sql(sql, plan, flt)
+    words = _words_sql(sql, plan, flt, connection)
     bound = scan_cte(sql, M, plan.parts, flt.where, flt.params, t.scan_limit, _text_condition)
     sql.add("hits AS (")
     _hits_sql(sql, t, f, plan.parts, flt, words)

@@ -565,8 +565,9 @@ def _words_ranking_sql(plan: Plan, word: _Match, prefix: _Match | None, flt: _Fi
     return sql
 
 
-def ranking_statement(plan: Plan) -> tuple[str, list]:
-    """The rows `memories.engine.ranking` describes, in one statement."""
+def ranking_statement(plan: Plan, connection) -> tuple[str, list]:
+    """The rows `memories.engine.ranking` describes, in one statement (FTS5 keeps the words'
+    statistics its bm25() reads: nothing is read of `connection` first)."""
     parts = [_match(part) for part in plan.parts]
     flt = _Filter(plan.where or "1", list(plan.params))
     if len(plan.divisors) == 1 and all(part.sense in ("word", "prefix") for part in parts):

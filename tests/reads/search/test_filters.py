@@ -88,10 +88,13 @@ def test_a_search_runs_a_fixed_number_of_statements(
     write("pipeline", project="webdev", description="The deployment pipeline")
     for number in range(40):
         write(f"more-{number}", project="webdev" if number % 2 else None, description="Heron")
+    # PostgreSQL reads the words' statistics first (here, inside the test's transaction, each
+    # time: outside one they are kept while the store stands still).
+    statements += connection.vendor == "postgresql"
     with django_assert_num_queries(statements):
         result = find(*queries)
         [hit.to_dict() for hit in result.hits]
-    assert result.hits or statements == 3
+    assert result.hits or queries == ["zyzzyva"]
     with django_assert_num_queries(statements + 1):  # + the project's id
         result = find(*queries, filters=MemoryFilters(project="webdev", expired=False))
         [hit.to_dict() for hit in result.hits]
