@@ -793,8 +793,6 @@ def section(
         return verification_queue(filters, period=period, now=now, **page)
     if name == "duplicates":
         return duplicate_groups(filters, **page)
-    if name == "secrets":
-        return holding_secrets(filters, now=now, **page)
     if name == "corrections":
         return corrections(filters, now=now, **page)
     raise ValueError(f"no hygiene section {name!r}")
