@@ -46,6 +46,18 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def manage(env: dict, *args: str) -> str:
+    """A management command of this checkout on the store `env` names; its output."""
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+
+
 class Store:
     def __init__(self, database_url: str | None):
         self.dir = Path(tempfile.mkdtemp(prefix="live-bench-"))
@@ -80,14 +92,7 @@ class Store:
         )
 
     def manage(self, *args: str) -> str:
-        return subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=ROOT,
-            env=self.env,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
+        return manage(self.env, *args)
 
 
 class Server:

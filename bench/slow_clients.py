@@ -34,15 +34,8 @@ GUNICORN = str(Path(sys.executable).parent / "gunicorn")
 OPENING = b"GET /v1/memories HTTP/1.1\r\nHost: 127.0.0.1\r\n"
 PROBE_TIMEOUT = 10.0
 
-
-def loadavg() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from live_bench import free_port, loadavg, manage  # noqa: E402  (the live bench's helpers)
 
 
 class Store:
@@ -56,14 +49,7 @@ class Store:
         self.memories = memories
 
     def manage(self, *args: str) -> str:
-        return subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=ROOT,
-            env=self.env,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
+        return manage(self.env, *args)
 
 
 class Server:

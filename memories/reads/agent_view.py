@@ -53,6 +53,21 @@ class Entry:
     def __post_init__(self):
         self.order = (self.priority, -self.created_at.timestamp(), -self.id)
 
+    @classmethod
+    def stored(cls, id_, name, project_id, names: dict, priority, created, description, body):
+        """An entry from a statement's columns (`names`: the projects' names by id)."""
+        return cls(
+            id=id_,
+            name=name,
+            project_id=project_id,
+            project_name=names.get(project_id) if project_id else None,
+            priority=priority,
+            created_at=stored_moment(created),
+            description=description,
+            body=body,
+            body_bytes=len(body.encode("utf-8")) if body else 0,
+        )
+
     def get_absolute_url(self) -> str:
         return memory_view_url("memories:detail", self.name, self.project_name)
 
@@ -282,17 +297,7 @@ class TierReads:
             rows = cursor.fetchall()
         for tier, load, id_, name, project_id, priority, created, description, body in rows:
             found[(tier, load)].append(
-                Entry(
-                    id=id_,
-                    name=name,
-                    project_id=project_id,
-                    project_name=names.get(project_id) if project_id else None,
-                    priority=priority,
-                    created_at=stored_moment(created),
-                    description=description,
-                    body=body,
-                    body_bytes=len(body.encode("utf-8")) if body else 0,
-                )
+                Entry.stored(id_, name, project_id, names, priority, created, description, body)
             )
         for entries in found.values():
             entries.sort(key=INDEX_ORDER)  # a union keeps no order of its own

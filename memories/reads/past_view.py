@@ -169,16 +169,8 @@ class PastReads(TierReads):
             self._tags[memory_id] = _json(tags)
             body = body if load == "inline" else ""  # an index entry's body is never shown
             found[(tier, load)].append(
-                Entry(
-                    id=memory_id,
-                    name=name,
-                    project_id=project_id,
-                    project_name=names.get(project_id) if project_id else None,
-                    priority=priority,
-                    created_at=stored_moment(created),
-                    description=description,
-                    body=body,
-                    body_bytes=len(body.encode("utf-8")),
+                Entry.stored(
+                    memory_id, name, project_id, names, priority, created, description, body
                 )
             )
         for entries in found.values():
