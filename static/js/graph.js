@@ -343,8 +343,15 @@
     for (const edge of data.edges) {
       if (edge.source !== edge.target) cited.set(edge.target, (cited.get(edge.target) || 0) + 1);
     }
+    // Ties go by label: the same store is labelled the same whatever order its nodes came in.
+    const byLabel = (a, b) => {
+      const [x, y] = [String(a.data("label")), String(b.data("label"))];
+      return x < y ? -1 : x > y ? 1 : 0;
+    };
     const rank = (a, b) =>
-      (cited.get(b.id()) || 0) - (cited.get(a.id()) || 0) || b.data("degree") - a.data("degree");
+      (cited.get(b.id()) || 0) - (cited.get(a.id()) || 0) ||
+      b.data("degree") - a.data("degree") ||
+      byLabel(a, b);
     const first = cy.nodes(".centre, :selected");
     const near = first.neighborhood("node").difference(first);
     const rest = cy.nodes().difference(first).difference(near);
