@@ -11,8 +11,10 @@ memadmin.accounts.grants): what it lets its holder read and change is their reac
 import functools
 from dataclasses import dataclass, field
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import DEFAULT_DB_ALIAS, connection
+from django.db.models import Q
 
 from memadmin.models import Grant
 from memories.rules.reach import EVERYWHERE, Reach, in_sight
@@ -109,6 +111,18 @@ def holdings(user) -> Holdings:
         found = cursor.fetchall()
     store = strongest(user, {name for tier, name in found if tier == -1})
     return Holdings(store, {tier: role for tier, role in found if tier != -1})
+
+
+def without_role(user_ids) -> frozenset[int]:
+    """Those of `user_ids` who hold no role anywhere (as `holdings(user).role is None`
+    says of one): turned off, or granted nothing. One query."""
+    holding = (
+        get_user_model()
+        .objects.filter(pk__in=user_ids, is_active=True)
+        .filter(Q(is_superuser=True) | Q(groups__name__in=ROLES) | Q(tier_grants__role__in=ROLES))
+        .values_list("pk", flat=True)
+    )
+    return frozenset(user_ids) - set(holding)
 
 
 def role_of(user) -> str | None:

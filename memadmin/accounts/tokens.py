@@ -154,6 +154,29 @@ def all_tokens() -> QuerySet:
     return ApiToken.objects.select_related("user").prefetch_related(limited_to)
 
 
+ROLELESS_OWNER = "refused: its owner holds no role"
+
+
+@dataclass(frozen=True)
+class States:
+    """What calls with each of some tokens meet now: the token's own state, unless it is live
+    and its owner holds no role (turned off, or every grant revoked), which refuses it too."""
+
+    now: dt.datetime
+    roleless_owners: frozenset[int]
+
+    def of(self, token: ApiToken) -> str:
+        state = token.state(self.now)
+        if state == "live" and token.user_id in self.roleless_owners:
+            return ROLELESS_OWNER
+        return state
+
+
+def states(rows, now: dt.datetime) -> States:
+    """The states of these tokens now: one query for their owners' roles."""
+    return States(now, roles.without_role({token.user_id for token in rows}))
+
+
 def revoke(token: ApiToken) -> ApiToken:
     """Revoke a token; revoking one already revoked keeps its first revocation time."""
     if token.revoked_at is None:

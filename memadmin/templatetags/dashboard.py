@@ -29,9 +29,10 @@ register.filter("verified_since_recorded", verified_since_recorded)
 
 
 @register.filter
-def token_state(token, now) -> str:
-    """An API token's state at `now`: live, paused, expired or revoked."""
-    return token.state(now)
+def token_state(token, states) -> str:
+    """An API token's state (tokens.States): live, paused, expired, revoked, or refused for
+    its owner's want of a role."""
+    return states.of(token)
 
 
 @register.filter

@@ -1,11 +1,13 @@
 """The "my API tokens" page: create (the secret shown once), list, revoke."""
 
+import io
 import re
 
 import pytest
+from django.core.management import call_command
 from django.test import Client
 
-from memadmin.accounts import grants, roles
+from memadmin.accounts import grants, roles, tokens
 from memadmin.models import ApiToken
 from memadmin.pages.accounts.forms import TokenForm
 from memories.writes import doors
@@ -120,7 +122,8 @@ def test_a_fixed_number_of_queries(admin, operator, db, django_assert_num_querie
     for _ in range(5):
         create(operator)
         create(admin)
-    with django_assert_num_queries(8):  # the tiers of each list's tokens, and the projects
+    # The tiers of each list's tokens, the projects, and which owners hold no role.
+    with django_assert_num_queries(9):
         admin.get("/tokens/")
 
 
@@ -310,3 +313,21 @@ def test_a_token_is_refused_a_tier_its_owner_was_granted_nothing_on(db):
     assert _tier_choices(signed_in(viewer).get("/tokens/").content.decode()) == [""]
     refused = signed_in(viewer).post("/tokens/", {"scope": "read", "project": "vault"})
     assert refused.status_code == 400 and not ApiToken.objects.exists()
+
+
+def test_a_token_whose_owner_holds_no_role_is_shown_refused(admin, db):
+    """An admin looking over everyone's tokens sees the one its owner's lost role refuses,
+    not 'live'; the command lists it so too; the API refuses it."""
+    contractor = make_user("contractor", roles.AUDITOR)
+    token, secret = tokens.create_token(contractor, "read")
+    assert " live " in _row(admin.get("/tokens/").content.decode(), token)
+    contractor.groups.clear()
+    row = _row(admin.get("/tokens/").content.decode(), token)
+    assert tokens.ROLELESS_OWNER in row and " live" not in row
+    out = io.StringIO()
+    call_command("apitoken", "list", "--user", "contractor", stdout=out)
+    assert tokens.ROLELESS_OWNER in out.getvalue()
+    refused = Client().get("/v1/memories", HTTP_AUTHORIZATION=f"Bearer {secret}")
+    assert refused.status_code == 403 and "has no role" in refused.json()["error"]
+    grants.grant(None, contractor, roles.AUDITOR, None)  # the global tier alone: a role again
+    assert " live " in _row(admin.get("/tokens/").content.decode(), token)

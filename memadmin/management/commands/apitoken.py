@@ -23,8 +23,8 @@ def _minute(moment) -> str:
     return moment.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _state(token: ApiToken, now) -> str:
-    state = token.state(now)
+def _state(token: ApiToken, states: tokens.States) -> str:
+    state = states.of(token)
     if state == "revoked":
         return "revoked " + token.revoked_at.strftime("%Y-%m-%d")
     return state
@@ -108,7 +108,8 @@ class Command(StoreCommand):
         queryset = tokens.all_tokens()
         if user:
             queryset = queryset.filter(user__username=user)
-        now = timezone.now()
+        found = list(queryset)
+        states = tokens.states(found, timezone.now())
         rows = [
             (
                 str(t.id),
@@ -119,10 +120,10 @@ class Command(StoreCommand):
                 _minute(t.created_at),
                 _minute(t.last_used_at) if t.last_used_at else "never",
                 _minute(t.expires_at) if t.expires_at else "never",
-                _state(t, now),
+                _state(t, states),
                 t.label,
             )
-            for t in queryset
+            for t in found
         ]
         if not rows:
             self.stdout.write("No API tokens.")

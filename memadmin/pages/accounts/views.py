@@ -46,6 +46,8 @@ def _tokens_context(request: HtmxHttpRequest, **extra) -> dict:
     }
     if has_role(request, roles.ADMIN):
         context["everyone"] = list(tokens.all_tokens().exclude(user=request.user))
+    shown = context["tokens"] + (context["everyone"] or [])
+    context["states"] = tokens.states(shown, context["now"])
     return context
 
 
