@@ -599,8 +599,8 @@ def ranking(query: list[str] | np.ndarray, *, floor: float, less_hubness: bool =
     Begun now on a thread of its own, so that a hybrid search reads the words meanwhile (the
     encoder and the matrix product let go of the GIL). The vectors are brought up to date
     first, here: through this thread's connection, which sees its own transaction's writes.
-    With no vector held, nothing is ranked and the question is not encoded."""
-    if held_count():
+    With no query or no vector held, nothing is ranked and the question is not encoded."""
+    if len(query) and held_count():
         return _rankers.submit(_ranked_for_search, query, floor, less_hubness)
     nothing: Future = Future()
     nothing.set_result(_Ranked(np.zeros(0, dtype=np.int64), *(np.zeros(0, np.float32),) * 2))

@@ -398,6 +398,9 @@ def ranking_sql(
     return _statement(connections[DEFAULT_DB_ALIAS], parsed, parts, flt, now, limit, offset)
 
 
+_SAYS_SOMETHING = re.compile(r"[^\W_]").search  # a letter or a digit, in any script
+
+
 def _parse_all(queries: list[str]) -> list[Query]:
     parsed = (parse(text) for text in list(queries)[:MAX_QUERIES])
     return [query for query in parsed if query.text]
@@ -450,7 +453,10 @@ def search(
     if mode == "words":
         return _by_words(parsed, flt, filters, now, limit, offset)
     window = max(FUSED_CANDIDATES, offset + limit)
-    ranking = meaning.ranking([query.text for query in parsed], floor=MEANING_FLOOR)
+    # A query of no letter or digit (punctuation, symbols) means nothing to the encoder: its
+    # vector lands near whatever it lands near, and those would be guesses of nothing.
+    meant = [query.text for query in parsed if _SAYS_SOMETHING(query.text)]
+    ranking = meaning.ranking(meant, floor=MEANING_FLOOR)
     if mode == "meaning":
         return _meaning_page(*_by_meaning(ranking, filters, now, window), limit, offset)
     # Read while the meaning is ranked; ranked by both, and only the page's memories loaded.

@@ -57,3 +57,14 @@ def test_the_openapi_document_lists_the_modes_and_the_semantic_sense(api):
     assert mode["schema"]["enum"] == ["", "hybrid", "words", "meaning"]  # empty: the default
     hit = document["components"]["schemas"]["SearchHit"]["properties"]
     assert "semantic" in hit["matched_by"]["enum"] and "similarity" in hit
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "meaning"])
+def test_a_query_of_punctuation_alone_is_guessed_at_by_nothing(api, store, write, mode):
+    write("separators", description="Fields are split by ; or , and end with . ! or ?")
+    asked = api.get("/v1/memories", q="?!.,;:", mode=mode)
+    assert asked.status_code == 200
+    assert [hit["matched_by"] for hit in asked.json()["memories"]].count("semantic") == 0
+    # The same marks beside a word are meant: the word is encoded with them.
+    meant = api.get("/v1/memories", q="separators? ;", mode="meaning").json()["memories"]
+    assert meant and meant[0]["name"] == "separators"
