@@ -304,7 +304,7 @@ def derive() -> list[str]:
     the cluster's owner the bench connects as): it recounts every tally itself, and the
     triggers of the dangling tally would otherwise update the store's one row of totals
     once for each row of it, each update reading every version the transaction left of
-    that row: a time that grows with the square of the memories (stopped after 9 minutes at
+    that row: a time that grows with the square of the memories (stopped after 6.5 minutes at
     1,000,000, bench/results/2026-12-05-pg-million).
     """
     from django.db import connection
