@@ -2,8 +2,10 @@
 question costs, the encoder left out.
 
     python bench/meaning/first_pass.py --data-dir /work/stores/int8-100k --runs 21
+    MEMADMIN_DATABASE_URL=postgresql://... python bench/meaning/first_pass.py --data-dir DIR
 
-On a store with vectors (bench/generate.py, then `manage.py memory embed`):
+On a store with vectors (bench/generate.py, then `manage.py memory embed`; on PostgreSQL,
+MEMADMIN_DATABASE_URL set, bench/copy_vectors.py from its SQLite twin):
 
 * memory: the resident set of this process before and after the vectors are first read,
   then after the first search (which packs them where the checkout does), then once glibc's
@@ -23,6 +25,7 @@ and after: the machine is shared.
 
 import argparse
 import ctypes
+import os
 import statistics
 import sys
 import time
@@ -69,7 +72,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=21)
     options = parser.parse_args()
     print(f"load average before: {Path('/proc/loadavg').read_text().strip()}")
-    generate.ensure_store(options.memories, options.data_dir)
+    database_url = os.environ.get("MEMADMIN_DATABASE_URL", "")
+    generate.ensure_store(options.memories, options.data_dir, database_url=database_url)
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(1, user_api="blas")
