@@ -30,6 +30,8 @@ class Store:
     memories: float  # counted up to the budget, past it the planner's estimate
     estimated: float  # the planner's estimate of the memories (pg_class.reltuples)
     average_length: float
+    first_id: int = 0  # the lowest and highest ids held (0 in an empty store)
+    last_id: int = 0
 
 
 @dataclass(frozen=True)
@@ -54,10 +56,11 @@ _STORE = (
     f" 1)::float8 AS average FROM (SELECT {SEARCH_COLUMN} AS search FROM {S} ORDER BY id DESC"
     f" LIMIT {LENGTH_SAMPLE}) AS newest)"
 )
-_STORE_ONLY = (
-    f"WITH {_STORE} SELECT (SELECT memories FROM store), (SELECT estimated FROM store),"
-    " (SELECT average FROM lengths)"
+_FIGURES = (
+    "(SELECT memories FROM store), (SELECT estimated FROM store), (SELECT average FROM lengths),"
+    f" coalesce((SELECT min(id) FROM {S}), 0), coalesce((SELECT max(id) FROM {S}), 0)"
 )
+_STORE_ONLY = f"WITH {_STORE} SELECT {_FIGURES}"
 # Each word's matches, with the store's figures on every row. The statistics' estimate is
 # float4, as the planner keeps it: cast to float8 here, so that it comes back exactly.
 _WORDS = (
@@ -68,8 +71,7 @@ _WORDS = (
     " s.most_common_elem_freqs) AS e(lexeme, freq) WHERE s.schemaname = (SELECT nspname FROM"
     f" pg_namespace WHERE oid = (SELECT relnamespace FROM pg_class WHERE oid = '{S}'::regclass))"
     f" AND s.tablename = '{S}' AND s.attname = '{SEARCH_COLUMN}')"
-    " SELECT (SELECT memories FROM store), (SELECT estimated FROM store),"
-    " (SELECT average FROM lengths), w.word, d.df::float8, coalesce(c.df, 0)::float8"
+    f" SELECT {_FIGURES}, w.word, d.df::float8, coalesce(c.df, 0)::float8"
     " FROM unnest(%(words)s::text[], %(quoted)s::text[]) AS w(word, quoted)"
     f" CROSS JOIN LATERAL (SELECT to_tsquery('{CONFIG}', w.quoted) AS query) AS q"
     # The word's lexemes made once (OFFSET 0: not folded back into the test of each of the
@@ -140,9 +142,8 @@ def statistics(
                 cursor.execute(_STORE_ONLY, {"budget": budget})
             rows = cursor.fetchall()
         if not counted:
-            memories, estimated, average = rows[0][:3]
-            store = store_kept[budget] = Store(memories, estimated, average)
-            rows = [row[3:] for row in rows] if missing else []
+            store = store_kept[budget] = Store(*rows[0][:5])
+            rows = [row[5:] for row in rows] if missing else []
         for word, matches, estimate in rows:
             words_kept[(word, threshold, budget)] = Word(matches, estimate)
     return store, [words_kept[(word, threshold, budget)] for word in words]

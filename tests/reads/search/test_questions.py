@@ -92,3 +92,19 @@ def test_a_question_of_common_words_ranks_their_newest_matches(lake, find, monke
     assert sorted(names(found)) == sorted(f"walk-{number}" for number in range(23, 35))
     within = find("the path", limit=50, filters=MemoryFilters(project=None))
     assert within.capped and len(within.hits) == SMALL.words_budget
+
+
+def test_the_newest_matches_are_found_however_old_they_are(db, find, monkeypatch):
+    """Every memory holding `path` is older than the 60 after it: the newest ids, where a
+    word's newest matches are first looked for, hold none, and its newest twelve are still
+    the ones ranked."""
+    restore(
+        *({"name": f"walk-{number}", "body": "the path by the shore"} for number in range(35)),
+        *({"name": f"swim-{number}", "body": "a swim in the sea"} for number in range(60)),
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    monkeypatch.setattr(search_module, "CANDIDATES", SMALL)
+    found = find("the path", limit=50)
+    assert found.capped
+    assert sorted(names(found)) == sorted(f"walk-{number}" for number in range(23, 35))
