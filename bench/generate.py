@@ -298,30 +298,13 @@ def generate(count: int, seed: int = 1) -> int:
 
 def derive() -> list[str]:
     """The derived tables of memories written past the triggers built by the engine's rebuild
-    (returning what it put back), the wording keys mended, and the statistics taken.
-
-    On PostgreSQL the rebuild runs with no trigger firing (session_replication_role, for
-    the cluster's owner the bench connects as): it recounts every tally itself, and the
-    triggers of the dangling tally would otherwise update the store's one row of totals
-    once for each row of it, each update reading every version the transaction left of
-    that row: a time that grows with the square of the memories (stopped after 6.5 minutes at
-    1,000,000, bench/results/2026-12-05-pg-million).
-    """
+    (returning what it put back), the wording keys mended, and the statistics taken."""
     from django.db import connection
 
     from memories import engine
     from memories.writes import wordings
 
-    quiet = connection.vendor == "postgresql"
-    if quiet:
-        with connection.cursor() as cursor:
-            cursor.execute("SET session_replication_role = replica")
-    try:
-        restored = engine.of(connection).index.rebuild()
-    finally:
-        if quiet:
-            with connection.cursor() as cursor:
-                cursor.execute("RESET session_replication_role")
+    restored = engine.of(connection).index.rebuild()
     wordings.mend(wordings.check())  # the rebuild left each memory's wording key unknown
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
