@@ -4,6 +4,7 @@ own way."""
 # What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
 __all__ = [
     "values",
+    "ordered_values",
     "byte_length",
     "likelihood",
     "unindexed",
@@ -21,6 +22,14 @@ def values(items) -> tuple[str, list]:
     items = list(items)
     kind = "text[]" if any(isinstance(item, str) for item in items) else "bigint[]"
     return f"SELECT unnest(%s::{kind}) AS value", [items]
+
+
+def ordered_values(items: list[int]) -> tuple[str, list]:
+    """A subquery of two columns, `value` (the ids, one array parameter) and `place`, each
+    one's position among them, ascending."""
+    return "SELECT value, place FROM unnest(%s::bigint[]) WITH ORDINALITY AS ids(value, place)", [
+        list(items)
+    ]
 
 
 def byte_length(sql: str) -> str:
