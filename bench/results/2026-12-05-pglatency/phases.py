@@ -121,6 +121,8 @@ def main() -> None:
     timed(search, "_incidental", "incidental")
     timed(search, "_fused", "fused")
     timed(rows, "by_id", "page loaded")
+    if hasattr(rows, "in_order"):  # a checkout before the neighbours' plain statement
+        timed(rows, "in_order", "neighbours' rows read")
     timed(search, "search", "search")
 
     conversations = locomo.load(options.data.resolve(), locomo.Quirks())
