@@ -5,7 +5,7 @@ PostgreSQL, the server backend's, which move much less with a shared machine's l
 the wall time.
 
     MEMADMIN_DATABASE_URL=... .venv/bin/python bench/recall/ask_again.py \\
-        --data-dir STORE --modes hybrid [--cold] [--out FILE.json]
+        --data-dir STORE --modes hybrid [--cold] [--out FILE.json] [--ranked FILE.json]
 
 Each mode is asked in a pass of its own (a words pass does not warm what a hybrid pass
 reads); --cold forgets PostgreSQL's kept word statistics before each request, as if every
@@ -46,6 +46,9 @@ def main() -> None:
     parser.add_argument("--modes", nargs="+", choices=locomo.MODES, default=["hybrid"])
     parser.add_argument("--cold", action="store_true")
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--ranked", type=Path, help="also write each question's first 10 turns there (JSON)"
+    )
     options = parser.parse_args()
     warnings.filterwarnings("ignore", message="No directory at")
     database_url = os.environ.get("MEMADMIN_DATABASE_URL", "")
@@ -107,6 +110,17 @@ def main() -> None:
         mode: found["all"] for mode, found in locomo.metrics(ranked, questions).items()
     }
     results["loadavg_after"] = os.getloadavg()
+    if options.ranked:
+        options.ranked.write_text(
+            json.dumps(
+                {
+                    mode: {f"{c}#{i}": turns for (c, i), turns in found.items()}
+                    for mode, found in ranked.items()
+                },
+                indent=0,
+            )
+            + "\n"
+        )
     text = json.dumps(results, indent=1)
     print(text)
     if options.out:

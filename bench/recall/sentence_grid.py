@@ -54,7 +54,7 @@ def collect(which: str, store: Path, out: Path) -> None:
     from django.conf import settings
     from django.utils import timezone
 
-    from memories.reads import meaning, search
+    from memories.reads import conditions, meaning, search
 
     now, half_life = timezone.now(), float(settings.MEMADMIN_SEARCH_HALF_LIFE_DAYS)
     fields = ("name", "priority", "read_count", "verified_at")
@@ -62,7 +62,8 @@ def collect(which: str, store: Path, out: Path) -> None:
     for filters, text, wanted in questions(which):
         words = search.search([text], filters, mode="words", limit=100, now=now)
         ranking = meaning.ranking([text], floor=-1.0)
-        near, _ = meaning.nearest(ranking, filters=filters, now=now, want=10_000, fields=fields)
+        condition = conditions.of(filters, now)
+        near, _ = meaning.nearest(ranking, condition=condition, want=10_000, fields=fields)
         cosines = {
             n.values[0]: (n.cosine, n.hubness, search.FORMULA.weight(*n.values[1:], now, half_life))
             for n in near

@@ -43,6 +43,8 @@ write's own transaction; the migrations create them, frozen
 `statements`, the pieces of other reads and writes that each dialect spells its own way
     values(items) -> (sql, params): a subquery of one column, `value`, holding the items,
         bound as one parameter however many there are.
+    ordered_values(ids) -> (sql, params): a subquery of two columns, `value` holding the
+        ids and `place` their position among them (ascending), bound as one parameter.
     byte_length(sql) -> str: the UTF-8 length in bytes of a text expression.
     utc_month(sql) -> str: the month of a moment, YYYY-MM in UTC (the facets' histograms).
     likelihood(condition_sql, share) -> str: the condition, declared to the planner to
@@ -92,6 +94,7 @@ PROVIDES = {
     "search": ("ranking_statement", "ranked_rows"),
     "statements": (
         "values",
+        "ordered_values",
         "byte_length",
         "likelihood",
         "unindexed",

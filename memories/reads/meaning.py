@@ -42,10 +42,12 @@ from dataclasses import dataclass
 import numpy as np
 from django.db import connection
 from django.db.models.expressions import RawSQL
+from django.utils import timezone
 
 from memories import embedding, engine
 from memories.models import GLOBAL_TIER, Memory, MemoryVector
-from memories.reads import quantized
+from memories.reads import conditions, quantized
+from memories.reads import rows as memory_rows
 from memories.reads.filters import MemoryFilters
 from memories.rules import facts, similarity
 
@@ -621,37 +623,38 @@ def _ranked_for_search(query: list[str] | np.ndarray, floor: float, less_hubness
 
 def _within(
     ranked: _Ranked,
-    filters: MemoryFilters | None,
-    now,
+    condition: conditions.Condition,
     *,
     want: int | None,
     fields: tuple[str, ...],
 ) -> tuple[list[Neighbour], bool]:
-    """The first `want` (all, for None) of the ranked neighbours the filters admit, exactly as
-    they narrow a listing, with the `fields` asked for; and whether every neighbour was
-    looked at. Looked up a growing slice at a time, most similar first, so a broad filter
-    reads about `want` rows and a narrow one reads on until it has them."""
+    """The first `want` (all, for None) of the ranked neighbours the condition admits
+    (memories.reads.conditions: the filters as they narrow a listing), with the `fields`
+    asked for; and whether every neighbour was looked at. Looked up a growing slice at a
+    time, most similar first, each slice read no further than the admitted neighbours still
+    wanted, so a broad condition reads about `want` rows and a narrow one reads on until it
+    has them."""
     found: list[Neighbour] = []
     total = ranked.total
     if want is None:
         size = total
-    elif filters is None or not filters.active:
+    elif condition.where is None:
         size = want  # every neighbour admitted: read no more than wanted
     else:
         size = max(4 * want, FILTER_SLICE)
     start = 0
     while start < total and (want is None or len(found) < want):
         ids, sims, hubs = (column[start:] for column in ranked.first(start + size))
-        chunk = [int(m) for m in ids]
+        chunk = ids.tolist()
         place = {memory_id: start + i for i, memory_id in enumerate(chunk)}
-        queryset = (
-            Memory.objects.all() if filters is None else filters.apply(Memory.objects.all(), now)
-        )
-        rows = queryset.filter(id__in=id_set(chunk)).values_list("id", *fields)
-        for row in sorted(rows, key=lambda row: place[row[0]]):
-            at = place[row[0]] - start
+        # One more than wanted: whether there are more than `want` tells `complete`.
+        limit = None if want is None else want - len(found) + 1
+        where, params = condition.where, condition.params
+        rows = memory_rows.in_order(chunk, where, params, ("id", *fields), limit)
+        for memory_id, *values in rows:
+            at = place[memory_id] - start
             cosine, hubness = float(sims[at]), float(hubs[at])
-            found.append(Neighbour(row[0], cosine, tuple(row[1:]), hubness))
+            found.append(Neighbour(memory_id, cosine, tuple(values), hubness))
         start, size = start + size, size * 4
     complete = start >= total and (want is None or len(found) <= want)
     return (found if want is None else found[:want]), complete
@@ -660,22 +663,21 @@ def _within(
 def nearest(
     ranking: Future,
     *,
-    filters: MemoryFilters | None = None,
-    now=None,
+    condition: conditions.Condition | None = None,
     want: int | None = None,
     fields: tuple[str, ...] = (),
 ) -> tuple[list[Neighbour], bool]:
-    """The first `want` memories (or all) of a `ranking` the filters admit, with `fields` of
-    each; and whether that is all of them."""
+    """The first `want` memories (or all) of a `ranking` the condition admits (None: every
+    memory), with `fields` of each; and whether that is all of them."""
     ranked = ranking.result()
-    if filters is None and not fields:
+    if condition is None and not fields:
         ids, sims, hubs = ranked.first(ranked.total if want is None else want)
         found = [
             Neighbour(int(memory_id), float(cosine), (), float(hubness))
             for memory_id, cosine, hubness in zip(ids, sims, hubs, strict=True)
         ]
         return found, len(found) == ranked.total
-    return _within(ranked, filters, now, want=want, fields=fields)
+    return _within(ranked, condition or conditions.Condition(None, []), want=want, fields=fields)
 
 
 def vector_of(memory: Memory) -> np.ndarray | None:
@@ -693,8 +695,11 @@ def similar_to(
 ) -> list[tuple[Memory, float]]:
     """The memories most alike in meaning to `memory` (itself left out), with their cosine,
     at least `threshold`, within the filters; most similar first."""
+    condition = conditions.of(filters or MemoryFilters(), timezone.now())
+    if condition is None:
+        return []
     ranked = _ranked(of=memory.id, floor=threshold, exclude=frozenset([memory.id]))
-    found, _ = _within(ranked, filters, None, want=limit, fields=())
+    found, _ = _within(ranked, condition, want=limit, fields=())
     by_id = Memory.objects.select_related("project").in_bulk([n.memory_id for n in found])
     return [(by_id[n.memory_id], n.cosine) for n in found if n.memory_id in by_id]
 

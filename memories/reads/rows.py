@@ -8,6 +8,7 @@ import threading
 
 from django.db import DEFAULT_DB_ALIAS, connections
 
+from memories import engine
 from memories.models import INDEX_ORDER, Memory
 from memories.rules import reach
 from projects.models import Project
@@ -45,6 +46,15 @@ def _order(keys: tuple[str, ...]) -> str:
         + (" DESC" if key[0] == "-" else "")
         for key in keys
     )
+
+
+def ids(where: str, params: list, *, order: tuple[str, ...], limit: int) -> list[int]:
+    """The ids of the memories matching `where` (a condition on M's columns with its %s
+    params), in `order`, the first `limit`."""
+    sql = f'SELECT {M}."id" FROM {M} WHERE {where} ORDER BY {_order(order)} LIMIT {int(limit)}'
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute(sql, params)
+        return [row[0] for row in cursor.fetchall()]
 
 
 def select(
@@ -100,13 +110,17 @@ class ModelRows:
             if functions:
                 self.converters.append((index, column, functions))
 
-    def build(self, values):
-        """One instance from the values of its columns, in the model's field order."""
+    def convert(self, values) -> list:
+        """The values of its columns, in the model's field order, through their converters."""
         values = list(values)
         for index, column, functions in self.converters:
             for convert in functions:
                 values[index] = convert(values[index], column, self.db)
-        return self.model.from_db(self.db.alias, self.attnames, values)
+        return values
+
+    def build(self, values):
+        """One instance from the values of its columns, in the model's field order."""
+        return self.model.from_db(self.db.alias, self.attnames, self.convert(values))
 
 
 class Loader:
@@ -148,3 +162,34 @@ def by_id(ids: list[int]) -> dict[int, Memory]:
         params += list(seen)
     found = select(where, params, order=())
     return {memory.id: memory for memory in found}
+
+
+def in_order(
+    ids: list[int],
+    where: str | None,
+    params: list,
+    attnames: tuple[str, ...],
+    limit: int | None = None,
+) -> list[list]:
+    """The values of `attnames` (through their converters, in that order) of those of the
+    memories `ids` that `where` admits (a condition on M's columns with its
+    %s params; None: every memory), in the order of `ids`, the first `limit` of them: what
+    a read by meaning asks of its neighbours, most similar first. Values rather than
+    memories: building a Memory costs more than reading its row."""
+    if not ids:
+        return []
+    db = connections[DEFAULT_DB_ALIAS]
+    ranked, ranked_params = engine.of(db).statements.ordered_values(ids)
+    selected = ", ".join(f'{M}."{f.column}"' for f in memory_fields(attnames))
+    sql = (
+        f'SELECT {selected} FROM ({ranked}) AS ranked JOIN {M} ON {M}."id" = ranked.value'
+        + (f" WHERE {where}" if where else "")
+        + " ORDER BY ranked.place"
+        + (f" LIMIT {int(limit)}" if limit is not None else "")
+    )
+    with db.cursor() as cursor:
+        cursor.execute(sql, [*ranked_params, *params])
+        found = cursor.fetchall()
+    columns = ModelRows.of(db, Memory, attnames)
+    picked = [columns.attnames.index(name) for name in attnames]
+    return [[values[i] for i in picked] for values in map(columns.convert, found)]

@@ -54,14 +54,14 @@ import re
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.core.exceptions import EmptyResultSet, FullResultSet
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.utils import timezone
 
 from memories import engine
 from memories.engine.ranking import SENSES, Candidates, Formula, Part, Plan
-from memories.models import INDEX_ORDER, Memory, Reference
-from memories.reads import meaning
+from memories.engine.tables import REFERENCE_TABLE
+from memories.models import INDEX_ORDER, Memory
+from memories.reads import conditions, meaning
 from memories.reads import rows as memory_rows
 from memories.reads.filters import MemoryFilters
 from memories.rules import captions, similarity
@@ -275,53 +275,6 @@ def parse(text: str) -> Query:
 # The plan -----------------------------------------------------------------------------------
 
 
-@dataclass
-class _Filter:
-    where: str | None  # None: every memory
-    params: list
-
-
-def _filter_sql(
-    filters: MemoryFilters, now: dt.datetime, ids=None, from_id: int | None = None
-) -> _Filter | None:
-    """The filters' condition on memories_memory, from the same code the listing uses (and
-    the memory among `ids`, when given; from the id `from_id` on, when given).
-
-    None when the filters admit nothing.
-    """
-    if ids is None and from_id is None and not filters.asks_anything:
-        # Nothing but the caller's reach narrows: its tiers, written out. A search asks for
-        # this condition three times, and compiling it each time cost a one-project grant's
-        # search a tenth more than the whole store's (bench/results/2026-12-05-grants2).
-        return _within_tiers(filters.band_tiers())
-    # The filters narrow to the caller's reach (band_tiers): the reached manager would add
-    # the same condition again.
-    memories = Memory.every.all() if ids is None else Memory.every.filter(id__in=ids)
-    if from_id is not None:
-        memories = memories.filter(id__gte=from_id)
-    query = filters.apply(memories, now).query
-    if not query.where:
-        return _Filter(None, [])
-    try:
-        compiler = query.get_compiler(connection=connections[DEFAULT_DB_ALIAS])
-        where, params = compiler.compile(query.where)
-    except EmptyResultSet:
-        return None
-    except FullResultSet:
-        return _Filter(None, [])
-    return _Filter(f"({where})", list(params))
-
-
-def _within_tiers(tiers: tuple[int, ...] | None) -> _Filter | None:
-    """The condition that a memory is of one of `tiers` (None: any; none: nothing admitted)."""
-    if tiers is None:
-        return _Filter(None, [])
-    if not tiers:
-        return None
-    marks = ", ".join(["%s"] * len(tiers))
-    return _Filter(f'({memory_rows.M}."tier" IN ({marks}))', list(tiers))
-
-
 def _parts(queries: list[Query], *, last_resort: bool) -> list[Part]:
     """What each query is matched by: its words, their prefixes (tried when the words match
     nothing) and its plain-text terms; or, as the last resort, the whole query as text."""
@@ -336,6 +289,17 @@ def _parts(queries: list[Query], *, last_resort: bool) -> list[Part]:
             parts.append(Part(index, "prefix", words=words))
         for term in query.terms:
             parts.append(Part(index, "plain_text", term=term.text, scan=not term.joined))
+    return parts
+
+
+def _words_first(queries: list[Query], parts: list[Part]) -> list[Part]:
+    """The parts a search runs first. A query of words alone is tried by its words without
+    their prefixes, which count only when the words match nothing within the filters: then
+    a second statement adds them. One statement holding both cost PostgreSQL a quarter more
+    CPU, planning the prefixes' queries that a question's words make moot
+    (bench/results/2026-12-05-pglatency)."""
+    if len(queries) == 1 and not queries[0].terms:
+        return [part for part in parts if part.sense != "prefix"]
     return parts
 
 
@@ -391,8 +355,8 @@ def ranking_sql(
     for EXPLAIN QUERY PLAN and benchmarks; None when it would run none."""
     now = now or timezone.now()
     parsed = _parse_all(queries)
-    flt = _filter_sql(filters, now) if parsed else None
-    parts = _parts(parsed, last_resort=False) if flt else []
+    flt = conditions.of(filters, now) if parsed else None
+    parts = _words_first(parsed, _parts(parsed, last_resort=False)) if flt else []
     if not parts:
         return None
     return _statement(connections[DEFAULT_DB_ALIAS], parsed, parts, flt, now, limit, offset)
@@ -447,7 +411,7 @@ def search(
     """
     now = now or timezone.now()
     parsed = _parse_all(queries)
-    flt = _filter_sql(filters, now) if parsed else None
+    flt = conditions.of(filters, now) if parsed else None
     if flt is None:
         return SearchResult(hits=[], count=0, last_resort=False)
     if mode == "words":
@@ -458,10 +422,10 @@ def search(
     meant = [query.text for query in parsed if _SAYS_SOMETHING(query.text)]
     ranking = meaning.ranking(meant, floor=MEANING_FLOOR)
     if mode == "meaning":
-        return _meaning_page(*_by_meaning(ranking, filters, now, window), limit, offset)
+        return _meaning_page(*_by_meaning(ranking, flt, now, window), limit, offset)
     # Read while the meaning is ranked; ranked by both, and only the page's memories loaded.
     words = _by_words(parsed, flt, filters, now, window, 0, attnames=FUSED_FIELDS)
-    close = _by_meaning(ranking, filters, now, window)[0]
+    close = _by_meaning(ranking, flt, now, window)[0]
     damp = _incidental(ranking.result(), words.hits) if _sentences(parsed) else {}
     return _fused(words, close, damp, limit, offset, now)
 
@@ -470,8 +434,11 @@ def _by_words(
     parsed, flt, filters, now, limit, offset, attnames=memory_rows.EVERY_FIELD
 ) -> SearchResult:
     parts = _parts(parsed, last_resort=False)
-    count, capped, hits = _run(parsed, parts, flt, now, limit, offset, attnames)
-    cited = _cited_only(parsed, parts, filters, now)
+    first = _words_first(parsed, parts)
+    count, capped, hits = _run(parsed, first, flt, now, limit, offset, attnames)
+    if not count and first != parts:
+        count, capped, hits = _run(parsed, parts, flt, now, limit, offset, attnames)
+    cited = _cited_only(parsed, parts, flt, filters, now)
     if cited:
         start = max(offset - count, 0)
         room = limit - len(hits)
@@ -491,7 +458,7 @@ def _by_words(
         if not any(query.words or query.terms for query in parsed):
             ids = Memory.objects.order_by("-id").values_list("id", flat=True)
             newest = next(iter(ids[PUNCTUATION_SCANNED - 1 : PUNCTUATION_SCANNED]), None)
-        scanned = (_filter_sql(filters, now, from_id=newest) if newest else None) or flt
+        scanned = (conditions.of(filters, now, from_id=newest) if newest else None) or flt
         count, capped, hits = _run(
             parsed, _parts(parsed, last_resort=True), scanned, now, limit, offset, attnames
         )
@@ -501,18 +468,23 @@ def _by_words(
     )
 
 
-def _cited_only(parsed: list[Query], parts, filters: MemoryFilters, now) -> list[int]:
-    """The ids of the memories within the filters that cite a query as a reference and that
-    no text sense finds, in index order (at most SCAN_LIMIT)."""
-    citing = Reference.objects.filter(target__in=[query.text for query in parsed])
-    ids = list(
-        filters.apply(Memory.objects.filter(id__in=citing.values("memory_id")), now)
-        .order_by(*INDEX_ORDER)
-        .values_list("id", flat=True)[:SCAN_LIMIT]
+def _cited_only(
+    parsed: list[Query], parts, flt: conditions.Condition, filters: MemoryFilters, now
+) -> list[int]:
+    """The ids of the memories within the filters (`flt`, their condition) that cite a
+    query as a reference and that no text sense finds, in index order (at most SCAN_LIMIT).
+    A plain statement: asked of every search, where compiling a queryset cost more than
+    running it."""
+    targets = [query.text for query in parsed]
+    citing = (
+        f'{memory_rows.M}."id" IN (SELECT memory_id FROM {REFERENCE_TABLE}'
+        f" WHERE target IN ({', '.join(['%s'] * len(targets))}))"
     )
+    where = citing if flt.where is None else f"{citing} AND {flt.where}"
+    ids = memory_rows.ids(where, [*targets, *flt.params], order=INDEX_ORDER, limit=SCAN_LIMIT)
     if not ids:
         return []
-    among = _filter_sql(filters, now, ids)
+    among = conditions.of(filters, now, ids)
     by_text = _run(parsed, parts, among, now, len(ids), 0)[2] if among else []
     found = {hit.memory.id for hit in by_text}
     return [memory_id for memory_id in ids if memory_id not in found]
@@ -536,16 +508,15 @@ class _Close:
     created_at: dt.datetime
 
 
-def _by_meaning(ranking, filters: MemoryFilters, now, want: int) -> tuple[list[_Close], bool]:
-    """The `want` memories the filters admit nearest a query in meaning (its nearest, for
-    synonyms: `meaning.ranking`, from MEANING_FLOOR up), ranked by cosine × the weight of the
-    words' formula (importance × freshness) ^ WEIGHT_POWER, then the most recently created; and
-    whether they are all there are.
+def _by_meaning(ranking, flt: conditions.Condition, now, want: int) -> tuple[list[_Close], bool]:
+    """The `want` memories the filters admit (`flt`, their condition) nearest a query in
+    meaning (its nearest, for synonyms: `meaning.ranking`, from MEANING_FLOOR up), ranked by
+    cosine × the weight of the words' formula (importance × freshness) ^ WEIGHT_POWER, then
+    the most recently created; and whether they are all there are.
     """
     found, complete = meaning.nearest(
         ranking,
-        filters=filters,
-        now=now,
+        condition=flt,
         want=want,
         fields=("priority", "read_count", "verified_at", "created_at"),
     )

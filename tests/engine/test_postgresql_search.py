@@ -44,13 +44,15 @@ def test_inside_a_transaction_the_setting_ends_with_the_statement(db):
 
 def test_a_prefix_retry_that_does_not_run_starts_no_workers(write):
     """The words match, so the prefix retry's guard is false: it stops the retry above its
-    parallel scan, where the scan's workers would otherwise be started for nothing. Parallel
+    parallel scan, where the scan's workers would otherwise be started for nothing. (The
+    retries ride in the statement of synonyms; a query alone tries them by a statement of
+    their own, and only when its words match nothing.) Parallel
     plans are forced here: a test store is too small for the planner to choose them, and
     with the rows' work priced far above the pages' a worker's share is clearly cheaper,
     whatever statistics the table has."""
     for number in range(30):
         write(f"heron-{number}", body="Herons at the lake")
-    sql, params = ranking_sql(["heron"], MemoryFilters())
+    sql, params = ranking_sql(["heron", "lake"], MemoryFilters())
     with transaction.atomic(), connection.cursor() as cursor:
         for setting, value in (
             ("parallel_setup_cost", 0),

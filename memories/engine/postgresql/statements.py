@@ -4,6 +4,7 @@ own way."""
 # What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
 __all__ = [
     "values",
+    "ordered_values",
     "byte_length",
     "likelihood",
     "unindexed",
@@ -21,6 +22,17 @@ def values(items) -> tuple[str, list]:
     items = list(items)
     kind = "text[]" if any(isinstance(item, str) for item in items) else "bigint[]"
     return f"SELECT unnest(%s::{kind}) AS value", [items]
+
+
+def ordered_values(items: list[int]) -> tuple[str, list]:
+    """A subquery of two columns, `value` (the ids, one array parameter) and `place`, each
+    one's position among them, ascending. The array is bound as its text: psycopg's
+    adapter of a list took 0.3 ms of CPU for the 400 ids a search's neighbours are read
+    by, the text 0.06 (bench/results/2026-12-05-pglatency)."""
+    array = "{" + ",".join(str(int(item)) for item in items) + "}"
+    return "SELECT value, place FROM unnest(%s::bigint[]) WITH ORDINALITY AS ids(value, place)", [
+        array
+    ]
 
 
 def byte_length(sql: str) -> str:

@@ -5,6 +5,7 @@ import json
 # What the seam (memories.engine.PROVIDES) takes from this module, and nothing else.
 __all__ = [
     "values",
+    "ordered_values",
     "byte_length",
     "likelihood",
     "unindexed",
@@ -24,6 +25,12 @@ def values(items) -> tuple[str, list]:
     SQLite caps the bound variables of a statement.
     """
     return "SELECT value FROM json_each(%s)", [json.dumps(list(items))]
+
+
+def ordered_values(items: list[int]) -> tuple[str, list]:
+    """A subquery of two columns, `value` (the ids, one JSON parameter) and `place`, each
+    one's position among them, ascending."""
+    return "SELECT value, key AS place FROM json_each(%s)", [json.dumps(list(items))]
 
 
 def byte_length(sql: str) -> str:
