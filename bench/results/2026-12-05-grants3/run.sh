@@ -3,7 +3,7 @@
 # 0036) in turns, RUNS times; within each run the whole store's admin and one project's
 # operator take turns in one process (bench/grants_bench.py), REQUESTS requests each a route
 # (default 30), the routes whose label holds ONLY (default: all), into PREFIX{main,branch}-N.
-#   BASE_CODE=/work/wt-narrowlist-base BASE_STORE=/tmp/narrowlist \
+#   BASE_CODE=/work/wt-narrowlist-base BASE_STORE=/tmp/narrowlist-main \
 #   BRANCH_CODE=/work/wt-narrowlist BRANCH_STORE=/tmp/narrowlist-branch RUNS=5 sh run.sh
 OUT=$(cd "$(dirname "$0")" && pwd)
 for n in $(seq 1 "${RUNS:-3}"); do
