@@ -134,12 +134,7 @@ class Memory(models.Model):
             models.Index(
                 fields=["tier", "priority", "-created_at", "-id"], name="memory_tier_order"
             ),
-            # The tier on it too: a grant's page of the list, `tier IN (...)` in index order,
-            # tests each entry's tier on the index and reads only the rows it keeps
-            # (bench/results/2026-12-05-grants3).
-            models.Index(
-                fields=["priority", "-created_at", "-id", "tier"], name="memory_index_order"
-            ),
+            models.Index(fields=["priority", "-created_at", "-id"], name="memory_index_order"),
             # A name's holders with their tier on the index: the graph resolves every
             # reference by band (memories.reads.graph) without reading a memory's row. The id
             # is a key column for PostgreSQL, whose indexes do not hold the row's key as
