@@ -28,7 +28,7 @@ from memories.rules import fields as memory_fields
 from memories.rules import reach, tiers
 from memories.rules.errors import InvalidField
 from memories.rules.tiers import ANY_TIER
-from projects.models import Project
+from projects.models import Project, among
 
 # The share of rows a condition is declared to admit when it admits most of them, or few.
 DENSE, SPARSE = 0.9, 0.05
@@ -145,7 +145,7 @@ class TierFilter(Filter):
         if tier is not None:
             queryset = queryset.filter(tier=tier)
         band = filters.band_tiers()
-        return queryset if band is None else queryset.filter(tier__in=band)
+        return queryset if band is None else among(queryset, "tier", band)
 
     def words(self, filters):
         return None if filters.project is ANY_TIER else tiers.where(filters.project)

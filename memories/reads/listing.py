@@ -1,5 +1,10 @@
 """Listing memories in index order (or a sort), filtered, in keyset pages; the ids a
-bulk action or a filter selects."""
+bulk action or a filter selects.
+
+The reads below that apply the filters start from `Memory.every`: the filters narrow to the
+caller's reach (band_tiers), and the reached manager would say it twice, a second condition
+built and compiled on every call and tested on every row.
+"""
 
 from dataclasses import dataclass
 
@@ -93,7 +98,7 @@ def list_memories(
     filters."""
     now = now or timezone.now()
     queryset, count, more = _filtered(
-        filters, Memory.objects.select_related("project"), sort=sort, now=now, bound=bound
+        filters, Memory.every.select_related("project"), sort=sort, now=now, bound=bound
     )
     queryset = queryset.order_by(*(key.order() for key in sort_keys(sort)))
     return Page(memories=list(queryset[offset : offset + limit]), count=count, more=more)
@@ -121,8 +126,6 @@ def list_dicts(
     before a row (the cursors the page gives, as the list page's keyset pages); its count
     exact."""
     now = now or timezone.now()
-    # The filters narrow to the caller's reach (band_tiers): the reached manager would say
-    # it twice, a second condition compiled on every call.
     queryset, count, _ = _filtered(filters, Memory.every.all(), sort=sort, now=now)
     keys = sort_keys(sort)
     page = pagination.page(
@@ -179,7 +182,7 @@ def page_memories(
     them already.
     """
     now = now or timezone.now()
-    base = Memory.objects.defer("body", "source", "updated_at")
+    base = Memory.every.defer("body", "source", "updated_at")
     count = tallies.count(filters, now)
     if count is None and tallies.more_tagged_than(filters, PAGE_COUNT_BOUND):
         count = PAGE_COUNT_BOUND + 1
@@ -236,5 +239,5 @@ def attach_projects(memories: list[Memory], projects: dict[int, Project] | None 
 
 def matching_ids(filters: MemoryFilters, *, limit: int, now=None) -> list[int]:
     """The ids of the memories the filters admit, in index order, at most `limit`."""
-    queryset = filters.apply(Memory.objects.all(), now).order_by(*INDEX_ORDER)
+    queryset = filters.apply(Memory.every.all(), now).order_by(*INDEX_ORDER)
     return list(queryset.values_list("id", flat=True)[:limit])
