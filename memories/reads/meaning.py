@@ -68,6 +68,7 @@ DIFFERENCE_COSINE = 0.29
 # The nearest memories of any tier looked at for one in the same band as a write's.
 BAND_CANDIDATES = 50
 FILTER_SLICE = 256  # neighbours first held against the filters at once (then 4x more)
+CONNECTIONS_KEPT = 64  # connections whose last look at the vectors table is remembered
 PAIR_BLOCK = 2048  # rows compared at once by alike_pairs: a 2048 x n block of cosines
 EXACT_UP_TO = 16384  # memories alike_pairs compares every pair of; more, by cells (k-means)
 CELL_PROBES = 3
@@ -138,9 +139,25 @@ class _Vectors:
         self.lengths = None  # each row's |m - centre|, until the rows or the centre change
         self.pairs = None  # (memory id, memory id, cosine): every pair that may say the same
         self.changed: set[int] = set()  # memories whose vector came or went since
+        # Per connection (by id, with the connection itself): the store's change counter
+        # when these rows were last found up to date through it.
+        self.current_at: dict[int, tuple] = {}
 
     def refresh(self) -> None:
-        """Bring the held vectors up to date with the table."""
+        """Bring the held vectors up to date with the table: not read again while nothing
+        was committed since this connection last found them so (counting the table's rows
+        cost PostgreSQL 6 ms at 100,000 vectors, before every search by meaning)."""
+        counter = engine.of(connection).config.change_counter(connection)
+        raw = connection.connection  # open now: the counter was read through it
+        if counter is not None and self.current_at.get(id(raw)) == (raw, counter):
+            return
+        self._read_table()
+        if counter is not None:
+            if len(self.current_at) > CONNECTIONS_KEPT:
+                self.current_at.clear()
+            self.current_at[id(raw)] = (raw, counter)
+
+    def _read_table(self) -> None:
         with connection.cursor() as cursor:
             cursor.execute(STATE)
             rows, *last = cursor.fetchone() or (0, 0, None)

@@ -224,3 +224,27 @@ def test_the_first_n_ranked_are_those_a_sort_of_them_all_puts_first(n):
     generator = np.random.default_rng(n)
     key = np.round(generator.random(1000), 2)  # many equal keys, as twin memories give
     assert meaning._stable_first(key, n).tolist() == np.argsort(key, kind="stable")[:n].tolist()
+
+
+def test_the_table_is_read_again_only_once_a_change_is_committed(transactional_db):
+    """While nothing is committed the held vectors are not looked up again; a memory written
+    by another connection (a thread's) is found by the next search all the same."""
+    import threading
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    doors.write("deploy-host", description="Production deploys go to host-7")
+    meaning.held_count()
+    with CaptureQueriesContext(connection) as asked:
+        meaning.held_count()
+    assert not any("memoryvector" in query["sql"] for query in asked.captured_queries)
+
+    def elsewhere():
+        doors.write("subtitles", description="Subtitles are delivered as SRT and TTML")
+        connection.close()
+
+    writer = threading.Thread(target=elsewhere)
+    writer.start()
+    writer.join()
+    assert meaning.held_count() == 2
