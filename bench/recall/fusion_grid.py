@@ -31,7 +31,7 @@ def main() -> None:
     from django.utils import timezone
 
     from memories.models import Memory
-    from memories.reads import meaning, search
+    from memories.reads import conditions, meaning, search
     from memories.reads.filters import MemoryFilters
 
     conversations = locomo.load(options.data, locomo.Quirks())
@@ -48,10 +48,9 @@ def main() -> None:
             if question.category == 5:
                 continue
             words = search.search([question.text], filters, mode="words", limit=100, now=now)
-            vector = meaning.query_vectors([question.text])
-            near, _ = meaning.nearest(
-                vector, filters=filters, now=now, floor=-1.0, fields=("name",)
-            )
+            ranking = meaning.ranking([question.text], floor=-1.0)
+            condition = conditions.of(filters, now)
+            near, _ = meaning.nearest(ranking, condition=condition, want=10_000, fields=("name",))
             cosines = {n.values[0]: n.cosine for n in near}
             asked.append(({h.memory.name: h.score for h in words.hits}, cosines, weights, question))
     print(f"{len(asked)} questions")
