@@ -11,6 +11,7 @@ Prints a Markdown summary with the load average before and after each measuremen
 """
 
 import argparse
+import contextlib
 import http.client
 import json
 import os
@@ -56,6 +57,35 @@ def manage(env: dict, *args: str) -> str:
         capture_output=True,
         text=True,
     ).stdout
+
+
+def call(port: int, token: str, method: str, path: str, body=None, *, timeout=60.0, source=None):
+    """One request to the server on `port` with `token`, on a connection of its own (from the
+    address `source` of 127/8 when given): its status and body."""
+    headers = {"Host": "127.0.0.1", "Authorization": f"Bearer {token}"}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    con = http.client.HTTPConnection(
+        "127.0.0.1", port, timeout=timeout, source_address=(source, 0) if source else None
+    )
+    try:
+        con.request(method, path, body=data, headers=headers)
+        response = con.getresponse()
+        return response.status, response.read()
+    finally:
+        con.close()
+
+
+def wait_until_serving(server) -> None:
+    """Until the server answers its OpenAPI document (a minute at most)."""
+    for _ in range(300):
+        with contextlib.suppress(OSError):
+            if server.request("GET", "/v1/openapi.json")[0] == 200:
+                return
+        time.sleep(0.2)
+    raise RuntimeError("gunicorn did not start")
 
 
 class Store:
@@ -107,28 +137,10 @@ class Server:
             stdout=self.log,
             stderr=subprocess.STDOUT,
         )
-        for _ in range(300):
-            try:
-                if self.request("GET", "/v1/openapi.json")[0] == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError("gunicorn did not start")
+        wait_until_serving(self)
 
     def request(self, method, path, body=None) -> tuple[int, bytes]:
-        headers = {"Host": "127.0.0.1", "Authorization": f"Bearer {self.store.token}"}
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        con = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        try:
-            con.request(method, path, body=data, headers=headers)
-            response = con.getresponse()
-            return response.status, response.read()
-        finally:
-            con.close()
+        return call(self.port, self.store.token, method, path, body)
 
     def put(self, name: str, **fields) -> None:
         status, body = self.request("PUT", f"/v1/memories/{name}", fields)

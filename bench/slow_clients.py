@@ -16,8 +16,6 @@ Prints a Markdown summary with the load average.
 
 import argparse
 import contextlib
-import http.client
-import json
 import os
 import selectors
 import socket
@@ -35,7 +33,7 @@ OPENING = b"GET /v1/memories HTTP/1.1\r\nHost: 127.0.0.1\r\n"
 PROBE_TIMEOUT = 10.0
 
 sys.path.insert(0, str(ROOT / "bench"))
-from live_bench import free_port, loadavg, manage  # noqa: E402  (the live bench's helpers)
+from live_bench import call, free_port, loadavg, manage, wait_until_serving  # noqa: E402  (the live bench's helpers)
 
 
 class Store:
@@ -64,28 +62,10 @@ class Server:
             stdout=self.log,
             stderr=subprocess.STDOUT,
         )
-        for _ in range(300):
-            with contextlib.suppress(OSError):
-                if self.request("GET", "/v1/openapi.json")[0] == 200:
-                    return
-            time.sleep(0.2)
-        raise RuntimeError("gunicorn did not start")
+        wait_until_serving(self)
 
     def request(self, method, path, body=None, source="127.0.0.2", timeout=PROBE_TIMEOUT):
-        headers = {"Host": "127.0.0.1", "Authorization": f"Bearer {self.store.token}"}
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        con = http.client.HTTPConnection(
-            "127.0.0.1", self.port, timeout=timeout, source_address=(source, 0)
-        )
-        try:
-            con.request(method, path, body=data, headers=headers)
-            response = con.getresponse()
-            return response.status, response.read()
-        finally:
-            con.close()
+        return call(self.port, self.store.token, method, path, body, timeout=timeout, source=source)
 
     def stop(self) -> None:
         self.process.terminate()
