@@ -217,11 +217,10 @@ class _Words:
     weighed: str | None = None
     chosen: str | None = None
     # A question of the whole store at scale, decided before the statement (_kept_words):
-    # the words kept (with `idfs`), the lowest id their newest matches may hold, as a number
-    # the planner reads, and `floored`, the CTE of their exact floor above it.
+    # the words kept (with `idfs`), whether any was left out, and `floored`, the CTE of the
+    # lowest id of their newest matches.
     kept: list[str] | None = None
     left_out: bool = False
-    above: int = 0
     floored: str | None = None
 
 
@@ -457,7 +456,7 @@ def _kept_words(sql: _Sql, number: int, words, read, idfs, store, share, flt) ->
         *query[1],
         int(share) - 1,
     )
-    return replace(bounded, above=above, floored=floored)
+    return replace(bounded, floored=floored)
 
 
 def _dropped_sql(words: dict[int, _Words]) -> str:
